@@ -1,0 +1,45 @@
+// backend.h — the one interface every denoiser backend (CPU reference, CUDA) implements.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/model.h"
+#include "core/step_table.h"
+
+namespace diffscope {
+
+// Arithmetic of the network's matrix products. fp32 everywhere; tf32/bf16 (tensor cores, fp32 accumulation)
+// on the GPU only (SEMANTICS §8).
+enum class Precision { Fp32, Tf32, Bf16 };
+Precision parse_precision(const std::string& name);  // "fp32" | "tf32" | "bf16"; throws InvalidInput
+const char* precision_name(Precision p);
+
+// All pointers here are host memory. Implementations validate nothing about user input: call the
+// validate_* functions of core/ranges.h first (the CLI and GUI do). They throw ResourceUnavailable on
+// out-of-memory / no device, InvalidInput on a precision they do not support.
+class DenoiserBackend {
+ public:
+  virtual ~DenoiserBackend() = default;
+  virtual std::string name() const = 0;  // e.g. "cpu", "cuda (NVIDIA H200)"
+
+  // The fused multi-step denoise call (SEMANTICS §4): S ddpm-mean steps, row b at t = t_start[b] - k;
+  // rows that finished at t = 0 stay frozen. x: (B, dim) in/out. trajectory: optional (S+1, B, dim),
+  // frame 0 the input, frame k the state after k steps.
+  virtual void denoise(const DiffusionModel& model, float* x, const int64_t* t_start, int B, int S,
+                       float* trajectory, Precision precision) = 0;
+
+  // Steps [k_begin, k_end) of `table` on x: (B, dim) in/out. Noise for row i uses Philox counter row
+  // `row_offset + i` (SEMANTICS §7). frames: optional (k_end - k_begin, B, dim), the state after each step.
+  virtual void run_steps(const DiffusionModel& model, const StepTable& table, int k_begin, int k_end,
+                         float* x, int B, uint64_t seed, float* frames, Precision precision,
+                         uint32_t row_offset = 0) = 0;
+
+  // The fused 3-layer MLP (SEMANTICS §5): x (B, d0) -> y (B, d3).
+  virtual void mlp3(const Mlp3Weights& w, const float* x, int B, float* y, Precision precision) = 0;
+};
+
+// The CPU reference backend (Eigen, fp32; both cores). Defined in core/cpu_backend.cpp.
+std::unique_ptr<DenoiserBackend> make_cpu_backend();
+
+}  // namespace diffscope

@@ -1,0 +1,29 @@
+// npy.h — NumPy .npy arrays (format 1.0/2.0, little-endian, C order), SEMANTICS §6.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace diffscope {
+
+struct NpyFloat {
+  std::vector<int64_t> shape;
+  std::vector<float> data;  // C order
+};
+struct NpyInt {
+  std::vector<int64_t> shape;
+  std::vector<int64_t> data;
+};
+
+// Reads a float32 or float64 array (converted to float32). `arg` names the CLI argument in error messages.
+// Throws InvalidInput for a missing file, bad magic/header, other dtypes, big-endian or Fortran order,
+// or a data section shorter than the shape says.
+NpyFloat read_npy_float(const std::string& path, const std::string& arg);
+// Reads an int64 or int32 array.
+NpyInt read_npy_int(const std::string& path, const std::string& arg);
+// Writes a float32 array atomically (temporary file in the same folder, then rename).
+// Throws InvalidInput naming `arg` and the path if it cannot be written; nothing is left behind.
+void write_npy_float(const std::string& path, const std::vector<int64_t>& shape, const float* data,
+                     const std::string& arg);
+
+}  // namespace diffscope

@@ -10,6 +10,10 @@ struct NpyFloat {
   std::vector<int64_t> shape;
   std::vector<float> data;  // C order
 };
+struct NpyDouble {
+  std::vector<int64_t> shape;
+  std::vector<double> data;  // C order
+};
 struct NpyInt {
   std::vector<int64_t> shape;
   std::vector<int64_t> data;
@@ -19,8 +23,13 @@ struct NpyInt {
 // Throws InvalidInput for a missing file, bad magic/header, other dtypes, big-endian or Fortran order,
 // or a data section shorter than the shape says.
 NpyFloat read_npy_float(const std::string& path, const std::string& arg);
+// Reads a float32 or float64 array as float64 (golden reference outputs are float64).
+NpyDouble read_npy_double(const std::string& path, const std::string& arg);
 // Reads an int64 or int32 array.
 NpyInt read_npy_int(const std::string& path, const std::string& arg);
+// Writes a float64 array atomically (tests and tools only).
+void write_npy_double(const std::string& path, const std::vector<int64_t>& shape, const double* data,
+                      const std::string& arg);
 // Writes a float32 array atomically (temporary file in the same folder, then rename).
 // Throws InvalidInput naming `arg` and the path if it cannot be written; nothing is left behind.
 void write_npy_float(const std::string& path, const std::vector<int64_t>& shape, const float* data,

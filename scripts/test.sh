@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# test.sh — installs the dependencies, builds and runs every test: the default build (CPU tests for real; GPU tests skip
+# themselves without a CUDA device; GUI tests through Mesa EGL and Xvfb), then the ASan+UBSan build of the CPU tests,
+# then a short fuzz run of the file readers when clang's libFuzzer is available.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+export DIFFSCOPE_ROOT="$PWD"
+scripts/build.sh default
+# a display for the GLFW smoke test
+if [ -z "${DISPLAY:-}" ] && command -v Xvfb >/dev/null 2>&1; then
+  Xvfb :93 -screen 0 1280x800x24 -nolisten tcp >/dev/null 2>&1 &
+  xvfb_pid=$!
+  trap 'kill $xvfb_pid 2>/dev/null || true' EXIT
+  export DISPLAY=:93
+  sleep 1
+fi
+ctest --test-dir build --output-on-failure -j 2
+echo "== ASan + UBSan build of the CPU tests"
+scripts/build.sh asan
+ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -j 2 -LE 'gpu|gui'
+if [ -x scripts/fuzz.sh ]; then
+  echo "== short fuzz run"
+  scripts/fuzz.sh "${DIFFSCOPE_FUZZ_SECONDS:-30}"
+fi

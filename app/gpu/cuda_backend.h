@@ -1,0 +1,77 @@
+// cuda_backend.h — the CUDA backend: the host-pointer DenoiserBackend interface (uploads, runs, downloads)
+// plus the device-pointer API the GUI drives through CUDA-GL interop. Kernels: kernels/kernels.h.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/backend.h"
+#include "core/model.h"
+#include "core/step_table.h"
+
+namespace diffscope {
+
+// True when at least one CUDA device is usable (cudaGetDeviceCount succeeds and returns > 0).
+bool cuda_device_available();
+
+// Throws ResourceUnavailable("no CUDA device: <cudaGetErrorString>") when there is none.
+std::unique_ptr<DenoiserBackend> make_cuda_backend();
+
+namespace kernels { enum class DenoisePath; enum class Mlp3Path; }
+
+class CudaBackend : public DenoiserBackend {
+ public:
+  CudaBackend();  // throws ResourceUnavailable when there is no device
+  ~CudaBackend() override;
+  CudaBackend(const CudaBackend&) = delete;
+  CudaBackend& operator=(const CudaBackend&) = delete;
+
+  std::string name() const override;  // "cuda (NVIDIA H200)"
+
+  // ---- host-pointer interface (core/backend.h); synchronous -------------------------------------------
+  void denoise(const DiffusionModel& model, float* x, const int64_t* t_start, int B, int S, float* trajectory,
+               Precision precision) override;
+  void run_steps(const DiffusionModel& model, const StepTable& table, int k_begin, int k_end, float* x, int B,
+                 uint64_t seed, float* frames, Precision precision, uint32_t row_offset = 0) override;
+  void mlp3(const Mlp3Weights& w, const float* x, int B, float* y, Precision precision) override;
+
+  // ---- device-pointer API (GUI, interop); all asynchronous on `stream`, no sync ---------------------
+  // Uploads the weights (fp32 + bf16/tf32 fragment copies) and keeps them resident; cheap if the same model
+  // (same path and weights) is set again.
+  void set_model(const DiffusionModel& m);
+  // Uploads the step table (t, A32, B32, S32).
+  void set_step_table(const StepTable& t);
+  // Runs steps [k_begin, k_end) of the current table on d_x (B, dim) in place; writes the state after each step
+  // into d_frames (k_end - k_begin, B, dim) if non-null (frame stride = B*dim floats); noise rows row_offset+i.
+  void run_steps_device(int k_begin, int k_end, float* d_x, int B, uint64_t seed, float* d_frames, Precision p,
+                        cudaStream_t stream, uint32_t row_offset = 0);
+  // eps (or the predicted x0 when predict_x0) of the network at timestep t for n points d_pts (n, dim) -> d_out (n, dim).
+  void eps_field_device(const float* d_pts, int n, int t, bool predict_x0, float* d_out, cudaStream_t stream);
+  // Pure start noise (SEMANTICS §7, step_key T): d_x (B, dim).
+  void start_noise_device(float* d_x, int B, uint64_t seed, cudaStream_t stream);
+  cudaStream_t stream() const;
+
+  // ---- for tests, benchmarks and the GUI's kernel panel -------------------------------------------------
+  // The unfused baseline (cuBLAS + elementwise) of run_steps_device, same contract.
+  void run_steps_device_unfused(int k_begin, int k_end, float* d_x, int B, uint64_t seed, float* d_frames,
+                                Precision p, cudaStream_t stream, uint32_t row_offset = 0);
+  // denoise (SEMANTICS §4) on device pointers with the t-indexed ddpm-mean table of the current model:
+  // d_x (B, dim) in place, d_t_start (B) int32, d_frames optional (S, B, dim) (frames after steps 1..S).
+  void denoise_device(float* d_x, const int32_t* d_t_start, int B, int S, float* d_frames, Precision p,
+                      cudaStream_t stream, bool unfused = false);
+  // Forces a kernel path (kernels::DenoisePath::Auto by default); throws std::invalid_argument if unsupported.
+  void force_denoise_path(kernels::DenoisePath path);
+  kernels::DenoisePath last_denoise_path() const;
+  // The 3-layer MLP on device pointers (weights uploaded and kept when the same object is passed again).
+  void set_mlp3(const Mlp3Weights& w);
+  void mlp3_device(const float* d_x, int B, float* d_y, Precision p, cudaStream_t stream, bool unfused = false);
+  void force_mlp3_path(kernels::Mlp3Path path);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> m;
+};
+
+}  // namespace diffscope

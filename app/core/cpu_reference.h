@@ -1,0 +1,228 @@
+// cpu_reference.h — the CPU reference of every computation (SEMANTICS §2-§5) as Eigen templates over
+// Real = float (the CPU backend) or double (the judge of every CPU and GPU test). Simple on purpose: each
+// function is the formula it cites, applied to blocks of rows so that the products are Eigen GEMMs.
+// All arrays are host memory, row-major. Nothing here validates user input (core/ranges.h does).
+#pragma once
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "core/model.h"
+#include "core/philox_normal.h"
+#include "core/step_table.h"
+
+namespace diffscope::cpu_ref {
+
+template <class Real>
+using Matrix = Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <class Real>
+using RowVector = Eigen::Matrix<Real, 1, Eigen::Dynamic>;
+template <class Real>
+using MatrixMap = Eigen::Map<Matrix<Real>>;
+
+// Rows per block: big enough for efficient GEMMs, small enough that a batch splits over both cores.
+constexpr int kBlockRows = 256;
+
+// The eps-network (SEMANTICS §2) with weights converted to Real. Shapes as nn.Linear stores them (out, in).
+template <class Real>
+struct NetT {
+  int dim = 0, hidden = 0;
+  Matrix<Real> W1, W2, W3;   // (hidden, dim+1), (hidden, hidden), (dim, hidden)
+  RowVector<Real> b1, b2, b3;  // (hidden), (hidden), (dim)
+
+  explicit NetT(const EpsNet& net) : dim(net.dim), hidden(net.hidden) {
+    auto mat = [](const std::vector<float>& v, int rows, int cols) {
+      return Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(v.data(), rows, cols)
+          .template cast<Real>()
+          .eval();
+    };
+    auto vec = [](const std::vector<float>& v) {
+      return Eigen::Map<const Eigen::Matrix<float, 1, Eigen::Dynamic>>(v.data(), static_cast<Eigen::Index>(v.size()))
+          .template cast<Real>()
+          .eval();
+    };
+    W1 = mat(net.W1, hidden, dim + 1);
+    W2 = mat(net.W2, hidden, hidden);
+    W3 = mat(net.W3, dim, hidden);
+    b1 = vec(net.b1);
+    b2 = vec(net.b2);
+    b3 = vec(net.b3);
+  }
+};
+
+// Scratch matrices for one block of rows (one per thread).
+template <class Real>
+struct Scratch {
+  Matrix<Real> U, H1, H2, E;
+};
+
+template <class Real>
+Real silu(Real z) {
+  return z / (Real(1) + std::exp(-z));  // z * sigmoid(z)
+}
+
+// eps for the rows of s.U = [x, t/T] (n, dim+1); result in s.E (n, dim) (SEMANTICS §2).
+template <class Real>
+void eps_rows(const NetT<Real>& net, Scratch<Real>& s) {
+  s.H1.noalias() = s.U * net.W1.transpose();
+  s.H1.rowwise() += net.b1;
+  s.H1 = s.H1.unaryExpr([](Real z) { return silu(z); });
+  s.H2.noalias() = s.H1 * net.W2.transpose();
+  s.H2.rowwise() += net.b2;
+  s.H2 = s.H2.unaryExpr([](Real z) { return silu(z); });
+  s.E.noalias() = s.H2 * net.W3.transpose();
+  s.E.rowwise() += net.b3;
+}
+
+// eps for n rows x (n, dim) all at timestep t: out (n, dim). Convenience for tests and the GUI's field view.
+template <class Real>
+void eps_batch(const NetT<Real>& net, const Real* x, int n, int t, int T, Real* out) {
+  Scratch<Real> s;
+  s.U.resize(n, net.dim + 1);
+  s.U.leftCols(net.dim) = Eigen::Map<const Matrix<Real>>(x, n, net.dim);
+  s.U.col(net.dim).setConstant(static_cast<Real>(t) / static_cast<Real>(T));
+  eps_rows(net, s);
+  MatrixMap<Real>(out, n, net.dim) = s.E;
+}
+
+// Per-t coefficients of the ddpm-mean update as Real (float copies for float, exact doubles for double).
+template <class Real>
+void table_coefficients(const StepTable& tab, std::vector<Real>& A, std::vector<Real>& B, std::vector<Real>& S) {
+  if constexpr (std::is_same_v<Real, float>) {
+    A = tab.A32, B = tab.B32, S = tab.S32;
+  } else {
+    A.assign(tab.A.begin(), tab.A.end());
+    B.assign(tab.B.begin(), tab.B.end());
+    S.assign(tab.S.begin(), tab.S.end());
+  }
+}
+
+// The fused denoise call (SEMANTICS §4) on one block of n rows: x (n, dim) in/out, t_start (n).
+// For k = 0..S-1 a row with t = t_start[r] - k >= 0 takes x <- A[t] x + B[t] eps(x, t/T) (ddpm-mean,
+// `tab` indexed by t: build_t_indexed_ddpm_mean); a row with t < 0 is frozen: no network evaluation, no
+// table read. traj: optional, frame 1 of this block's first row; frame k at traj + (k-1) frame_stride.
+template <class Real>
+void denoise_block(const NetT<Real>& net, const std::vector<Real>& A, const std::vector<Real>& B, int T, Real* x,
+                   const int64_t* t_start, int n, int S, Real* traj, int64_t frame_stride) {
+  const int dim = net.dim;
+  MatrixMap<Real> X(x, n, dim);
+  Scratch<Real> s;
+  std::vector<int> active;
+  active.reserve(n);
+  for (int k = 0; k < S; ++k) {
+    active.clear();
+    for (int r = 0; r < n; ++r)
+      if (t_start[r] - k >= 0) active.push_back(r);
+    if (active.empty() && !traj) break;  // every row is frozen from here on
+    if (!active.empty()) {
+      s.U.resize(static_cast<Eigen::Index>(active.size()), dim + 1);
+      for (size_t i = 0; i < active.size(); ++i) {
+        const int r = active[i];
+        s.U.row(i).head(dim) = X.row(r);
+        s.U(i, dim) = static_cast<Real>(t_start[r] - k) / static_cast<Real>(T);
+      }
+      eps_rows(net, s);
+      for (size_t i = 0; i < active.size(); ++i) {
+        const int r = active[i];
+        const int64_t t = t_start[r] - k;
+        X.row(r) = A[t] * X.row(r) + B[t] * s.E.row(i);
+      }
+    }
+    if (traj) std::memcpy(traj + k * frame_stride, x, sizeof(Real) * n * dim);
+  }
+}
+
+// Steps [k_begin, k_end) of a step table on one block of n rows (SEMANTICS §3):
+// x <- A[k] x + B[k] eps(x, t[k]/T) + S[k] z, z from Philox with counter row `first_row + r`, step_key t[k]
+// (SEMANTICS §7; drawn only when S[k] != 0). frames: optional, the state after step k_begin at frames,
+// after step k at frames + (k - k_begin) frame_stride.
+template <class Real>
+void run_steps_block(const NetT<Real>& net, const StepTable& tab, const std::vector<Real>& A,
+                     const std::vector<Real>& B, const std::vector<Real>& S, int k_begin, int k_end, Real* x, int n,
+                     uint64_t seed, uint32_t first_row, Real* frames, int64_t frame_stride) {
+  const int dim = net.dim;
+  MatrixMap<Real> X(x, n, dim);
+  Scratch<Real> s;
+  std::vector<float> z(dim);
+  s.U.resize(n, dim + 1);
+  for (int k = k_begin; k < k_end; ++k) {
+    const int t = tab.t[k];
+    s.U.leftCols(dim) = X;
+    s.U.col(dim).setConstant(static_cast<Real>(t) / static_cast<Real>(tab.T));
+    eps_rows(net, s);
+    X = A[k] * X + B[k] * s.E;
+    if (S[k] != Real(0)) {
+      for (int r = 0; r < n; ++r) {
+        philox_normal_row(seed, first_row + static_cast<uint32_t>(r), static_cast<uint32_t>(t), dim, z.data());
+        for (int d = 0; d < dim; ++d) X(r, d) += S[k] * static_cast<Real>(z[d]);
+      }
+    }
+    if (frames) std::memcpy(frames + (k - k_begin) * frame_stride, x, sizeof(Real) * n * dim);
+  }
+}
+
+// The whole denoise call (SEMANTICS §4) over B rows in blocks, both cores: x (B, dim) in/out, t_start (B),
+// trajectory optional (S+1, B, dim) with frame 0 the input.
+template <class Real>
+void denoise(const DiffusionModel& model, Real* x, const int64_t* t_start, int B, int S, Real* trajectory) {
+  const NetT<Real> net(model.net);
+  const StepTable tab = build_t_indexed_ddpm_mean(model.schedule);
+  std::vector<Real> A, Bc, Sc;
+  table_coefficients(tab, A, Bc, Sc);
+  const int dim = net.dim;
+  const int64_t frame_stride = static_cast<int64_t>(B) * dim;
+  if (trajectory) std::memcpy(trajectory, x, sizeof(Real) * frame_stride);
+  const int n_blocks = (B + kBlockRows - 1) / kBlockRows;
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int blk = 0; blk < n_blocks; ++blk) {
+    const int r0 = blk * kBlockRows, n = std::min(kBlockRows, B - r0);
+    denoise_block(net, A, Bc, tab.T, x + static_cast<int64_t>(r0) * dim, t_start + r0, n, S,
+                  trajectory ? trajectory + frame_stride + static_cast<int64_t>(r0) * dim : nullptr, frame_stride);
+  }
+}
+
+// Steps [k_begin, k_end) of `tab` over B rows (SEMANTICS §3): x (B, dim) in/out; noise row = row_offset + i.
+// frames optional (k_end - k_begin, B, dim), the state after each step.
+template <class Real>
+void run_steps(const DiffusionModel& model, const StepTable& tab, int k_begin, int k_end, Real* x, int B,
+               uint64_t seed, Real* frames, uint32_t row_offset = 0) {
+  const NetT<Real> net(model.net);
+  std::vector<Real> A, Bc, Sc;
+  table_coefficients(tab, A, Bc, Sc);
+  const int dim = net.dim;
+  const int64_t frame_stride = static_cast<int64_t>(B) * dim;
+  const int n_blocks = (B + kBlockRows - 1) / kBlockRows;
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int blk = 0; blk < n_blocks; ++blk) {
+    const int r0 = blk * kBlockRows, n = std::min(kBlockRows, B - r0);
+    run_steps_block(net, tab, A, Bc, Sc, k_begin, k_end, x + static_cast<int64_t>(r0) * dim, n, seed,
+                    row_offset + static_cast<uint32_t>(r0),
+                    frames ? frames + static_cast<int64_t>(r0) * dim : nullptr, frame_stride);
+  }
+}
+
+// The bias-free 3-layer MLP (SEMANTICS §5): y = relu(relu(x W1^T) W2^T) W3^T; x (B, d0) -> y (B, d3).
+template <class Real>
+void mlp3(const Mlp3Weights& w, const Real* x, int B, Real* y) {
+  auto mat = [](const std::vector<float>& v, int rows, int cols) {
+    return Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(v.data(), rows, cols)
+        .template cast<Real>()
+        .eval();
+  };
+  const Matrix<Real> W1 = mat(w.W1, w.d1, w.d0), W2 = mat(w.W2, w.d2, w.d1), W3 = mat(w.W3, w.d3, w.d2);
+  const int n_blocks = (B + kBlockRows - 1) / kBlockRows;
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int blk = 0; blk < n_blocks; ++blk) {
+    const int r0 = blk * kBlockRows, n = std::min(kBlockRows, B - r0);
+    Eigen::Map<const Matrix<Real>> X(x + static_cast<int64_t>(r0) * w.d0, n, w.d0);
+    Matrix<Real> H1 = (X * W1.transpose()).cwiseMax(Real(0));
+    Matrix<Real> H2 = (H1 * W2.transpose()).cwiseMax(Real(0));
+    MatrixMap<Real>(y + static_cast<int64_t>(r0) * w.d3, n, w.d3).noalias() = H2 * W3.transpose();
+  }
+}
+
+}  // namespace diffscope::cpu_ref

@@ -1,0 +1,41 @@
+// sampling.cpp — starting states of a sampling run: pure noise or noised data (SEMANTICS §3, §7).
+#include "core/sampling.h"
+
+#include <cmath>
+
+#include "core/errors.h"
+#include "core/philox_normal.h"
+
+namespace diffscope {
+
+void fill_start_noise(const DiffusionModel& model, uint64_t seed, int n, float* x, uint32_t row_offset) {
+  const int dim = model.net.dim;
+  const uint32_t key = kStartNoiseKey(static_cast<uint32_t>(model.schedule.T));
+#pragma omp parallel for
+  for (int i = 0; i < n; ++i)
+    philox_normal_row(seed, row_offset + static_cast<uint32_t>(i), key, dim, x + static_cast<int64_t>(i) * dim);
+}
+
+void fill_start_from_data(const DiffusionModel& model, int t_start, uint64_t seed, int n, float* x,
+                          uint32_t row_offset) {
+  const int dim = model.net.dim;
+  if (model.n_data <= 0)
+    throw InvalidInput("--from-data: the model '" + model.path + "' has no data_samples tensor");
+  if (t_start < 0 || t_start >= model.schedule.T)
+    throw InvalidInput("--t-start = " + std::to_string(t_start) + " is out of range; valid: [0, " +
+                       std::to_string(model.schedule.T - 1) + "]");
+  const double abar = model.schedule.alphas_cumprod[t_start];
+  const float a = static_cast<float>(std::sqrt(abar)), b = static_cast<float>(std::sqrt(1.0 - abar));
+  const uint32_t key = kFromDataNoiseKey(static_cast<uint32_t>(model.schedule.T));
+#pragma omp parallel for
+  for (int i = 0; i < n; ++i) {
+    // Row i of the run is global row row_offset + i: data row and noise both follow the global index.
+    const uint32_t row = row_offset + static_cast<uint32_t>(i);
+    const float* d = model.data_samples.data() + static_cast<int64_t>(row % model.n_data) * dim;
+    float* xi = x + static_cast<int64_t>(i) * dim;
+    philox_normal_row(seed, row, key, dim, xi);
+    for (int c = 0; c < dim; ++c) xi[c] = a * d[c] + b * xi[c];
+  }
+}
+
+}  // namespace diffscope

@@ -1,0 +1,84 @@
+// cli.cpp — the CLI entry point: registers every subcommand, parses, runs the chosen action and maps
+// errors to exit codes (SEMANTICS §9: 0 ok, 2 bad input/usage, 3 resource unavailable, 1 internal).
+#include "cli/cli.h"
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "core/errors.h"
+
+namespace diffscope::cli {
+namespace {
+
+int fail(int code, const std::string& message) {
+  std::fprintf(stderr, "diffscope: error: %s\n", message.c_str());
+  return code;
+}
+
+// Parses and runs; exceptions escape to main().
+int parse_and_run(CLI::App& app, Action& action, int argc, char** argv) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);  // help on stdout, exit 0
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return fail(2, e.what() + std::string("; see diffscope --help"));
+  }
+  if (!action) {
+#ifdef DIFFSCOPE_HAVE_GUI
+    // No subcommand: open the desktop app, as `diffscope gui` does.
+    std::vector<std::string> gui_args{"gui"};
+    app.parse(gui_args);
+    if (action) {
+      action();
+      return 0;
+    }
+#endif
+    std::printf("%s", app.help().c_str());
+    return 0;
+  }
+  action();
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"diffscope — explore diffusion sampling: a fused multi-step DDPM denoiser on the GPU or CPU",
+               "diffscope"};
+  app.require_subcommand(0, 1);
+  app.set_version_flag("--version", "diffscope 0.1.0");
+  Action action;
+  register_denoise(app, action);
+  register_sample(app, action);
+  register_mlp3(app, action);
+  register_info(app, action);
+  register_bench(app, action);
+#ifdef DIFFSCOPE_HAVE_GUI
+  register_gui(app, action);
+#endif
+  try {
+    return parse_and_run(app, action, argc, argv);
+  } catch (const InvalidInput& e) {
+    return fail(2, e.what());
+  } catch (const ResourceUnavailable& e) {
+    return fail(3, e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(3, "out of memory");
+  } catch (const CLI::ParseError& e) {
+    return fail(2, e.what());
+  } catch (const std::exception& e) {
+    return fail(1, std::string("internal error: ") + e.what());
+  } catch (...) {
+    return fail(1, "internal error: unknown exception");
+  }
+}
+
+}  // namespace diffscope::cli

@@ -1,0 +1,118 @@
+// cli_util.cpp — shared CLI helpers (see cli_util.h).
+#include "cli/cli_util.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <new>
+#include <sstream>
+#include <stdexcept>
+
+#include "core/errors.h"
+#include "core/npy.h"
+
+#if defined(DIFFSCOPE_HAVE_CUDA) && __has_include("gpu/cuda_backend.h")
+#include "gpu/cuda_backend.h"
+#define DIFFSCOPE_CLI_HAS_CUDA_BACKEND 1
+#endif
+
+namespace diffscope::cli {
+
+std::unique_ptr<DenoiserBackend> make_backend(const std::string& name) {
+  if (name == "cpu") return make_cpu_backend();
+  if (name == "cuda") {
+#ifdef DIFFSCOPE_CLI_HAS_CUDA_BACKEND
+    return make_cuda_backend();
+#else
+    throw ResourceUnavailable("--backend cuda: this build has no CUDA support");
+#endif
+  }
+  throw InvalidInput("--backend = '" + name + "' is not a backend; valid: cpu, cuda");
+}
+
+void check_backend_precision(const std::string& backend, Precision precision) {
+  if (backend != "cuda" && precision != Precision::Fp32)
+    throw InvalidInput(std::string("--precision ") + precision_name(precision) +
+                       " needs --backend cuda; --backend " + backend + " computes fp32 only");
+}
+
+namespace {
+std::string shape_string(const std::vector<int64_t>& shape) {
+  std::ostringstream os;
+  os << "(";
+  for (size_t i = 0; i < shape.size(); ++i) os << (i ? ", " : "") << shape[i];
+  os << (shape.size() == 1 ? ",)" : ")");
+  return os.str();
+}
+}  // namespace
+
+Matrix2D load_matrix(const std::string& path, const std::string& arg) {
+  NpyFloat a = read_npy_float(path, arg);
+  if (a.shape.size() != 2 || a.shape[0] < 1)
+    throw InvalidInput(arg + " '" + path + "' has shape " + shape_string(a.shape) +
+                       "; valid: a 2-D array (B, dim) with B >= 1");
+  Matrix2D m;
+  m.rows = a.shape[0];
+  m.cols = a.shape[1];
+  m.data = std::move(a.data);
+  return m;
+}
+
+std::vector<int64_t> load_int_vector(const std::string& path, const std::string& arg) {
+  NpyInt a = read_npy_int(path, arg);
+  if (a.shape.size() != 1)
+    throw InvalidInput(arg + " '" + path + "' has shape " + shape_string(a.shape) + "; valid: a 1-D array (B,)");
+  return std::move(a.data);
+}
+
+void check_finite(const std::string& arg, const Matrix2D& m) {
+  for (int64_t i = 0; i < m.rows * m.cols; ++i) {
+    if (!std::isfinite(m.data[i])) {
+      std::ostringstream os;
+      os << arg << "[" << i / m.cols << "][" << i % m.cols << "] = " << m.data[i]
+         << " is not finite; valid: finite values";
+      throw InvalidInput(os.str());
+    }
+  }
+}
+
+void check_output_path(const std::string& arg, const std::string& path) {
+  if (path.empty()) throw InvalidInput(arg + " is empty; valid: a file path");
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw InvalidInput(arg + " '" + path + "' is a folder; valid: a file path");
+  const size_t slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw InvalidInput(arg + " '" + path + "': folder '" + dir + "' does not exist; valid: a path in an existing folder");
+  if (::access(dir.c_str(), W_OK) != 0)
+    throw InvalidInput(arg + " '" + path + "': folder '" + dir + "' is not writable");
+}
+
+std::vector<float> allocate_floats(const std::string& what, int64_t count) {
+  try {
+    return std::vector<float>(static_cast<size_t>(count));
+  } catch (const std::bad_alloc&) {
+  } catch (const std::length_error&) {
+  }
+  throw ResourceUnavailable(what + ": out of memory allocating " + std::to_string(count * 4) + " bytes");
+}
+
+Progress::Progress(std::string label, int64_t total)
+    : m_label(std::move(label)), m_total(total), m_enabled(::isatty(STDERR_FILENO) == 1) {}
+
+Progress::~Progress() {
+  if (m_printed) std::fprintf(stderr, "\n");
+}
+
+void Progress::update(int64_t done) {
+  if (!m_enabled) return;
+  std::fprintf(stderr, "\r%s: %lld/%lld", m_label.c_str(), static_cast<long long>(done),
+               static_cast<long long>(m_total));
+  std::fflush(stderr);
+  m_printed = true;
+}
+
+}  // namespace diffscope::cli

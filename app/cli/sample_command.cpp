@@ -1,0 +1,132 @@
+// sample_command.cpp — `diffscope sample`: a full sampling run with any sampler's step table from noise
+// or from noised data (SEMANTICS §3, §7), with an optional strided trajectory.
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/cli.h"
+#include "cli/cli_util.h"
+#include "core/errors.h"
+#include "core/model.h"
+#include "core/npy.h"
+#include "core/ranges.h"
+#include "core/sampling.h"
+#include "core/step_table.h"
+
+namespace diffscope::cli {
+namespace {
+
+struct SampleOptions {
+  std::string model, out, trajectory;
+  int64_t n = 4096;
+  std::string sampler = "ddim";
+  double eta = 0.0;
+  int64_t steps = 0;
+  CLI::Option* steps_option = nullptr;  // steps default to t_start + 1 when not given
+  int64_t t_start = 999;
+  uint64_t seed = 0;
+  bool from_data = false;
+  int64_t stride = 1;
+  std::string backend = "cpu", precision = "fp32";
+};
+
+// Frames kept with stride s over N steps: 0, s, 2s, ... and always N (SEMANTICS §3).
+std::vector<int> kept_frames(int N, int s) {
+  std::vector<int> f;
+  for (int k = 0; k < N; k += s) f.push_back(k);
+  f.push_back(N);
+  return f;
+}
+
+void run_sample(const SampleOptions& o) {
+  // Everything is checked before any computation; outputs are written only at the end.
+  const Precision precision = parse_precision(o.precision);
+  check_backend_precision(o.backend, precision);
+  const Sampler sampler = parse_sampler(o.sampler);
+  check_range("--n", o.n, sample_count_range(o.backend == "cuda"));
+  check_eta(o.eta);
+  check_range("--trajectory-stride", o.stride, {1, INT_MAX});
+  check_output_path("--out", o.out);
+  if (!o.trajectory.empty()) check_output_path("--trajectory", o.trajectory);
+  const DiffusionModel model = load_diffusion_model(o.model);
+  check_range("--t-start", o.t_start, t_start_range(model.schedule));
+  const int t_start = static_cast<int>(o.t_start);
+  const int64_t steps = o.steps_option->count() == 0 ? o.t_start + 1 : o.steps;
+  check_range("--steps", steps, sample_steps_range(t_start));
+  const StepTable table = build_step_table(model.schedule, sampler, t_start, static_cast<int>(steps), o.eta);
+  if (o.from_data && model.n_data <= 0)
+    throw InvalidInput("--from-data: the model '" + o.model + "' has no data_samples tensor");
+
+  const int n = static_cast<int>(o.n), dim = model.net.dim, N = table.steps();
+  const std::vector<int> frames = kept_frames(N, static_cast<int>(std::min<int64_t>(o.stride, N)));
+  std::vector<float> x = allocate_floats("--n", static_cast<int64_t>(n) * dim);
+  std::vector<float> traj;
+  if (!o.trajectory.empty())
+    traj = allocate_floats("--trajectory", static_cast<int64_t>(frames.size()) * n * dim);
+  auto backend = make_backend(o.backend);
+
+  if (o.from_data)
+    fill_start_from_data(model, t_start, o.seed, n, x.data());
+  else
+    fill_start_noise(model, o.seed, n, x.data());
+
+  // Run between the kept frames (and, on a terminal, in about 100 chunks to show progress).
+  std::vector<int> stops = traj.empty() ? std::vector<int>{N} : frames;
+  Progress progress("sample steps", N);
+  if (progress.enabled()) {
+    const int tick = std::max(1, N / 100);
+    for (int k = tick; k < N; k += tick) stops.push_back(k);
+    std::sort(stops.begin(), stops.end());
+    stops.erase(std::unique(stops.begin(), stops.end()), stops.end());
+  }
+  const int64_t frame_elems = static_cast<int64_t>(n) * dim;
+  size_t next_frame = 0;
+  if (!traj.empty() && frames[0] == 0) std::memcpy(traj.data(), x.data(), sizeof(float) * frame_elems), next_frame = 1;
+  int k = 0;
+  for (int stop : stops) {
+    if (stop <= k) continue;
+    backend->run_steps(model, table, k, stop, x.data(), n, o.seed, nullptr, precision);
+    k = stop;
+    if (!traj.empty() && next_frame < frames.size() && frames[next_frame] == k) {
+      std::memcpy(traj.data() + next_frame * frame_elems, x.data(), sizeof(float) * frame_elems);
+      ++next_frame;
+    }
+    progress.update(k);
+  }
+
+  write_npy_float(o.out, {n, dim}, x.data(), "--out");
+  if (!traj.empty())
+    write_npy_float(o.trajectory, {static_cast<int64_t>(frames.size()), n, dim}, traj.data(), "--trajectory");
+}
+
+}  // namespace
+
+void register_sample(CLI::App& app, Action& action) {
+  auto o = std::make_shared<SampleOptions>();
+  CLI::App* sub = app.add_subcommand("sample", "sample from a model with ddim, ddpm or ddpm-mean (SEMANTICS §3)");
+  sub->add_option("--model", o->model, "model file (.safetensors)")->required();
+  sub->add_option("--n", o->n, "number of samples, in [1, 1000000]")->capture_default_str();
+  sub->add_option("--sampler", o->sampler, "ddim | ddpm | ddpm-mean")
+      ->check(CLI::IsMember({"ddim", "ddpm", "ddpm-mean"}))
+      ->capture_default_str();
+  sub->add_option("--eta", o->eta, "ddim noise scale, in [0, 1]")->capture_default_str();
+  o->steps_option = sub->add_option("--steps", o->steps, "number of steps N, in [1, t_start+1] (default t_start+1)");
+  sub->add_option("--t-start", o->t_start, "start timestep, in [0, T-1]")->capture_default_str();
+  sub->add_option("--seed", o->seed, "Philox seed (SEMANTICS §7)")->capture_default_str();
+  sub->add_flag("--from-data", o->from_data, "start from the model's data_samples noised to t_start");
+  sub->add_option("--out", o->out, "output samples: (n, dim) float32 .npy")->required();
+  sub->add_option("--trajectory", o->trajectory, "optional trajectory: (frames, n, dim) float32 .npy");
+  sub->add_option("--trajectory-stride", o->stride, "keep frames 0, s, 2s, ... and the last")->capture_default_str();
+  sub->add_option("--backend", o->backend, "cpu | cuda")->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
+  sub->add_option("--precision", o->precision, "fp32 | tf32 | bf16 (tf32/bf16 need --backend cuda)")
+      ->check(CLI::IsMember({"fp32", "tf32", "bf16"}))
+      ->capture_default_str();
+  sub->callback([o, &action] { action = [o] { run_sample(*o); }; });
+}
+
+}  // namespace diffscope::cli

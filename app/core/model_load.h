@@ -1,0 +1,20 @@
+// model_load.h — building models from an already-validated SafetensorsFile (what load_diffusion_model and
+// load_mlp3 do after reading the file; exposed for tests and fuzzing, which work on in-memory images).
+#pragma once
+#include "core/model.h"
+#include "core/safetensors.h"
+
+namespace diffscope {
+
+// The eps-network, schedule, metadata and data_samples of SEMANTICS §1, §2, §6 from `file`.
+// Throws InvalidInput naming file.label(), the tensor, its shape and the expected shape.
+DiffusionModel diffusion_model_from(const SafetensorsFile& file);
+
+// fc1/fc2/fc3.weight of SEMANTICS §5 from `file`; refuses fcN.bias and shapes that do not chain.
+Mlp3Weights mlp3_from(const SafetensorsFile& file);
+
+// Relative difference above which a schedule buffer stored in the file is reported as disagreeing with
+// the float64 recomputation from betas (SEMANTICS §1).
+constexpr double kScheduleWarnRelDiff = 1e-5;
+
+}  // namespace diffscope

@@ -1,0 +1,287 @@
+// test_model_load.cpp — load_diffusion_model / load_mlp3 (SEMANTICS §1, §2, §5, §6): shapes and their
+// orientation, dtypes of used tensors, schedule precedence, metadata, data samples, ignored tensors.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/errors.h"
+#include "core/model.h"
+#include "core/model_load.h"
+#include "core/safetensors.h"
+#include "io_test_util.h"
+
+namespace diffscope {
+namespace {
+
+using test::eps_net_builder;
+using test::invalid_input_message;
+using test::StBuilder;
+using test::TempDir;
+
+bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+DiffusionModel load_image(const StBuilder& b, const std::string& label = "m.safetensors") {
+  return diffusion_model_from(SafetensorsFile::from_bytes(b.build(), label));
+}
+
+TEST(ModelLoad, ReadsDimsAndHiddenFromShapes) {
+  TempDir dir;
+  const std::string path = eps_net_builder(5, 16).write(dir.file("m.safetensors"));
+  const DiffusionModel m = load_diffusion_model(path);
+  EXPECT_EQ(m.path, path);
+  EXPECT_EQ(m.net.dim, 5);
+  EXPECT_EQ(m.net.hidden, 16);
+  EXPECT_EQ(m.net.W1.size(), 16u * 6u);
+  EXPECT_EQ(m.net.W3.size(), 5u * 16u);
+  EXPECT_NO_THROW(m.net.validate());
+  // No betas and no metadata: the default linear schedule, T = 1000.
+  EXPECT_EQ(m.schedule.T, 1000);
+  EXPECT_TRUE(has(m.schedule.source, "default linear")) << m.schedule.source;
+  EXPECT_TRUE(m.warnings.empty());
+  EXPECT_TRUE(m.ignored_tensors.empty());
+  EXPECT_EQ(m.n_data, 0);
+}
+
+// A model whose matrices are all square (dim = 2, hidden = 3: W1 is 3x3, W2 is 3x3) must keep the
+// (out, in) row-major layout: element (i, j) of the stored matrix is W[i * in + j]. The stored values
+// are distinct (10 i + j + layer offset), so a transposed load cannot pass.
+TEST(ModelLoad, SquareLayersKeepOutInOrientation) {
+  const int dim = 2, hidden = 3;
+  auto matrix = [](int rows, int cols, float offset) {
+    std::vector<float> v;
+    for (int i = 0; i < rows; ++i)
+      for (int j = 0; j < cols; ++j) v.push_back(offset + 10.0f * i + j);
+    return v;
+  };
+  StBuilder b;
+  b.add_f32("eps_net.0.weight", {hidden, dim + 1}, matrix(hidden, dim + 1, 100.f))
+      .add_f32("eps_net.0.bias", {hidden}, {1.f, 2.f, 3.f})
+      .add_f32("eps_net.2.weight", {hidden, hidden}, matrix(hidden, hidden, 200.f))
+      .add_f32("eps_net.2.bias", {hidden}, {4.f, 5.f, 6.f})
+      .add_f32("eps_net.4.weight", {dim, hidden}, matrix(dim, hidden, 300.f))
+      .add_f32("eps_net.4.bias", {dim}, {7.f, 8.f});
+  const DiffusionModel m = load_image(b);
+  for (int i = 0; i < hidden; ++i)
+    for (int j = 0; j < hidden; ++j) {
+      EXPECT_EQ(m.net.W2[i * hidden + j], 200.f + 10.f * i + j) << "W2(" << i << "," << j << ")";
+      EXPECT_EQ(m.net.W1[i * (dim + 1) + j], 100.f + 10.f * i + j) << "W1(" << i << "," << j << ")";
+    }
+  EXPECT_EQ(m.net.W3[1 * hidden + 2], 312.f);  // row 1 (output dim 1), column 2 (hidden unit 2)
+  EXPECT_EQ(m.net.b3, (std::vector<float>{7.f, 8.f}));
+}
+
+TEST(ModelLoad, I64WeightRefusedNamingTensorAndDtype) {
+  StBuilder b = eps_net_builder(2, 4);
+  b.add("eps_net.0.weight", "I64", {4, 3}, std::string(4 * 3 * 8, '\0'));  // replaces the F32 entry
+  EXPECT_EQ(invalid_input_message([&] { load_image(b, "model.safetensors"); }),
+            "model.safetensors: tensor 'eps_net.0.weight' has dtype I64; valid: F64, F32, F16, BF16");
+}
+
+TEST(ModelLoad, MissingTensorRefusedWithExpectedShape) {
+  StBuilder b = eps_net_builder(2, 8);
+  b.header().erase("eps_net.2.weight");
+  EXPECT_EQ(invalid_input_message([&] { load_image(b); }),
+            "m.safetensors: missing tensor 'eps_net.2.weight' (expected shape (8, 8) = (hidden, hidden))");
+  StBuilder c = eps_net_builder(2, 8);
+  c.header().erase("eps_net.0.weight");
+  EXPECT_TRUE(has(invalid_input_message([&] { load_image(c); }), "missing tensor 'eps_net.0.weight'"));
+}
+
+TEST(ModelLoad, MismatchedShapeRefused) {
+  StBuilder b = eps_net_builder(2, 8);
+  b.add_f32("eps_net.4.weight", {8, 2}, std::vector<float>(16, 0.f));  // transposed (in, out)
+  EXPECT_EQ(invalid_input_message([&] { load_image(b); }),
+            "m.safetensors: tensor 'eps_net.4.weight' has shape (8, 2), expected (2, 8) = (dim, hidden)");
+  StBuilder c = eps_net_builder(2, 8);
+  c.add_f32("eps_net.2.bias", {7}, std::vector<float>(7, 0.f));
+  EXPECT_TRUE(has(invalid_input_message([&] { load_image(c); }), "'eps_net.2.bias' has shape (7,), expected (8,)"));
+  StBuilder d = eps_net_builder(2, 8);
+  d.add_f32("eps_net.0.weight", {8, 1}, std::vector<float>(8, 0.f));  // dim would be 0
+  EXPECT_TRUE(has(invalid_input_message([&] { load_image(d); }), "dim >= 1"));
+}
+
+TEST(ModelLoad, NonFiniteWeightRefused) {
+  StBuilder b = eps_net_builder(2, 4);
+  b.add_f32("eps_net.2.bias", {4}, {0.f, NAN, 0.f, 0.f});
+  EXPECT_TRUE(has(invalid_input_message([&] { load_image(b); }), "'eps_net.2.bias' element 1 is nan"));
+}
+
+// F16 / BF16 / F64 weights are converted to float32 (values exactly representable: the conversion is exact).
+TEST(ModelLoad, HalfAndDoubleWeightsConvert) {
+  StBuilder b = eps_net_builder(1, 2);
+  b.add("eps_net.0.bias", "F16", {2}, test::raw_bytes(std::vector<uint16_t>{0x3800, 0xBC00}))  // 0.5, -1
+      .add("eps_net.2.bias", "BF16", {2}, test::raw_bytes(std::vector<uint16_t>{0x4040, 0x3E00}))  // 3, 0.125
+      .add_f64("eps_net.4.bias", {1}, {-0.25});
+  const DiffusionModel m = load_image(b);
+  EXPECT_EQ(m.net.b1, (std::vector<float>{0.5f, -1.0f}));
+  EXPECT_EQ(m.net.b2, (std::vector<float>{3.0f, 0.125f}));
+  EXPECT_EQ(m.net.b3, (std::vector<float>{-0.25f}));
+}
+
+// File betas (F64) take precedence; T is their length; the other buffers are only compared.
+TEST(ModelLoad, FileBetasDefineTheSchedule) {
+  std::vector<double> betas = {0.1, 0.2, 0.3, 0.4};
+  std::vector<double> abar = {0.9, 0.9 * 0.8, 0.9 * 0.8 * 0.7, 0.9 * 0.8 * 0.7 * 0.6};
+  StBuilder b = eps_net_builder(2, 4);
+  b.add_f64("betas", {4}, betas).add_f64("alphas_cumprod", {4}, abar).meta("T", "4");
+  const DiffusionModel m = load_image(b);
+  EXPECT_EQ(m.schedule.T, 4);
+  EXPECT_EQ(m.schedule.source, "file betas (F64)");
+  EXPECT_EQ(m.schedule.betas, betas);
+  EXPECT_TRUE(m.warnings.empty()) << m.warnings.front();
+  EXPECT_TRUE(m.ignored_tensors.empty());
+}
+
+TEST(ModelLoad, DisagreeingScheduleBufferWarns) {
+  StBuilder b = eps_net_builder(2, 4);
+  b.add_f32("betas", {3}, {0.1f, 0.2f, 0.3f})
+      .add_f32("coef_eps", {3}, {1.f, 1.f, 1.f})
+      .add_f32("alphas", {5}, {1.f, 1.f, 1.f, 1.f, 1.f})
+      .meta("T", "1000");
+  const DiffusionModel m = load_image(b);
+  EXPECT_EQ(m.schedule.T, 3);
+  EXPECT_EQ(m.schedule.source, "file betas (F32)");
+  // betas as float32: 0.1f is not 0.1, and the recomputation starts from the stored float32 value.
+  EXPECT_EQ(m.schedule.betas[0], static_cast<double>(0.1f));
+  ASSERT_EQ(m.warnings.size(), 3u);
+  std::string all;
+  for (const auto& w : m.warnings) all += w + "\n";
+  EXPECT_TRUE(has(all, "__metadata__ T = 1000 disagrees with betas of length 3")) << all;
+  EXPECT_TRUE(has(all, "'coef_eps' differs from the float64 recomputation")) << all;
+  EXPECT_TRUE(has(all, "'alphas' has 5 values but T = 3")) << all;
+}
+
+// Issue 2: F16 schedule buffers are refused with the reason.
+TEST(ModelLoad, F16ScheduleBuffersRefused) {
+  StBuilder b = eps_net_builder(2, 4);
+  b.add("betas", "F16", {2}, test::raw_bytes(std::vector<uint16_t>{0x1400, 0x2000}));
+  std::string msg = invalid_input_message([&] { load_image(b); });
+  EXPECT_TRUE(has(msg, "m.safetensors: schedule tensor 'betas' has dtype F16; valid: F64, F32")) << msg;
+  EXPECT_TRUE(has(msg, "coef_eps infinite")) << msg;
+  StBuilder c = eps_net_builder(2, 4);
+  c.add("alphas_cumprod", "BF16", {2}, test::raw_bytes(std::vector<uint16_t>{0x3F80, 0x3F80}));
+  msg = invalid_input_message([&] { load_image(c); });
+  EXPECT_TRUE(has(msg, "'alphas_cumprod' has dtype BF16")) << msg;
+}
+
+TEST(ModelLoad, BadFileBetasRefused) {
+  StBuilder b = eps_net_builder(2, 4);
+  b.add_f64("betas", {3}, {0.1, 1.5, 0.2});
+  EXPECT_TRUE(has(invalid_input_message([&] { load_image(b); }), "m.safetensors: file betas (F64): betas[1] = 1.5"));
+  StBuilder c = eps_net_builder(2, 4);
+  c.add_f64("betas", {1, 2}, {0.1, 0.2});
+  EXPECT_TRUE(has(invalid_input_message([&] { load_image(c); }), "'betas' has shape (1, 2), expected (T,)"));
+}
+
+TEST(ModelLoad, MetadataSchedule) {
+  StBuilder b = eps_net_builder(2, 4);
+  b.meta("T", "50").meta("schedule", "cosine").meta("dataset", "moons");
+  DiffusionModel m = load_image(b);
+  EXPECT_EQ(m.schedule.T, 50);
+  EXPECT_TRUE(has(m.schedule.source, "metadata cosine")) << m.schedule.source;
+  EXPECT_EQ(m.metadata.at("dataset"), "moons");
+
+  StBuilder c = eps_net_builder(2, 4);
+  c.meta("T", "10").meta("beta_start", "0.001").meta("beta_end", "0.1");
+  m = load_image(c);
+  EXPECT_EQ(m.schedule.T, 10);
+  EXPECT_DOUBLE_EQ(m.schedule.betas[0], 0.001);
+  EXPECT_DOUBLE_EQ(m.schedule.betas[9], 0.1);
+  EXPECT_TRUE(has(m.schedule.source, "metadata linear")) << m.schedule.source;
+}
+
+TEST(ModelLoad, MetadataNumbersParsedStrictly) {
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"T", "12abc"}, {"T", ""}, {"T", "1e3"}, {"T", "99999999999"}, {"beta_start", "0.1x"}, {"beta_end", "nan"}};
+  for (const auto& [k, v] : bad) {
+    StBuilder b = eps_net_builder(2, 4);
+    b.meta(k, v);
+    const std::string msg = invalid_input_message([&] { load_image(b); });
+    EXPECT_TRUE(has(msg, "__metadata__ '" + k + "' = '" + v + "'")) << msg;
+  }
+  StBuilder b = eps_net_builder(2, 4);
+  b.meta("schedule", "quadratic");
+  EXPECT_TRUE(has(invalid_input_message([&] { load_image(b); }), "'schedule' = 'quadratic' (valid: linear, cosine)"));
+  StBuilder c = eps_net_builder(2, 4);
+  c.meta("T", "1");
+  EXPECT_TRUE(has(invalid_input_message([&] { load_image(c); }), "T = 1 is out of range"));
+}
+
+TEST(ModelLoad, DataSamplesAndIgnoredTensors) {
+  StBuilder b = eps_net_builder(2, 4);
+  b.add_f32("data_samples", {3, 2}, {1, 2, 3, 4, 5, 6})
+      .add("step_count", "I64", {1}, std::string(8, '\0'))
+      .add("flags", "BOOL", {2}, std::string(2, '\0'))
+      .add_f32("ema.eps_net.0.weight", {1}, {0.f});
+  const DiffusionModel m = load_image(b);
+  EXPECT_EQ(m.n_data, 3);
+  EXPECT_EQ(m.data_samples, (std::vector<float>{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(m.ignored_tensors, (std::vector<std::string>{"ema.eps_net.0.weight", "flags", "step_count"}));
+
+  StBuilder c = eps_net_builder(2, 4);
+  c.add_f32("data_samples", {2, 3}, {1, 2, 3, 4, 5, 6});
+  EXPECT_TRUE(has(invalid_input_message([&] { load_image(c); }), "'data_samples' has shape (2, 3), expected (N, 2)"));
+}
+
+TEST(EpsNetValidate, SizesMustMatch) {
+  EpsNet n;
+  n.dim = 2;
+  n.hidden = 3;
+  n.W1.assign(9, 0.f);
+  n.b1.assign(3, 0.f);
+  n.W2.assign(9, 0.f);
+  n.b2.assign(3, 0.f);
+  n.W3.assign(6, 0.f);
+  n.b3.assign(2, 0.f);
+  EXPECT_NO_THROW(n.validate());
+  n.W3.assign(5, 0.f);
+  EXPECT_EQ(invalid_input_message([&] { n.validate(); }), "eps-network: W3 has 5 values, expected 6 = dim*hidden");
+  n.dim = 0;
+  EXPECT_TRUE(has(invalid_input_message([&] { n.validate(); }), "dim = 0"));
+}
+
+StBuilder mlp3_builder(int d0, int d1, int d2, int d3) {
+  StBuilder b;
+  b.add_f32("fc1.weight", {d1, d0}, test::ramp(d1 * d0, 1.f))
+      .add_f32("fc2.weight", {d2, d1}, test::ramp(d2 * d1, 2.f))
+      .add_f32("fc3.weight", {d3, d2}, test::ramp(d3 * d2, 3.f));
+  return b;
+}
+
+TEST(Mlp3Load, OddSizesLoad) {
+  TempDir dir;
+  const std::string path = mlp3_builder(7, 33, 5, 3).write(dir.file("w.safetensors"));
+  const Mlp3Weights w = load_mlp3(path);
+  EXPECT_EQ(w.d0, 7);
+  EXPECT_EQ(w.d1, 33);
+  EXPECT_EQ(w.d2, 5);
+  EXPECT_EQ(w.d3, 3);
+  EXPECT_EQ(w.W1.size(), 33u * 7u);
+  EXPECT_EQ(w.W2[1 * 33 + 4], 2.f + 0.125f * 37 / 64);  // row 1, column 4 of the (5, 33) matrix
+  EXPECT_EQ(w.W3.size(), 3u * 5u);
+}
+
+TEST(Mlp3Load, BiasRefused) {
+  StBuilder b = mlp3_builder(4, 3, 2, 1);
+  b.add_f32("fc2.bias", {2}, {0.f, 0.f});
+  EXPECT_TRUE(has(invalid_input_message([&] { mlp3_from(SafetensorsFile::from_bytes(b.build(), "w")); }),
+                  "w: tensor 'fc2.bias' found, but the 3-layer MLP has no bias"));
+}
+
+TEST(Mlp3Load, ShapesMustChain) {
+  StBuilder b;
+  b.add_f32("fc1.weight", {3, 4}, std::vector<float>(12, 0.f))
+      .add_f32("fc2.weight", {2, 4}, std::vector<float>(8, 0.f))
+      .add_f32("fc3.weight", {1, 2}, std::vector<float>(2, 0.f));
+  EXPECT_EQ(invalid_input_message([&] { mlp3_from(SafetensorsFile::from_bytes(b.build(), "w")); }),
+            "w: tensor 'fc2.weight' has shape (2, 4), expected (d2, 3) = (d2, d1) to follow fc1.weight (3, 4)");
+  StBuilder c = mlp3_builder(4, 3, 2, 1);
+  c.header().erase("fc3.weight");
+  EXPECT_TRUE(has(invalid_input_message([&] { mlp3_from(SafetensorsFile::from_bytes(c.build(), "w")); }),
+                  "missing tensor 'fc3.weight'"));
+}
+
+}  // namespace
+}  // namespace diffscope

@@ -89,6 +89,41 @@ void eps_batch(const NetT<Real>& net, const Real* x, int n, int t, int T, Real* 
   MatrixMap<Real>(out, n, net.dim) = s.E;
 }
 
+// Normals for one row (SEMANTICS §7). Real = float: philox_normal_row, the code the GPU runs. Real = double:
+// the same Philox words with the mapping v = ((u >> 8) + 0.5) 2^-24 and Box-Muller evaluated in float64
+// (float32 cannot hold (u >> 8) + 0.5 exactly), so the double path is the exact formula.
+template <class Real>
+void normal_row(uint64_t seed, uint32_t row, uint32_t step_key, int dim, Real* z) {
+  if constexpr (std::is_same_v<Real, float>) {
+    philox_normal_row(seed, row, step_key, dim, z);
+  } else {
+    r123::Philox4x32 rng;
+    const r123::Philox4x32::key_type key = {{static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)}};
+    const double kTwoPi = 6.283185307179586476925;
+    for (int j = 0; 4 * j < dim; ++j) {
+      const r123::Philox4x32::ctr_type ctr = {{row, step_key, static_cast<uint32_t>(j), 0u}};
+      const r123::Philox4x32::ctr_type u = rng(ctr, key);
+      double v[4], out[4];
+      for (int q = 0; q < 4; ++q) v[q] = (static_cast<double>(u[q] >> 8) + 0.5) / 16777216.0;
+      const double r0 = std::sqrt(-2.0 * std::log(v[0])), r1 = std::sqrt(-2.0 * std::log(v[2]));
+      out[0] = r0 * std::cos(kTwoPi * v[1]);
+      out[1] = r0 * std::sin(kTwoPi * v[1]);
+      out[2] = r1 * std::cos(kTwoPi * v[3]);
+      out[3] = r1 * std::sin(kTwoPi * v[3]);
+      for (int q = 0; q < 4 && 4 * j + q < dim; ++q) z[4 * j + q] = static_cast<Real>(out[q]);
+    }
+  }
+}
+
+// Starting noise for n rows (SEMANTICS §3, §7: step_key T), x (n, dim); core/sampling.h's
+// fill_start_noise is the float instance of this.
+template <class Real>
+void start_noise(int T, int dim, uint64_t seed, int n, Real* x, uint32_t row_offset = 0) {
+  for (int i = 0; i < n; ++i)
+    normal_row<Real>(seed, row_offset + static_cast<uint32_t>(i), static_cast<uint32_t>(T), dim,
+                     x + static_cast<int64_t>(i) * dim);
+}
+
 // Per-t coefficients of the ddpm-mean update as Real (float copies for float, exact doubles for double).
 template <class Real>
 void table_coefficients(const StepTable& tab, std::vector<Real>& A, std::vector<Real>& B, std::vector<Real>& S) {
@@ -147,7 +182,7 @@ void run_steps_block(const NetT<Real>& net, const StepTable& tab, const std::vec
   const int dim = net.dim;
   MatrixMap<Real> X(x, n, dim);
   Scratch<Real> s;
-  std::vector<float> z(dim);
+  std::vector<Real> z(dim);
   s.U.resize(n, dim + 1);
   for (int k = k_begin; k < k_end; ++k) {
     const int t = tab.t[k];
@@ -157,8 +192,8 @@ void run_steps_block(const NetT<Real>& net, const StepTable& tab, const std::vec
     X = A[k] * X + B[k] * s.E;
     if (S[k] != Real(0)) {
       for (int r = 0; r < n; ++r) {
-        philox_normal_row(seed, first_row + static_cast<uint32_t>(r), static_cast<uint32_t>(t), dim, z.data());
-        for (int d = 0; d < dim; ++d) X(r, d) += S[k] * static_cast<Real>(z[d]);
+        normal_row<Real>(seed, first_row + static_cast<uint32_t>(r), static_cast<uint32_t>(t), dim, z.data());
+        for (int d = 0; d < dim; ++d) X(r, d) += S[k] * z[d];
       }
     }
     if (frames) std::memcpy(frames + (k - k_begin) * frame_stride, x, sizeof(Real) * n * dim);

@@ -1,0 +1,230 @@
+// test_cli.cpp — the diffscope binary end to end (SEMANTICS §4, §5, §3, §9): golden inputs reproduce
+// PyTorch's float64 outputs; bad input exits 2 naming the argument and leaves nothing at the output path;
+// a missing CUDA build exits 3. Runs the binary from test_paths.h cli_binary() in a temporary folder.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../core/io_test_util.h"
+#include "../core/model_fixtures.h"
+#include "../test_paths.h"
+#include "core/npy.h"
+
+namespace diffscope {
+namespace {
+
+struct Result {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+std::string golden(const std::string& name) { return test::data_path("golden/" + name); }
+
+class Cli : public ::testing::Test {
+ protected:
+  test::TempDir m_dir;
+  test::TempDir m_logs;  // stdout/stderr captures, kept apart from the outputs
+
+  // Runs `diffscope <args>` (args already shell-quoted where needed).
+  Result run(const std::string& args) {
+    Result r;
+    const std::string o = m_logs.file("stdout"), e = m_logs.file("stderr");
+    const std::string cmd = "'" + test::cli_binary() + "' " + args + " >'" + o + "' 2>'" + e + "' </dev/null";
+    const int status = std::system(cmd.c_str());
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = slurp(o);
+    r.err = slurp(e);
+    return r;
+  }
+  std::string out(const std::string& name) const { return m_dir.file(name); }
+
+  // Exit 2, one "diffscope: error:" line naming `arg`, and nothing written in the output folder.
+  void expect_bad_input(const std::string& args, const std::string& arg, const std::string& value = "") {
+    SCOPED_TRACE(args);
+    const Result r = run(args);
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_EQ(r.err.rfind("diffscope: error: ", 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find(arg), std::string::npos) << r.err;
+    if (!value.empty()) EXPECT_NE(r.err.find(value), std::string::npos) << r.err;
+    EXPECT_TRUE(m_dir.entries().empty()) << "something was written to " << m_dir.path();
+  }
+};
+
+// int64 .npy (the writer in core/npy.h writes floats only).
+void write_npy_i64(const std::string& path, const std::vector<int64_t>& v) {
+  std::string header = "{'descr': '<i8', 'fortran_order': False, 'shape': (" + std::to_string(v.size()) + ",), }";
+  header += std::string(64 - (10 + header.size() + 1) % 64, ' ') + "\n";
+  std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
+  bytes += static_cast<char>(header.size() & 0xff);
+  bytes += static_cast<char>(header.size() >> 8);
+  bytes += header + test::raw_bytes(v);
+  test::write_bytes(path, bytes);
+}
+
+double rel_err_vs_golden(const std::string& got_path, const std::string& expected) {
+  const NpyDouble got = read_npy_double(got_path, "got");
+  const NpyDouble want = read_npy_double(golden(expected), "expected");
+  EXPECT_EQ(got.shape, want.shape);
+  if (got.shape != want.shape) return 1.0;
+  return test::rel_frobenius(got.data, want.data);
+}
+
+TEST_F(Cli, DenoiseReproducesGolden) {
+  for (const char* c : {"ref_b8_d64_h256_s16", "mixed_t_start_s16", "d3_h40_s16"}) {
+    const std::string name = c;
+    const std::string model = name == "d3_h40_s16" ? "d3_h40.safetensors" : "ref_d64_h256.safetensors";
+    const Result r = run("denoise --model " + golden(model) + " --x " + golden(name + "_x.npy") + " --t-start " +
+                         golden(name + "_t_start.npy") + " --steps 16 --out " + out(name + ".npy") +
+                         " --trajectory " + out(name + "_traj.npy"));
+    ASSERT_EQ(r.code, 0) << name << ": " << r.err;
+    EXPECT_LT(rel_err_vs_golden(out(name + ".npy"), name + "_expected.npy"), 1e-5) << name;
+    // Trajectory (S+1, B, dim): frame 0 the input, frame S the output.
+    const NpyFloat traj = read_npy_float(out(name + "_traj.npy"), "traj");
+    const NpyFloat x = read_npy_float(golden(name + "_x.npy"), "x");
+    const NpyFloat y = read_npy_float(out(name + ".npy"), "y");
+    ASSERT_EQ(traj.shape, (std::vector<int64_t>{17, x.shape[0], x.shape[1]}));
+    const size_t frame = x.data.size();
+    EXPECT_TRUE(std::equal(x.data.begin(), x.data.end(), traj.data.begin()));
+    EXPECT_TRUE(std::equal(y.data.begin(), y.data.end(), traj.data.begin() + 16 * frame));
+  }
+}
+
+TEST_F(Cli, Mlp3ReproducesGolden) {
+  for (const std::string name : {"mlp3_b16_48_64_40_24", "mlp3_b1_7_33_5_3"}) {
+    const Result r = run("mlp3 --weights " + golden(name + "_weights.safetensors") + " --x " + golden(name + "_x.npy") +
+                         " --out " + out(name + ".npy"));
+    ASSERT_EQ(r.code, 0) << name << ": " << r.err;
+    EXPECT_LT(rel_err_vs_golden(out(name + ".npy"), name + "_expected.npy"), 1e-5) << name;
+  }
+}
+
+TEST_F(Cli, SampleReproducesGoldenWithStridedTrajectory) {
+  const Result r = run("sample --model " + golden("d2_h256.safetensors") +
+                       " --sampler ddim --eta 1 --steps 50 --t-start 999 --seed 1234 --n 37 --out " + out("s.npy") +
+                       " --trajectory " + out("traj.npy") + " --trajectory-stride 20");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_LT(rel_err_vs_golden(out("s.npy"), "sample_d2_ddim_eta1_n50_expected.npy"), 1e-5);
+  // Frames 0, 20, 40 and the last (50): 4 frames; frame 0 is the start noise, the last the output.
+  const NpyDouble traj = read_npy_double(out("traj.npy"), "traj");
+  ASSERT_EQ(traj.shape, (std::vector<int64_t>{4, 37, 2}));
+  const NpyDouble start = read_npy_double(golden("sample_d2_ddim_eta1_n50_x_start.npy"), "start");
+  EXPECT_LT(test::rel_frobenius(std::vector<double>(traj.data.begin(), traj.data.begin() + 74), start.data), 1e-6);
+  const NpyDouble s = read_npy_double(out("s.npy"), "s");
+  EXPECT_EQ(std::vector<double>(traj.data.begin() + 3 * 74, traj.data.end()), s.data);
+
+  // The ddpm default N = t_start + 1 (100 steps from 99).
+  const Result d = run("sample --model " + golden("d2_h256.safetensors") +
+                       " --sampler ddpm --t-start 99 --seed 77 --n 37 --out " + out("d.npy"));
+  ASSERT_EQ(d.code, 0) << d.err;
+  EXPECT_LT(rel_err_vs_golden(out("d.npy"), "sample_d2_ddpm_t99_n100_expected.npy"), 1e-5);
+}
+
+TEST_F(Cli, DenoiseRefusesBadInput) {
+  test::TempDir in;
+  const std::string model = golden("d2_h256.safetensors");
+  const std::string x = in.file("x.npy"), x3 = in.file("x3.npy"), xnan = in.file("xnan.npy");
+  write_npy_float(x, {2, 2}, std::vector<float>{0.1f, 0.2f, 0.3f, 0.4f}.data(), "x");
+  write_npy_float(x3, {2, 3}, std::vector<float>(6, 0.5f).data(), "x");
+  write_npy_float(xnan, {2, 2}, std::vector<float>{0.1f, NAN, 0.3f, 0.4f}.data(), "x");
+  auto t_file = [&](int64_t bad) {
+    const std::string p = in.file("t" + std::to_string(bad) + ".npy");
+    write_npy_i64(p, {5, bad});
+    return p;
+  };
+  const std::string ok_t = t_file(7);
+  const std::string base = "denoise --model " + model + " --out " + out("y.npy");
+  for (int64_t bad : {int64_t(-1), int64_t(1000), int64_t(5000)})
+    expect_bad_input(base + " --x " + x + " --t-start " + t_file(bad) + " --steps 4", "--t-start[1] = " + std::to_string(bad),
+                     "[0, 999]");
+  expect_bad_input(base + " --x " + x + " --t-start " + ok_t + " --steps 0", "--steps", "0");
+  expect_bad_input(base + " --x " + xnan + " --t-start " + ok_t + " --steps 4", "--x[0][1]", "nan");
+  expect_bad_input(base + " --x " + x3 + " --t-start " + ok_t + " --steps 4", "--x", "width 3");
+  expect_bad_input(base + " --x " + in.file("missing.npy") + " --t-start " + ok_t + " --steps 4", "--x");
+  expect_bad_input(base + " --x " + x + " --t-start " + ok_t + " --steps 4 --precision bf16", "--precision bf16");
+  expect_bad_input(base + " --x " + x + " --t-start " + ok_t + " --steps 4 --backend tpu", "--backend");
+  expect_bad_input(base + " --x " + x + " --t-start " + ok_t + " --steps 4 --bogus", "--bogus");
+  // Unwritable output paths: a missing folder, a folder in place of the file.
+  expect_bad_input("denoise --model " + model + " --x " + x + " --t-start " + ok_t + " --steps 4 --out " +
+                       out("no/such/dir/y.npy"),
+                   "--out");
+  expect_bad_input("denoise --model " + model + " --x " + x + " --t-start " + ok_t + " --steps 4 --out " + m_dir.path(),
+                   "--out");
+  // A valid run after all that writes exactly the output.
+  const Result r = run(base + " --x " + x + " --t-start " + ok_t + " --steps 4");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(m_dir.entries(), std::vector<std::string>{"y.npy"});
+}
+
+TEST_F(Cli, SampleRefusesBadInput) {
+  const std::string base = "sample --model " + golden("d2_h256.safetensors") + " --n 3 --out " + out("s.npy");
+  expect_bad_input(base + " --steps 0", "--steps = 0", "[1, 1000]");
+  expect_bad_input(base + " --t-start 10 --steps 12", "--steps = 12", "[1, 11]");
+  expect_bad_input(base + " --t-start 1000", "--t-start = 1000", "[0, 999]");
+  expect_bad_input(base + " --t-start -1", "--t-start = -1", "[0, 999]");
+  expect_bad_input(base + " --eta 1.5", "--eta = 1.5", "[0, 1]");
+  expect_bad_input(base + " --sampler euler", "--sampler");
+  expect_bad_input(base + " --trajectory-stride 0 --trajectory " + out("t.npy"), "--trajectory-stride");
+  expect_bad_input(base + " --from-data", "--from-data");  // the golden models carry no data_samples
+  expect_bad_input("sample --model " + golden("d2_h256.safetensors") + " --n 0 --out " + out("s.npy"), "--n = 0");
+  expect_bad_input("sample --model " + golden("d2_h256.safetensors") + " --n 3 --out " + out("nodir/s.npy"), "--out");
+}
+
+TEST_F(Cli, Mlp3RefusesBiasAndWrongWidth) {
+  test::TempDir in;
+  const std::string w = in.file("w.safetensors"), wb = in.file("wb.safetensors"), x = in.file("x.npy");
+  test::StBuilder b;
+  b.add_f32("fc1.weight", {4, 3}, std::vector<float>(12, 0.1f))
+      .add_f32("fc2.weight", {5, 4}, std::vector<float>(20, 0.1f))
+      .add_f32("fc3.weight", {2, 5}, std::vector<float>(10, 0.1f));
+  b.write(w);
+  b.add_f32("fc1.bias", {4}, std::vector<float>(4, 0.f)).write(wb);
+  write_npy_float(x, {1, 3}, std::vector<float>{1.f, 2.f, 3.f}.data(), "x");
+  expect_bad_input("mlp3 --weights " + wb + " --x " + x + " --out " + out("y.npy"), "fc1.bias");
+  const std::string x4 = in.file("x4.npy");
+  write_npy_float(x4, {1, 4}, std::vector<float>(4, 1.f).data(), "x");
+  expect_bad_input("mlp3 --weights " + w + " --x " + x4 + " --out " + out("y.npy"), "--x", "width 4");
+  const Result r = run("mlp3 --weights " + w + " --x " + x + " --out " + out("y.npy"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  // relu(relu(x W1^T) W2^T) W3^T with every weight 0.1: 0.6 -> 0.24 -> 0.12 per output.
+  const NpyDouble y = read_npy_double(out("y.npy"), "y");
+  ASSERT_EQ(y.shape, (std::vector<int64_t>{1, 2}));
+  for (double v : y.data) EXPECT_NEAR(v, 0.12, 1e-6);
+}
+
+TEST_F(Cli, BackendAndUsageExitCodes) {
+  const std::string args = "denoise --model " + golden("d2_h256.safetensors") + " --x " + golden("d2_h256_s16_x.npy") +
+                           " --t-start " + golden("d2_h256_s16_t_start.npy") + " --steps 16 --out " + out("y.npy") +
+                           " --backend cuda";
+#ifndef DIFFSCOPE_HAVE_CUDA
+  const Result r = run(args);
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("--backend cuda"), std::string::npos) << r.err;
+  EXPECT_TRUE(m_dir.entries().empty());
+#endif
+  const Result help = run("--help");
+  EXPECT_EQ(help.code, 0);
+  EXPECT_NE(help.out.find("denoise"), std::string::npos);
+  const Result sub_help = run("sample --help");
+  EXPECT_EQ(sub_help.code, 0);
+  EXPECT_NE(sub_help.out.find("--trajectory-stride"), std::string::npos);
+  EXPECT_EQ(run("frobnicate").code, 2);
+  EXPECT_EQ(run("denoise --model x.safetensors").code, 2);  // required options missing
+}
+
+}  // namespace
+}  // namespace diffscope

@@ -1,0 +1,77 @@
+// gui_command.cpp — `diffscope gui`: the desktop app (GLFW window), or `--headless` (EGL offscreen,
+// optionally driven by a --script). Also what runs when no subcommand is given.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <memory>
+
+#include "cli/cli.h"
+#include "core/errors.h"
+#include "ui/run.h"
+
+namespace diffscope::cli {
+
+namespace {
+struct GuiOptions {
+  std::string model, backend = "", script, size, screenshot, config_dir;
+  bool headless = false, no_persist = false;
+  int frames = 0, n = 0, steps = 0, t_start = -1;
+};
+
+void parse_size(const std::string& s, int* w, int* h) {
+  if (s.empty()) return;
+  int a = 0, b = 0;
+  char x = 0;
+  if (std::sscanf(s.c_str(), "%d%c%d", &a, &x, &b) != 3 || (x != 'x' && x != 'X') || a < 16 || b < 16 || a > 16384 ||
+      b > 16384)
+    throw InvalidInput("--size = " + s + " is not valid; want WxH with each in [16, 16384], e.g. 1280x800");
+  *w = a;
+  *h = b;
+}
+}  // namespace
+
+void register_gui(CLI::App& app, Action& action) {
+  auto o = std::make_shared<GuiOptions>();
+  CLI::App* sub = app.add_subcommand("gui", "open the desktop app (the default when no subcommand is given)");
+  sub->add_option("--model", o->model, "bundled model name (moons, digits8x8, ...) or .safetensors path");
+  sub->add_option("--backend", o->backend, "auto | cpu | cuda (default: the saved setting, else auto)")
+      ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  sub->add_flag("--headless", o->headless, "no window: render offscreen through EGL (needs no display)");
+  sub->add_option("--script", o->script, "headless: a script of UI input and commands (see app/ui/headless.cpp)");
+  sub->add_option("--size", o->size, "window or offscreen size WxH");
+  sub->add_option("--frames", o->frames, "window: close after this many frames (smoke tests)");
+  sub->add_option("--screenshot", o->screenshot, "write the last frame, UI included, as PNG");
+  sub->add_option("--n", o->n, "number of samples (overrides the saved setting)");
+  sub->add_option("--steps", o->steps, "steps N (overrides the saved setting)");
+  sub->add_option("--t-start", o->t_start, "start timestep (overrides the saved setting)");
+  sub->add_flag("--no-persist", o->no_persist, "do not read or write the settings in the config folder");
+  sub->add_option("--config-dir", o->config_dir, "settings folder (default $XDG_CONFIG_HOME/diffscope)");
+  sub->callback([o, &action] {
+    action = [o] {
+      ui::AppOptions ao;
+      ao.model = o->model;
+      ao.backend = o->backend;
+      ao.headless = o->headless;
+      ao.config_dir = o->config_dir;
+      ao.persist = !o->no_persist && !(o->headless && o->config_dir.empty());  // headless persists only when asked
+      ao.n_samples = o->n;
+      ao.steps = o->steps;
+      ao.t_start = o->t_start;
+      if (o->headless) {
+        ui::HeadlessOptions ho;
+        parse_size(o->size, &ho.width, &ho.height);
+        ho.script = o->script;
+        ho.screenshot = o->screenshot;
+        if (ui::run_headless(ao, ho) != 0) throw InvalidInput("--script " + o->script + ": an expectation failed");
+      } else {
+        if (!o->script.empty()) throw InvalidInput("--script needs --headless");
+        ui::WindowOptions wo;
+        parse_size(o->size, &wo.width, &wo.height);
+        wo.max_frames = o->frames;
+        wo.screenshot = o->screenshot;
+        ui::run_window(ao, wo);
+      }
+    };
+  });
+}
+
+}  // namespace diffscope::cli

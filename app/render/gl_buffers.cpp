@@ -1,0 +1,125 @@
+// gl_buffers.cpp — trajectory SSBO, offscreen FBO, timer queries.
+#include "render/gl_buffers.h"
+
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "core/errors.h"
+
+namespace diffscope::render {
+
+GlTrajectoryBuffer::GlTrajectoryBuffer() { glGenBuffers(1, &m_id); }
+GlTrajectoryBuffer::~GlTrajectoryBuffer() {
+  if (m_id) glDeleteBuffers(1, &m_id);
+}
+
+void GlTrajectoryBuffer::resize(size_t bytes) {
+  while (glGetError() != GL_NO_ERROR) {
+  }
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, m_id);
+  glBufferData(GL_SHADER_STORAGE_BUFFER, static_cast<GLsizeiptr>(bytes), nullptr, GL_DYNAMIC_DRAW);
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+  if (glGetError() == GL_OUT_OF_MEMORY) {
+    m_bytes = 0;
+    throw ResourceUnavailable("trajectory buffer: OpenGL is out of memory for " + std::to_string(bytes >> 20) +
+                              " MB; lower the samples or the memory budget");
+  }
+  m_bytes = bytes;
+}
+
+void GlTrajectoryBuffer::upload(size_t offset_bytes, size_t bytes, const void* data) {
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, m_id);
+  glBufferSubData(GL_SHADER_STORAGE_BUFFER, static_cast<GLintptr>(offset_bytes), static_cast<GLsizeiptr>(bytes),
+                  data);
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+}
+
+void GlTrajectoryBuffer::download(size_t offset_bytes, size_t bytes, void* out) const {
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, m_id);
+  glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, static_cast<GLintptr>(offset_bytes), static_cast<GLsizeiptr>(bytes),
+                     out);
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+}
+
+OffscreenTarget::~OffscreenTarget() { release(); }
+
+void OffscreenTarget::release() {
+  if (m_fbo) glDeleteFramebuffers(1, &m_fbo);
+  if (m_tex) glDeleteTextures(1, &m_tex);
+  m_fbo = m_tex = 0;
+  m_w = m_h = 0;
+}
+
+void OffscreenTarget::ensure(int width, int height) {
+  if (m_fbo && width == m_w && height == m_h) return;
+  release();
+  glGenTextures(1, &m_tex);
+  glBindTexture(GL_TEXTURE_2D, m_tex);
+  glTexStorage2D(GL_TEXTURE_2D, 1, GL_RGBA8, width, height);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+  glGenFramebuffers(1, &m_fbo);
+  glBindFramebuffer(GL_FRAMEBUFFER, m_fbo);
+  glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, m_tex, 0);
+  const GLenum st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  if (st != GL_FRAMEBUFFER_COMPLETE) {
+    release();
+    throw std::runtime_error("offscreen target " + std::to_string(width) + "x" + std::to_string(height) +
+                             " is incomplete (status 0x" + std::to_string(st) + ")");
+  }
+  m_w = width;
+  m_h = height;
+}
+
+void OffscreenTarget::bind() const {
+  glBindFramebuffer(GL_FRAMEBUFFER, m_fbo);
+  glViewport(0, 0, m_w, m_h);
+}
+
+std::vector<uint8_t> OffscreenTarget::read_rgba_top_down() const {
+  std::vector<uint8_t> px(static_cast<size_t>(m_w) * m_h * 4), out(px.size());
+  glBindFramebuffer(GL_READ_FRAMEBUFFER, m_fbo);
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadPixels(0, 0, m_w, m_h, GL_RGBA, GL_UNSIGNED_BYTE, px.data());
+  glBindFramebuffer(GL_READ_FRAMEBUFFER, 0);
+  const size_t row = static_cast<size_t>(m_w) * 4;
+  for (int y = 0; y < m_h; ++y) std::memcpy(out.data() + y * row, px.data() + (m_h - 1 - y) * row, row);
+  return out;
+}
+
+GpuTimer::~GpuTimer() {
+  if (m_q[0]) glDeleteQueries(2, m_q);
+}
+
+void GpuTimer::begin() {
+  if (!m_q[0]) glGenQueries(2, m_q);
+  // Collect the other query's result if it is ready (issued last frame).
+  const int other = 1 - m_cur;
+  if (m_pending[other]) {
+    GLint ready = 0;
+    glGetQueryObjectiv(m_q[other], GL_QUERY_RESULT_AVAILABLE, &ready);
+    if (ready) {
+      GLuint64 ns = 0;
+      glGetQueryObjectui64v(m_q[other], GL_QUERY_RESULT, &ns);
+      m_last_ms = ns * 1e-6;
+      m_pending[other] = false;
+    }
+  }
+  if (m_pending[m_cur]) {  // still in flight two frames later: wait for it (rare)
+    GLuint64 ns = 0;
+    glGetQueryObjectui64v(m_q[m_cur], GL_QUERY_RESULT, &ns);
+    m_last_ms = ns * 1e-6;
+    m_pending[m_cur] = false;
+  }
+  glBeginQuery(GL_TIME_ELAPSED, m_q[m_cur]);
+}
+
+void GpuTimer::end() {
+  glEndQuery(GL_TIME_ELAPSED);
+  m_pending[m_cur] = true;
+  m_cur = 1 - m_cur;
+}
+
+}  // namespace diffscope::render

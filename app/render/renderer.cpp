@@ -1,0 +1,190 @@
+// renderer.cpp — the scene: axes, data overlay, trails, points, field arrows, image grid.
+#include "render/renderer.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace diffscope::render {
+
+Renderer::Renderer()
+    : m_points({"common.glsl", "points.vert"}, {"points.frag"}),
+      m_trails({"common.glsl", "trails.vert"}, {"color.frag"}),
+      m_lines({"lines.vert"}, {"color.frag"}),
+      m_grid({"image_grid.vert"}, {"image_grid.frag"}) {
+  glGenVertexArrays(1, &m_vao_empty);
+  glGenVertexArrays(1, &m_vao_lines);
+  glGenBuffers(1, &m_vbo_lines);
+  glBindVertexArray(m_vao_lines);
+  glBindBuffer(GL_ARRAY_BUFFER, m_vbo_lines);
+  glEnableVertexAttribArray(0);
+  glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, sizeof(LineVertex), nullptr);
+  glEnableVertexAttribArray(1);
+  glVertexAttribPointer(1, 4, GL_FLOAT, GL_FALSE, sizeof(LineVertex), reinterpret_cast<void*>(2 * sizeof(float)));
+  glBindVertexArray(0);
+  glGenBuffers(1, &m_proj);
+  glGenBuffers(1, &m_data);
+  set_projection({0, 0}, {1, 0}, {0, 1});
+}
+
+Renderer::~Renderer() {
+  glDeleteVertexArrays(1, &m_vao_empty);
+  glDeleteVertexArrays(1, &m_vao_lines);
+  glDeleteBuffers(1, &m_vbo_lines);
+  glDeleteBuffers(1, &m_proj);
+  glDeleteBuffers(1, &m_data);
+}
+
+void Renderer::set_projection(const std::vector<float>& mean, const std::vector<float>& axis0,
+                              const std::vector<float>& axis1) {
+  std::vector<float> p;
+  p.insert(p.end(), mean.begin(), mean.end());
+  p.insert(p.end(), axis0.begin(), axis0.end());
+  p.insert(p.end(), axis1.begin(), axis1.end());
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, m_proj);
+  glBufferData(GL_SHADER_STORAGE_BUFFER, p.size() * sizeof(float), p.data(), GL_STATIC_DRAW);
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+  m_proj_dim = static_cast<int>(mean.size());
+}
+
+void Renderer::set_data(const float* data, int n, int dim) {
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, m_data);
+  const size_t bytes = static_cast<size_t>(std::max(n, 1)) * std::max(dim, 1) * sizeof(float);
+  glBufferData(GL_SHADER_STORAGE_BUFFER, bytes, n > 0 ? data : nullptr, GL_STATIC_DRAW);
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+  m_data_n = n;
+}
+
+Rect Renderer::scatter_rect(int w, int h, bool image_model) {
+  if (!image_model) return {0, 0, w, h};
+  const int gw = std::min(w / 2, h);
+  return {gw, 0, w - gw, h};
+}
+
+Rect Renderer::grid_rect(int w, int h, bool image_model) {
+  if (!image_model) return {0, 0, 0, 0};
+  const int gw = std::min(w / 2, h);
+  return {0, (h - gw) / 2, gw, gw};
+}
+
+int Renderer::grid_rows(int B, int cols, int max_rows) {
+  cols = std::max(cols, 1);
+  return std::clamp((B + cols - 1) / cols, 1, std::max(max_rows, 1));
+}
+
+void Renderer::draw_scene(const SceneInput& in, int w, int h) {
+  glViewport(0, 0, w, h);
+  glDisable(GL_DEPTH_TEST);
+  glDisable(GL_SCISSOR_TEST);
+  glClearColor(0.055f, 0.06f, 0.075f, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  if (!in.trajectory || in.B <= 0 || in.dim <= 0 || in.trajectory->size_bytes() == 0) return;
+  if (in.image_model) {
+    const Rect g = grid_rect(w, h, true);
+    draw_image_grid(in, g, std::max(1, in.grid_cols));
+  }
+  draw_scatter(in, scatter_rect(w, h, in.image_model));
+  glViewport(0, 0, w, h);
+}
+
+void Renderer::draw_image_grid(const SceneInput& in, const Rect& r, int rows) {
+  glViewport(r.x, r.y, r.w, r.h);
+  glDisable(GL_BLEND);
+  m_grid.use();
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, in.trajectory->gl_buffer());
+  glUniform1i(m_grid.loc("u_dim"), in.dim);
+  glUniform1i(m_grid.loc("u_B"), in.B);
+  glUniform1i(m_grid.loc("u_slot"), in.slot);
+  glUniform1i(m_grid.loc("u_cols"), std::max(1, in.grid_cols));
+  glUniform1i(m_grid.loc("u_rows"), rows);
+  glUniform1i(m_grid.loc("u_side"), in.image_side);
+  glUniform2f(m_grid.loc("u_range"), m_img_lo, m_img_hi);
+  glBindVertexArray(m_vao_empty);
+  glDrawArrays(GL_TRIANGLES, 0, 6);
+  glBindVertexArray(0);
+}
+
+void Renderer::draw_lines(const std::vector<LineVertex>& v, const float view[4], float width) {
+  if (v.empty()) return;
+  glBindVertexArray(m_vao_lines);
+  glBindBuffer(GL_ARRAY_BUFFER, m_vbo_lines);
+  glBufferData(GL_ARRAY_BUFFER, v.size() * sizeof(LineVertex), v.data(), GL_STREAM_DRAW);
+  m_lines.use();
+  glUniform4fv(m_lines.loc("u_view"), 1, view);
+  glLineWidth(width);
+  glDrawArrays(GL_LINES, 0, static_cast<GLsizei>(v.size()));
+  glLineWidth(1.0f);
+  glBindVertexArray(0);
+}
+
+void Renderer::draw_scatter(const SceneInput& in, const Rect& r) {
+  glViewport(r.x, r.y, r.w, r.h);
+  glEnable(GL_BLEND);
+  glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+  glEnable(GL_PROGRAM_POINT_SIZE);
+  const double aspect = r.h > 0 ? double(r.w) / r.h : 1.0;
+  const float view[4] = {float(in.cam.cx), float(in.cam.cy), float(1.0 / (in.cam.half_h * aspect)),
+                         float(1.0 / in.cam.half_h)};
+
+  if (in.show_axes) {  // a faint unit grid and the two axes
+    m_scratch.clear();
+    const double hw = in.cam.half_h * aspect, hh = in.cam.half_h;
+    double step = std::pow(10.0, std::floor(std::log10(hh)));
+    if (hh / step < 2.5) step /= 2;
+    const double x0 = in.cam.cx - hw, x1 = in.cam.cx + hw, y0 = in.cam.cy - hh, y1 = in.cam.cy + hh;
+    for (double x = std::ceil(x0 / step) * step; x <= x1; x += step) {
+      const float a = std::abs(x) < step * 1e-3 ? 0.28f : 0.08f;
+      m_scratch.push_back({float(x), float(y0), 0.6f, 0.65f, 0.75f, a});
+      m_scratch.push_back({float(x), float(y1), 0.6f, 0.65f, 0.75f, a});
+    }
+    for (double y = std::ceil(y0 / step) * step; y <= y1; y += step) {
+      const float a = std::abs(y) < step * 1e-3 ? 0.28f : 0.08f;
+      m_scratch.push_back({float(x0), float(y), 0.6f, 0.65f, 0.75f, a});
+      m_scratch.push_back({float(x1), float(y), 0.6f, 0.65f, 0.75f, a});
+    }
+    draw_lines(m_scratch, view, 1.0f);
+  }
+
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, m_proj);
+  glBindVertexArray(m_vao_empty);
+  const bool proj_ok = in.dim == 2 || m_proj_dim == in.dim;
+  if (in.show_data && m_data_n > 0 && proj_ok) {
+    m_points.use();
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, m_data);
+    glUniform1i(m_points.loc("u_dim"), in.dim);
+    glUniform1i(m_points.loc("u_B"), m_data_n);
+    glUniform4fv(m_points.loc("u_view"), 1, view);
+    glUniform1i(m_points.loc("u_slot"), 0);
+    glUniform1f(m_points.loc("u_point_size"), std::max(1.5f, in.point_size * 0.9f));
+    glUniform4f(m_points.loc("u_color"), 0.85f, 0.87f, 0.92f, 0.22f);
+    glUniform1i(m_points.loc("u_color_mode"), 0);
+    glDrawArrays(GL_POINTS, 0, m_data_n);
+  }
+  if (!proj_ok) return;
+
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, in.trajectory->gl_buffer());
+  const int trail = std::min(in.trail_slots, in.slot);
+  if (trail > 0) {
+    m_trails.use();
+    glUniform1i(m_trails.loc("u_dim"), in.dim);
+    glUniform1i(m_trails.loc("u_B"), in.B);
+    glUniform4fv(m_trails.loc("u_view"), 1, view);
+    glUniform1i(m_trails.loc("u_slot"), in.slot);
+    glUniform1i(m_trails.loc("u_len"), trail);
+    glUniform1f(m_trails.loc("u_alpha"), std::min(1.0f, in.point_alpha * 0.8f));
+    glDrawArrays(GL_LINES, 0, 2 * trail * in.B);
+  }
+  m_points.use();
+  glUniform1i(m_points.loc("u_dim"), in.dim);
+  glUniform1i(m_points.loc("u_B"), in.B);
+  glUniform4fv(m_points.loc("u_view"), 1, view);
+  glUniform1i(m_points.loc("u_slot"), in.slot);
+  glUniform1f(m_points.loc("u_point_size"), in.point_size);
+  glUniform4f(m_points.loc("u_color"), 1, 1, 1, in.point_alpha);
+  glUniform1i(m_points.loc("u_color_mode"), 1);
+  glDrawArrays(GL_POINTS, 0, in.B);
+  glBindVertexArray(0);
+
+  if (in.show_field) draw_lines(m_field, view, 1.5f);
+}
+
+}  // namespace diffscope::render

@@ -1,0 +1,81 @@
+// renderer.h — draws one frame of the scene with OpenGL 4.3 only: the points of trajectory slot `slot`,
+// trails over the previous slots, the data overlay, the field arrows, axes, and for image models the
+// image grid beside a 2D projection (PCA of the data). Used by the window, the headless loop and exports.
+#pragma once
+#include <epoxy/gl.h>
+
+#include <vector>
+
+#include "core/compute_path.h"
+#include "render/gl_program.h"
+
+namespace diffscope::render {
+
+struct Camera {
+  double cx = 0, cy = 0;  // data units at the center of the scatter rect
+  double half_h = 3;      // half the visible height, data units
+};
+
+struct Rect {
+  int x = 0, y = 0, w = 0, h = 0;  // pixels, GL convention (origin bottom-left)
+};
+
+// One colored line vertex in data units (field arrows, overlays).
+struct LineVertex {
+  float x, y, r, g, b, a;
+};
+
+struct SceneInput {
+  const TrajectoryBufferTarget* trajectory = nullptr;
+  int B = 0, dim = 0;
+  int slot = 0;            // trajectory slot shown
+  int trail_slots = 0;     // trails over slots (slot - trail_slots, slot]; 0 = off
+  float point_size = 3.0f; // pixels
+  float point_alpha = 0.6f;
+  bool show_data = true;
+  bool show_field = false;
+  bool show_axes = true;
+  Camera cam;
+  bool image_model = false;
+  int image_side = 8;
+  int grid_cols = 12;
+};
+
+class Renderer {
+ public:
+  Renderer();  // needs a current GL 4.3 context; throws std::runtime_error on shader errors
+  ~Renderer();
+  Renderer(const Renderer&) = delete;
+  Renderer& operator=(const Renderer&) = delete;
+
+  // The 2D projection of dim-dimensional rows: p = ((x - mean) . axis0, (x - mean) . axis1). For dim = 2
+  // pass mean 0 and the unit axes (the shader short-cuts dim 2 anyway).
+  void set_projection(const std::vector<float>& mean, const std::vector<float>& axis0, const std::vector<float>& axis1);
+  // The data overlay: n rows of dim floats.
+  void set_data(const float* data, int n, int dim);
+  void set_field_lines(const std::vector<LineVertex>& lines) { m_field = lines; m_field_dirty = true; }
+  // Image values mapped to black .. white.
+  void set_image_range(float lo, float hi) { m_img_lo = lo, m_img_hi = hi; }
+
+  // Where the scatter view and the image grid go inside a w x h framebuffer.
+  static Rect scatter_rect(int w, int h, bool image_model);
+  static Rect grid_rect(int w, int h, bool image_model);
+  // Clears and draws the whole scene into the bound framebuffer of size w x h.
+  void draw_scene(const SceneInput& in, int w, int h);
+  // Only the image grid, filling the viewport rect r.
+  void draw_image_grid(const SceneInput& in, const Rect& r, int rows);
+  static int grid_rows(int B, int cols, int max_rows);
+
+ private:
+  void draw_scatter(const SceneInput& in, const Rect& r);
+  void draw_lines(const std::vector<LineVertex>& v, const float view[4], float width);
+
+  GlProgram m_points, m_trails, m_lines, m_grid;
+  GLuint m_vao_empty = 0, m_vao_lines = 0, m_vbo_lines = 0, m_proj = 0, m_data = 0;
+  int m_data_n = 0, m_proj_dim = 0;
+  std::vector<LineVertex> m_field, m_scratch;
+  bool m_field_dirty = true;
+  float m_img_lo = -1, m_img_hi = 1;
+};
+
+}  // namespace diffscope::render

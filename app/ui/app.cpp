@@ -1,0 +1,453 @@
+// app.cpp — the frame: settings -> steps -> scene -> panels (STYLE.md: the ImGui example's loop, small
+// panels elsewhere).
+#include "ui/app.h"
+
+#include <imgui.h>
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+
+#include "core/errors.h"
+#include "ui/compute_select.h"
+#include "ui/keys.h"
+#include "ui/panels.h"
+#include "ui/paths.h"
+
+namespace diffscope::ui {
+
+namespace {
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+App::App(AppOptions o) : opts(std::move(o)) {}
+App::~App() = default;
+
+void App::init(float scale) {
+  content_scale = scale > 0 ? scale : 1.0f;
+  config_dir = opts.config_dir.empty() ? default_config_dir() : opts.config_dir;
+  if (opts.persist) settings = load_app_settings(config_dir + "/settings.json", &settings_note);
+
+  ImGuiIO& io = ImGui::GetIO();
+  static std::string ini_path;
+  if (opts.persist) {
+    std::error_code ec;
+    std::filesystem::create_directories(config_dir, ec);
+    ini_path = config_dir + "/imgui.ini";
+    io.IniFilename = ini_path.c_str();
+  } else {
+    io.IniFilename = nullptr;
+  }
+  ImGui::StyleColorsDark();
+  ImGuiStyle& style = ImGui::GetStyle();
+  style.WindowRounding = 6.0f;
+  style.FrameRounding = 4.0f;
+  style.GrabRounding = 4.0f;
+  style.WindowBorderSize = 0.0f;
+  style.Colors[ImGuiCol_WindowBg].w = 0.86f;
+  style.ScaleAllSizes(content_scale);
+  ImFontConfig font;
+  font.SizePixels = std::round(13.0f * content_scale);
+  io.Fonts->Clear();
+  io.Fonts->AddFontDefault(&font);
+
+  trajectory = std::make_unique<render::GlTrajectoryBuffer>();
+  renderer = std::make_unique<render::Renderer>();
+  session = std::make_unique<SamplingSession>(trajectory.get());
+  exporter = std::make_unique<Exporter>();
+
+  if (!opts.backend.empty()) settings.sampling.backend = opts.backend;
+  if (opts.n_samples > 0) settings.sampling.n_samples = opts.n_samples;
+  if (opts.steps > 0) settings.sampling.steps = opts.steps;
+  if (opts.t_start >= 0) settings.sampling.t_start = opts.t_start;
+  backend_choice = settings.sampling.backend;
+  std::string note;
+  auto path = select_compute_path(backend_choice, trajectory.get(), &note);
+  session->set_compute_path(std::move(path), note);
+  if (!session->compute_path()->is_gpu() && settings.sampling.n_samples > 20000 && opts.n_samples <= 0)
+    settings.sampling.n_samples = 4096;  // a GPU-sized setting from a previous run: keep the CPU responsive
+
+  std::string model = opts.model.empty() ? settings.sampling.model_path : resolve_model(opts.model);
+  std::error_code ec;
+  if (model.empty() || !std::filesystem::exists(model, ec)) {
+    if (!model.empty() && opts.model.empty())
+      settings_note += "model " + model + " from the settings is gone; opening the default\n";
+    if (opts.model.empty()) model = default_model_path();
+  }
+  if (model.empty())
+    model_error = "no bundled model found (assets/models/*.safetensors under $DIFFSCOPE_ROOT, the executable's "
+                  "../.., or the working directory); open one with the path field or drag and drop";
+  else
+    load_model(model);
+  m_last_time = now_s();
+}
+
+void App::load_model(const std::string& path) {
+  try {
+    session->load_model(path);
+    model_error.clear();
+    path_field = path;
+    settings.sampling.model_path = session->model().path;
+    if (settings.view.cam_auto) fit_camera();
+    m_proj_model = nullptr;
+    cursor = 0;
+    playing = true;
+  } catch (const std::exception& e) {
+    model_error = e.what();
+    if (session->has_model()) model_error += "  (still showing " + session->model().path + ")";
+  }
+}
+
+void App::select_backend(const std::string& backend) {
+  backend_choice = backend;
+  settings.sampling.backend = backend;
+  std::string note;
+  auto path = select_compute_path(backend, trajectory.get(), &note);
+  session->set_compute_path(std::move(path), note);
+  cursor = 0;
+}
+
+void App::restart_run() {
+  session->restart();
+  cursor = 0;
+}
+
+void App::toggle_play() {
+  if (!playing && session->complete() && shown_frame() >= session->n_steps()) {
+    cursor = 0;  // replay the finished run at the chosen speed
+    replaying = true;
+  }
+  playing = !playing;
+}
+
+void App::step_cursor(int delta) {
+  playing = false;
+  replaying = false;
+  const int stride = std::max(1, session->layout().stride);
+  int j = shown_frame();
+  if (stride > 1) {  // move between kept frames
+    int s = session->layout().slot_at_or_before(j) + (delta > 0 ? 1 : (j % stride == 0 ? -1 : 0));
+    s = std::clamp(s, 0, session->newest_slot());
+    cursor = session->layout().frame_of_slot(s);
+    return;
+  }
+  cursor = std::clamp(j + delta, 0, session->computed_steps());
+}
+
+int App::shown_frame() const {
+  if (!session || !session->has_model()) return 0;
+  return std::clamp(static_cast<int>(std::floor(cursor + 1e-6)), 0, session->computed_steps());
+}
+
+int App::shown_slot() const {
+  if (!session || !session->has_model() || session->layout().n_slots == 0) return 0;
+  return std::min(session->layout().slot_at_or_before(shown_frame()), session->newest_slot());
+}
+
+render::SceneInput App::scene_input(int slot) const {
+  render::SceneInput in;
+  if (!session->has_model() || session->layout().n_slots == 0) return in;
+  const ViewSettings& v = settings.view;
+  in.trajectory = trajectory.get();
+  in.B = session->layout().B;
+  in.dim = session->layout().dim;
+  in.slot = slot;
+  in.trail_slots = v.trail_frames;
+  in.point_size = v.point_size * content_scale;
+  in.point_alpha = v.point_alpha;
+  in.show_data = v.show_data;
+  in.show_field = v.show_field && in.dim == 2;
+  in.cam = {v.cam_x, v.cam_y, v.cam_half_h};
+  in.image_model = session->is_image_model() && session->image_side() > 0;
+  in.image_side = session->image_side();
+  in.grid_cols = v.image_grid_cols;
+  return in;
+}
+
+void App::fit_camera() {
+  if (!session->has_model()) return;
+  const DiffusionModel& m = session->model();
+  if (m.net.dim != 2 || m.n_data == 0) {  // image models: PCA coordinates of the data; noise spans ~3 sigma
+    settings.view.cam_x = settings.view.cam_y = 0;
+    settings.view.cam_half_h = m.net.dim == 2 ? 3.5 : 0;  // 0: fit after the projection is known
+    if (m.net.dim != 2) m_proj_model = nullptr;
+    return;
+  }
+  float lo[2] = {1e30f, 1e30f}, hi[2] = {-1e30f, -1e30f};
+  for (int i = 0; i < m.n_data; ++i)
+    for (int d = 0; d < 2; ++d) {
+      lo[d] = std::min(lo[d], m.data_samples[2 * i + d]);
+      hi[d] = std::max(hi[d], m.data_samples[2 * i + d]);
+    }
+  // The noise (std 1 at t = T-1) must fit too: at least +-3.2 around the data's center.
+  settings.view.cam_x = 0.5 * (lo[0] + hi[0]);
+  settings.view.cam_y = 0.5 * (lo[1] + hi[1]);
+  settings.view.cam_half_h = std::max({0.6 * (hi[1] - lo[1]), 0.6 * (hi[0] - lo[0]) * 0.75, 3.2});
+}
+
+void App::update_projection() {
+  if (!session->has_model() || m_proj_model == &session->model()) return;
+  m_proj_model = &session->model();
+  const DiffusionModel& m = session->model();
+  const int dim = m.net.dim;
+  if (dim == 2) {
+    renderer->set_projection({0, 0}, {1, 0}, {0, 1});
+  } else {
+    // PCA of the data samples (or of the start state when the file has none): the top two eigenvectors
+    // of the covariance (Eigen's self-adjoint solver sorts eigenvalues ascending).
+    const float* rows = m.n_data > 0 ? m.data_samples.data() : session->start_state().data();
+    const int n = m.n_data > 0 ? m.n_data : session->layout().B;
+    Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> X(rows, n, dim);
+    const Eigen::MatrixXd Xd = X.cast<double>();
+    const Eigen::RowVectorXd mean = Xd.colwise().mean();
+    const Eigen::MatrixXd C = (Xd.rowwise() - mean).transpose() * (Xd.rowwise() - mean) / std::max(1, n - 1);
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(C);
+    std::vector<float> mu(dim), a0(dim), a1(dim);
+    for (int d = 0; d < dim; ++d) {
+      mu[d] = float(mean(d));
+      a0[d] = float(es.eigenvectors()(d, dim - 1));
+      a1[d] = float(es.eigenvectors()(d, dim - 2));
+    }
+    renderer->set_projection(mu, a0, a1);
+    if (settings.view.cam_half_h <= 0 || settings.view.cam_auto) {
+      // Noise of std 1 projects to std 1 on each unit axis; the data's spread is sqrt(top eigenvalue).
+      const double spread = std::sqrt(std::max(0.0, es.eigenvalues()(dim - 1)));
+      settings.view.cam_x = settings.view.cam_y = 0;
+      settings.view.cam_half_h = std::max(3.2, 2.2 * spread);
+    }
+  }
+  // Data overlay and the image value range.
+  renderer->set_data(m.data_samples.data(), m.n_data, dim);
+  if (m.n_data > 0) {
+    const auto [lo, hi] = std::minmax_element(m.data_samples.begin(), m.data_samples.end());
+    renderer->set_image_range(*lo, *hi > *lo ? *hi : *lo + 1);
+  } else {
+    renderer->set_image_range(-1, 1);
+  }
+}
+
+void App::apply_settings() {
+  if (session->apply(settings.sampling)) {
+    cursor = 0;
+    replaying = false;
+    m_field_t = -2;
+  }
+}
+
+void App::advance_simulation() {
+  if (!session->has_model()) return;
+  int max_steps = settings.view.steps_per_frame;
+  double budget_ms = 0;
+  if (max_steps <= 0) {
+    if (session->compute_path() && session->compute_path()->is_gpu()) {
+      max_steps = session->n_steps();
+    } else {
+      max_steps = session->n_steps();
+      budget_ms = 14.0;  // keep the window responsive on the CPU
+    }
+  }
+  session->tick(max_steps, budget_ms);
+  if (session->complete() && settings.view.loop_resimulate && shown_frame() >= session->n_steps()) {
+    settings.sampling.seed += 1;  // a new run with the next seed
+  }
+}
+
+void App::update_cursor(double dt) {
+  (void)dt;
+  const int computed = session->computed_steps();
+  if (playing) {
+    if (settings.view.follow_newest && !replaying)
+      cursor = computed;
+    else
+      cursor = std::min<double>(cursor + std::max(0.0f, settings.view.play_speed), computed);
+    if (replaying && session->complete() && cursor >= computed) replaying = false;
+  }
+  cursor = std::clamp<double>(cursor, 0, computed);
+}
+
+void App::update_field() {
+  if (!settings.view.show_field || !session->has_model() || session->dim() != 2 || !session->compute_path()) return;
+  const int j = std::min(shown_frame(), std::max(0, session->n_steps() - 1));
+  const int t = session->n_steps() > 0 ? session->table().t[j] : 0;
+  const ViewSettings& v = settings.view;
+  const int grid = std::clamp(v.field_grid, 4, 96);
+  const render::Rect r = render::Renderer::scatter_rect(fb_w, fb_h, false);
+  const double aspect = r.h > 0 ? double(r.w) / r.h : 1.0;
+  if (t == m_field_t && grid == m_field_grid && v.field_x0 == m_field_x0 && m_field_model == &session->model() &&
+      m_field_cam[0] == v.cam_x && m_field_cam[1] == v.cam_y && m_field_cam[2] == v.cam_half_h * aspect)
+    return;
+  m_field_t = t;
+  m_field_grid = grid;
+  m_field_x0 = v.field_x0;
+  m_field_model = &session->model();
+  m_field_cam[0] = v.cam_x, m_field_cam[1] = v.cam_y, m_field_cam[2] = v.cam_half_h * aspect;
+
+  const double hw = v.cam_half_h * aspect, hh = v.cam_half_h;
+  const int gx = std::max(4, int(std::round(grid * aspect))), gy = grid;
+  std::vector<float> pts(size_t(gx) * gy * 2), out(pts.size());
+  for (int iy = 0; iy < gy; ++iy)
+    for (int ix = 0; ix < gx; ++ix) {
+      const size_t i = size_t(iy) * gx + ix;
+      pts[2 * i] = float(v.cam_x - hw + (ix + 0.5) * 2 * hw / gx);
+      pts[2 * i + 1] = float(v.cam_y - hh + (iy + 0.5) * 2 * hh / gy);
+    }
+  try {
+    session->compute_path()->field(pts.data(), gx * gy, t, v.field_x0, out.data());
+  } catch (const std::exception& e) {
+    status_line = std::string("field: ") + e.what();
+    return;
+  }
+  std::vector<render::LineVertex> lines;
+  const double cell = 2 * hh / gy;
+  const size_t n = size_t(gx) * gy;
+  if (!v.field_x0) {
+    // Arrows along -eps (towards the data: the score direction), length scaled so the longest is 0.9 cell;
+    // color by |eps| (blue small .. orange large).
+    double max_len = 1e-12;
+    for (size_t i = 0; i < n; ++i) max_len = std::max(max_len, double(std::hypot(out[2 * i], out[2 * i + 1])));
+    for (size_t i = 0; i < n; ++i) {
+      const float ex = -out[2 * i], ey = -out[2 * i + 1];
+      const float len = std::hypot(ex, ey);
+      const float k = float(0.9 * cell / max_len);
+      const float m = float(len / max_len);
+      const float cr = 0.3f + 0.7f * m, cg = 0.55f + 0.1f * m, cb = 1.0f - 0.7f * m, ca = 0.85f;
+      const float x0 = pts[2 * i], y0 = pts[2 * i + 1], x1 = x0 + k * ex, y1 = y0 + k * ey;
+      lines.push_back({x0, y0, cr, cg, cb, ca * 0.5f});
+      lines.push_back({x1, y1, cr, cg, cb, ca});
+      // arrowhead
+      const float dx = x1 - x0, dy = y1 - y0, h = 0.3f;
+      lines.push_back({x1, y1, cr, cg, cb, ca});
+      lines.push_back({x1 - h * (dx - 0.5f * dy), y1 - h * (dy + 0.5f * dx), cr, cg, cb, ca});
+      lines.push_back({x1, y1, cr, cg, cb, ca});
+      lines.push_back({x1 - h * (dx + 0.5f * dy), y1 - h * (dy - 0.5f * dx), cr, cg, cb, ca});
+    }
+  } else {
+    // A faint line from each grid point to the network's predicted clean point, which is marked.
+    for (size_t i = 0; i < n; ++i) {
+      const float x0 = pts[2 * i], y0 = pts[2 * i + 1], x1 = out[2 * i], y1 = out[2 * i + 1];
+      lines.push_back({x0, y0, 0.4f, 0.75f, 1.0f, 0.05f});
+      lines.push_back({x1, y1, 0.4f, 0.75f, 1.0f, 0.35f});
+      const float c = float(cell * 0.08);
+      lines.push_back({x1 - c, y1, 1.0f, 0.85f, 0.4f, 0.9f});
+      lines.push_back({x1 + c, y1, 1.0f, 0.85f, 0.4f, 0.9f});
+      lines.push_back({x1, y1 - c, 1.0f, 0.85f, 0.4f, 0.9f});
+      lines.push_back({x1, y1 + c, 1.0f, 0.85f, 0.4f, 0.9f});
+    }
+  }
+  renderer->set_field_lines(lines);
+}
+
+void App::handle_view_input() {
+  ImGuiIO& io = ImGui::GetIO();
+  if (io.WantCaptureMouse || !session->has_model()) return;
+  const bool image = session->is_image_model() && session->image_side() > 0;
+  const render::Rect r = render::Renderer::scatter_rect(fb_w, fb_h, image);
+  if (r.h <= 0) return;
+  const float sx = io.DisplayFramebufferScale.x, sy = io.DisplayFramebufferScale.y;
+  const double mx = io.MousePos.x * sx, my = fb_h - io.MousePos.y * sy;  // GL pixels
+  if (mx < r.x || mx > r.x + r.w || my < r.y || my > r.y + r.h) return;
+  ViewSettings& v = settings.view;
+  const double px_to_data = 2.0 * v.cam_half_h / r.h;
+  if (io.MouseWheel != 0) {
+    // Zoom about the point under the mouse.
+    const double wx = v.cam_x + (mx - (r.x + 0.5 * r.w)) * px_to_data;
+    const double wy = v.cam_y + (my - (r.y + 0.5 * r.h)) * px_to_data;
+    const double f = std::pow(0.88, io.MouseWheel);
+    v.cam_half_h = std::clamp(v.cam_half_h * f, 1e-3, 1e4);
+    v.cam_x = wx + (v.cam_x - wx) * f;
+    v.cam_y = wy + (v.cam_y - wy) * f;
+    v.cam_auto = false;
+  }
+  if (ImGui::IsMouseDragging(ImGuiMouseButton_Left, 0.0f) || ImGui::IsMouseDragging(ImGuiMouseButton_Right, 0.0f)) {
+    v.cam_x -= io.MouseDelta.x * sx * px_to_data;
+    v.cam_y += io.MouseDelta.y * sy * px_to_data;
+    v.cam_auto = false;
+  }
+}
+
+void App::handle_keys() {
+  ImGuiIO& io = ImGui::GetIO();
+  if (io.WantTextInput) return;
+  if (ImGui::IsKeyPressed(kKeySpace, false)) toggle_play();
+  if (ImGui::IsKeyPressed(kKeyLeft, true)) step_cursor(io.KeyShift ? -10 : -1);
+  if (ImGui::IsKeyPressed(kKeyRight, true)) step_cursor(io.KeyShift ? 10 : 1);
+  if (ImGui::IsKeyPressed(kKeyHome, false)) { playing = false; cursor = 0; }
+  if (ImGui::IsKeyPressed(kKeyEnd, false)) { playing = false; cursor = session->computed_steps(); }
+  if (ImGui::IsKeyPressed(kKeyS, false) && !io.KeyCtrl) request_snapshot();
+  if (ImGui::IsKeyPressed(kKeyH, false)) settings.view.show_ui = !settings.view.show_ui;
+}
+
+void App::frame(int w, int h) {
+  fb_w = w;
+  fb_h = h;
+  const double t = now_s();
+  const double dt = t - m_last_time;
+  m_last_time = t;
+  if (backend_changed) {
+    backend_changed = false;
+    select_backend(backend_choice);
+  }
+
+  apply_settings();
+  advance_simulation();
+  apply_settings();  // loop_resimulate may have changed the seed
+  update_cursor(dt);
+  update_projection();
+  update_field();
+  handle_view_input();
+  handle_keys();
+  exporter->tick(*this);
+
+  ComputeTimings ct;
+  if (session->compute_path()) {
+    session->compute_path()->before_draw();
+    ct = session->compute_path()->take_timings();
+  }
+  GLint fbo = 0;
+  glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &fbo);
+  draw_timer.begin();
+  renderer->draw_scene(scene_input(shown_slot()), w, h);
+  draw_timer.end();
+  if (m_want_snapshot) {
+    m_want_snapshot = false;
+    exporter->snapshot(*this);
+    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
+    glViewport(0, 0, w, h);
+  }
+  if (settings.view.show_ui) draw_panels(*this);
+
+  // Figures for the timing panel.
+  stats.frame_ms = dt * 1e3;
+  stats.fps = ImGui::GetIO().Framerate;
+  stats.draw_gpu_ms = draw_timer.last_ms();
+  stats.steps_ms = ct.steps_ms;
+  stats.map_ms = ct.map_ms;
+  stats.unmap_ms = ct.unmap_ms;
+  stats.upload_ms = ct.upload_ms;
+  stats.steps_this_frame = ct.steps;
+  stats.frame_ms_history.push_back(float(dt * 1e3));
+  while (stats.frame_ms_history.size() > 240) stats.frame_ms_history.pop_front();
+}
+
+void App::save_settings() {
+  if (!opts.persist) return;
+  std::error_code ec;
+  std::filesystem::create_directories(config_dir, ec);
+  std::string err;
+  if (!save_app_settings(config_dir + "/settings.json", settings, &err)) status_line = err;
+}
+
+void App::shutdown() {
+  save_settings();
+  if (opts.persist && ImGui::GetIO().IniFilename) ImGui::SaveIniSettingsToDisk(ImGui::GetIO().IniFilename);
+  session.reset();
+  renderer.reset();
+  trajectory.reset();
+  exporter.reset();
+}
+
+}  // namespace diffscope::ui

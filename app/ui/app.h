@@ -1,0 +1,106 @@
+// app.h — the desktop app's state and its one-frame function, shared by the GLFW window and the headless
+// (EGL + script) loop. The frame: apply settings -> compute some steps -> draw the scene -> panels.
+// Panels (panel_*.cpp) are plain functions of this state; no CUDA here, GL only through render/.
+#pragma once
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/settings_io.h"
+#include "render/gl_buffers.h"
+#include "render/renderer.h"
+#include "ui/exporter.h"
+#include "ui/kernel_bench.h"
+#include "ui/sampling_session.h"
+
+namespace diffscope::ui {
+
+struct AppOptions {
+  std::string model;          // bundled name or path; "" = settings' model, else moons
+  std::string backend;        // auto | cpu | cuda; "" = settings' backend
+  bool headless = false;
+  bool persist = true;        // read/write settings in config_dir
+  std::string config_dir;     // "" = $XDG_CONFIG_HOME/diffscope
+  int n_samples = 0;          // > 0 overrides the settings
+  int steps = 0, t_start = -1;
+};
+
+// Figures of the last frames, for the timing panel.
+struct FrameStats {
+  double frame_ms = 0, fps = 0, draw_gpu_ms = 0, steps_ms = 0, map_ms = 0, unmap_ms = 0, upload_ms = 0;
+  int steps_this_frame = 0;
+  std::deque<float> frame_ms_history;  // last 240 frames
+};
+
+class App {
+ public:
+  explicit App(AppOptions o);
+  ~App();
+  // Needs a current GL 4.3 context and an ImGui context; content_scale scales the UI (HiDPI).
+  void init(float content_scale);
+  // One frame: ImGui::NewFrame() already called; draws into the bound framebuffer (fb_w x fb_h pixels).
+  void frame(int fb_w, int fb_h);
+  // Saves the settings (when persisting) and frees GL resources; call with the context current.
+  void shutdown();
+
+  // Loads a model (drag-and-drop, path field, picker); on failure shows the error, the current model runs on.
+  void load_model(const std::string& path);
+  void select_backend(const std::string& backend);
+  void restart_run();
+  // Keyboard actions (also used by scripts).
+  void toggle_play();
+  void step_cursor(int delta);
+  void request_snapshot() { m_want_snapshot = true; }
+
+  // --- state (read and edited by the panels) ---
+  AppOptions opts;
+  AppSettings settings;
+  std::string config_dir, settings_note, model_error, status_line;
+  std::unique_ptr<render::GlTrajectoryBuffer> trajectory;
+  std::unique_ptr<render::Renderer> renderer;
+  std::unique_ptr<SamplingSession> session;
+  std::unique_ptr<Exporter> exporter;
+  KernelBench bench;
+  render::GpuTimer draw_timer;
+  FrameStats stats;
+  float content_scale = 1.0f;
+  double cursor = 0;           // shown frame index j in [0, N] (fractional while playing)
+  bool playing = true;
+  bool replaying = false;      // playing a finished run from the start at play_speed (Space at the end)
+  std::string path_field;      // the model path text box
+  std::string backend_choice = "auto";
+  bool backend_changed = false;
+  bool vsync_dirty = true;     // the window applies settings.view.vsync when set
+  // The timeline slider's rectangle in ImGui coordinates (for scripted drags).
+  float timeline_x0 = 0, timeline_x1 = 0, timeline_y = 0;
+  int fb_w = 0, fb_h = 0;
+
+  int shown_frame() const;   // cursor clamped to the computed frames
+  int shown_slot() const;    // slot of the shown frame (or the nearest kept one before it)
+  render::SceneInput scene_input(int slot) const;
+  // Fits the camera to the data samples (or the start state) of the current model.
+  void fit_camera();
+
+ private:
+  void apply_settings();
+  void advance_simulation();
+  void update_cursor(double dt);
+  void update_field();
+  void handle_view_input();
+  void handle_keys();
+  void update_projection();
+  void save_settings();
+
+  bool m_want_snapshot = false;
+  double m_last_time = 0;
+  // field cache key
+  int m_field_t = -2, m_field_grid = 0;
+  bool m_field_x0 = false;
+  double m_field_cam[3] = {0, 0, 0};
+  const void* m_field_model = nullptr;
+  int m_field_runs = -1;
+  const void* m_proj_model = nullptr;
+};
+
+}  // namespace diffscope::ui

@@ -1,0 +1,277 @@
+// exporter.cpp — snapshots, image grids, .npy and frame sequences with their sidecars.
+#include "ui/exporter.h"
+
+#include <stb_image_write.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+
+#include "core/atomic_write.h"
+#include "core/errors.h"
+#include "core/npy.h"
+#include "ui/app.h"
+#include "ui/sha256.h"
+
+namespace fs = std::filesystem;
+
+namespace diffscope::ui {
+
+std::string next_free_name(const std::string& dir, const std::string& base, const std::string& ext) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (!fs::is_directory(dir, ec))
+    throw InvalidInput("export folder " + dir + " cannot be created" + (ec ? " (" + ec.message() + ")" : ""));
+  for (int i = 1; i < 100000; ++i) {
+    char num[16];
+    std::snprintf(num, sizeof num, "_%04d", i);
+    const fs::path p = fs::path(dir) / (base + num);
+    if (!fs::exists(p.string() + ext, ec) && !fs::exists(p.string() + ".json", ec)) return p.string() + ext;
+  }
+  throw InvalidInput("export folder " + dir + " has no free name for " + base);
+}
+
+void write_png_rgba(const std::string& path, const std::vector<uint8_t>& rgba, int w, int h, int channels) {
+  std::vector<uint8_t> px;
+  const uint8_t* src = rgba.data();
+  if (channels == 3) {
+    px.resize(size_t(w) * h * 3);
+    for (size_t i = 0; i < size_t(w) * h; ++i)
+      for (int c = 0; c < 3; ++c) px[3 * i + c] = rgba[4 * i + c];
+    src = px.data();
+  }
+  std::string bytes;
+  auto sink = [](void* ctx, void* data, int size) {
+    static_cast<std::string*>(ctx)->append(static_cast<const char*>(data), size);
+  };
+  if (!stbi_write_png_to_func(sink, &bytes, w, h, channels, src, w * channels))
+    throw InvalidInput("PNG encoding failed for " + path);
+  write_file_atomic(path, bytes, "export");
+}
+
+ExportResult Exporter::finish(ExportResult r) {
+  if (r.ok) {
+    messages.push_back("wrote " + r.path);
+    last_path = r.path;
+  } else {
+    messages.push_back("error: " + r.error);
+    last_error = r.error;
+  }
+  if (messages.size() > 50) messages.erase(messages.begin());
+  return r;
+}
+
+std::vector<uint8_t> Exporter::render_scene(App& app, int slot, int w, int h) {
+  GLint prev = 0;
+  glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &prev);
+  GLint vp[4];
+  glGetIntegerv(GL_VIEWPORT, vp);
+  m_target.ensure(w, h);
+  m_target.bind();
+  if (app.session->compute_path()) app.session->compute_path()->before_draw();
+  app.renderer->draw_scene(app.scene_input(slot), w, h);
+  std::vector<uint8_t> px = m_target.read_rgba_top_down();
+  glBindFramebuffer(GL_FRAMEBUFFER, prev);
+  glViewport(vp[0], vp[1], vp[2], vp[3]);
+  return px;
+}
+
+nlohmann::json Exporter::sidecar(App& app, const std::string& kind) {
+  const SamplingSettings& s = app.session->settings();
+  nlohmann::json j;
+  j["kind"] = kind;
+  j["generator"] = "diffscope gui";
+  if (app.session->has_model()) {
+    const std::string& mp = app.session->model().path;
+    if (mp != m_sha_path) {
+      m_sha_path = mp;
+      m_sha = sha256_file(mp);
+    }
+    j["model"] = {{"file", mp}, {"sha256", m_sha}};
+    auto ds = app.session->model().metadata.find("dataset");
+    if (ds != app.session->model().metadata.end()) j["model"]["dataset"] = ds->second;
+  }
+  j["sampler"] = sampler_name(s.sampler);
+  j["eta"] = s.eta;
+  j["steps"] = s.steps;
+  j["t_start"] = s.t_start;
+  j["seed"] = s.seed;
+  j["N"] = s.n_samples;
+  j["from_data"] = s.from_data;
+  j["precision"] = precision_name(s.precision);
+  ComputePath* p = app.session->compute_path();
+  j["backend"] = p ? p->name() : "none";
+  j["device"] = p ? p->device() : "";
+  j["steps_per_launch"] = s.steps_per_launch;
+  const int frame = app.shown_frame();
+  j["frame"] = frame;
+  j["timestep"] = app.session->timestep_of_frame(frame);
+  j["computed_steps"] = app.session->computed_steps();
+  j["trajectory_stride"] = app.session->layout().stride;
+  j["timings"] = {{"last_run_ms", app.session->last_run_ms()},
+                  {"frame_ms", app.stats.frame_ms},
+                  {"gl_draw_ms", app.stats.draw_gpu_ms},
+                  {"interop_map_ms", app.stats.map_ms},
+                  {"interop_unmap_ms", app.stats.unmap_ms}};
+  const ViewSettings& v = app.settings.view;
+  j["view"] = {{"camera", {v.cam_x, v.cam_y, v.cam_half_h}}, {"trail_frames", v.trail_frames},
+               {"show_data", v.show_data}, {"show_field", v.show_field}, {"field_x0", v.field_x0}};
+  const std::time_t now = std::time(nullptr);
+  char ts[32];
+  std::strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  j["created_utc"] = ts;
+  return j;
+}
+
+static void write_sidecar(const std::string& main_path, const nlohmann::json& j) {
+  const fs::path p(main_path);
+  write_file_atomic((p.parent_path() / (p.stem().string() + ".json")).string(), j.dump(2) + "\n", "export");
+}
+
+ExportResult Exporter::snapshot(App& app, std::string path) {
+  ExportResult r;
+  try {
+    if (!app.session->has_model() || app.session->layout().n_slots == 0) throw InvalidInput("nothing to export yet");
+    if (path.empty()) path = next_free_name(app.settings.export_dir, "snapshot", ".png");
+    const int w = app.settings.export_width, h = app.settings.export_height;
+    const auto px = render_scene(app, app.shown_slot(), w, h);
+    write_png_rgba(path, px, w, h, 3);
+    nlohmann::json j = sidecar(app, "snapshot");
+    j["png"] = fs::path(path).filename().string();
+    j["size"] = {w, h};
+    write_sidecar(path, j);
+    r.ok = true;
+    r.path = path;
+  } catch (const std::exception& e) {
+    r.error = e.what();
+  }
+  return finish(r);
+}
+
+ExportResult Exporter::image_grid(App& app, std::string path) {
+  ExportResult r;
+  try {
+    if (!app.session->is_image_model() || app.session->image_side() <= 0)
+      throw InvalidInput("the image grid needs an image model (dim 64, 8x8)");
+    if (path.empty()) path = next_free_name(app.settings.export_dir, "grid", ".png");
+    render::SceneInput in = app.scene_input(app.shown_slot());
+    const int cols = std::max(1, in.grid_cols);
+    const int rows = render::Renderer::grid_rows(in.B, cols, cols);
+    const int scale = std::max(1, app.settings.image_grid_scale);
+    const int cell = (in.image_side + 1) * scale;  // one image pixel of gap per cell
+    const int w = cols * cell, h = rows * cell;
+    GLint prev = 0, vp[4];
+    glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &prev);
+    glGetIntegerv(GL_VIEWPORT, vp);
+    m_target.ensure(w, h);
+    m_target.bind();
+    app.renderer->draw_image_grid(in, {0, 0, w, h}, rows);
+    const auto px = m_target.read_rgba_top_down();
+    glBindFramebuffer(GL_FRAMEBUFFER, prev);
+    glViewport(vp[0], vp[1], vp[2], vp[3]);
+    write_png_rgba(path, px, w, h, 3);
+    nlohmann::json j = sidecar(app, "image_grid");
+    j["png"] = fs::path(path).filename().string();
+    j["grid"] = {{"cols", cols}, {"rows", rows}, {"scale", scale}};
+    write_sidecar(path, j);
+    r.ok = true;
+    r.path = path;
+  } catch (const std::exception& e) {
+    r.error = e.what();
+  }
+  return finish(r);
+}
+
+ExportResult Exporter::state_npy(App& app, std::string path) {
+  ExportResult r;
+  try {
+    if (!app.session->has_model() || app.session->layout().n_slots == 0) throw InvalidInput("nothing to export yet");
+    if (path.empty()) path = next_free_name(app.settings.export_dir, "state", ".npy");
+    const TrajectoryLayout& l = app.session->layout();
+    const int slot = app.shown_slot();
+    if (app.session->compute_path()) app.session->compute_path()->before_draw();
+    std::vector<float> x(l.frame_floats());
+    app.trajectory->download(size_t(slot) * l.frame_bytes(), l.frame_bytes(), x.data());
+    write_npy_float(path, {l.B, l.dim}, x.data(), "export");
+    nlohmann::json j = sidecar(app, "state");
+    j["npy"] = fs::path(path).filename().string();
+    j["frame"] = l.frame_of_slot(slot);
+    j["shape"] = {l.B, l.dim};
+    write_sidecar(path, j);
+    r.ok = true;
+    r.path = path;
+  } catch (const std::exception& e) {
+    r.error = e.what();
+  }
+  return finish(r);
+}
+
+ExportResult Exporter::trajectory_npy(App& app, std::string path) {
+  ExportResult r;
+  try {
+    if (!app.session->has_model() || app.session->layout().n_slots == 0) throw InvalidInput("nothing to export yet");
+    if (path.empty()) path = next_free_name(app.settings.export_dir, "trajectory", ".npy");
+    const TrajectoryLayout& l = app.session->layout();
+    const int n_slots = app.session->newest_slot() + 1;
+    if (app.session->compute_path()) app.session->compute_path()->before_draw();
+    std::vector<float> x(l.frame_floats() * n_slots);
+    app.trajectory->download(0, l.frame_bytes() * n_slots, x.data());
+    write_npy_float(path, {n_slots, l.B, l.dim}, x.data(), "export");
+    nlohmann::json j = sidecar(app, "trajectory");
+    j["npy"] = fs::path(path).filename().string();
+    std::vector<int> frames;
+    for (int s = 0; s < n_slots; ++s) frames.push_back(l.frame_of_slot(s));
+    j["frames"] = frames;
+    j["shape"] = {n_slots, l.B, l.dim};
+    write_sidecar(path, j);
+    r.ok = true;
+    r.path = path;
+  } catch (const std::exception& e) {
+    r.error = e.what();
+  }
+  return finish(r);
+}
+
+ExportResult Exporter::start_frame_sequence(App& app) {
+  ExportResult r;
+  try {
+    if (!app.session->has_model() || app.session->layout().n_slots == 0) throw InvalidInput("nothing to export yet");
+    m_seq_dir = next_free_name(app.settings.export_dir, "frames", "");
+    std::error_code ec;
+    if (!fs::create_directories(m_seq_dir, ec)) throw InvalidInput("cannot create " + m_seq_dir);
+    m_seq_next = 0;
+    m_seq_total = app.session->newest_slot() + 1;
+    nlohmann::json j = sidecar(app, "frame_sequence");
+    j["frames"] = m_seq_total;
+    write_file_atomic(m_seq_dir + "/sequence.json", j.dump(2) + "\n", "export");
+    r.ok = true;
+    r.path = m_seq_dir;
+    messages.push_back("writing frames into " + m_seq_dir);
+    return r;
+  } catch (const std::exception& e) {
+    m_seq_next = -1;
+    r.error = e.what();
+  }
+  return finish(r);
+}
+
+void Exporter::tick(App& app) {
+  if (m_seq_next < 0) return;
+  try {
+    char name[32];
+    std::snprintf(name, sizeof name, "/frame_%05d.png", m_seq_next);
+    const int w = app.settings.export_width, h = app.settings.export_height;
+    const auto px = render_scene(app, m_seq_next, w, h);
+    write_png_rgba(m_seq_dir + name, px, w, h, 3);
+    if (++m_seq_next >= m_seq_total) {
+      m_seq_next = -1;
+      finish({true, m_seq_dir, ""});
+    }
+  } catch (const std::exception& e) {
+    m_seq_next = -1;
+    finish({false, "", e.what()});
+  }
+}
+
+}  // namespace diffscope::ui

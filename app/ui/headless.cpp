@@ -1,0 +1,311 @@
+// headless.cpp — the UI frame loop without a window: an EGL context, an offscreen target as the
+// "screen", ImGui with io.DisplaySize set by hand and input from a script (ImGui 1.86: io.MousePos,
+// io.MouseDown[], io.KeysDown[] directly). Script lines (one command each, '#' starts a comment):
+//   frames N                      run N UI frames
+//   wait_complete [MAX]           run frames until the run is complete (at most MAX frames)
+//   set KEY VALUE                 a setting (steps, t_start, n, sampler, eta, seed, spl, precision, from_data,
+//                                 trail, field, field_x0, data, follow, speed, export_dir, export_size WxH,
+//                                 budget_mb, grid_cols, loop, steps_per_frame), then one frame
+//   model NAME|PATH / backend auto|cpu|cuda
+//   key Space|Left|Right|Home|End|S|H [shift]   press and release a key
+//   drag_timeline FROM TO [FRAMES]  mouse drag on the timeline slider, positions as fractions of its width
+//   mouse X Y [down|up]           move the mouse (pixels) and set the left button
+//   export snapshot|state|trajectory|grid|frames [PATH]
+//   screenshot PATH               the whole frame, UI included
+//   expect frame|computed|steps|t_start|n|complete|playing OP VALUE   (OP: == != >= <= > <)
+//   print                         one JSON line with the state
+#include <epoxy/gl.h>
+#include <imgui.h>
+#include <imgui_impl_opengl3.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "core/errors.h"
+#include "render/egl_context.h"
+#include "render/gl_buffers.h"
+#include "ui/keys.h"
+#include "ui/run.h"
+
+namespace diffscope::ui {
+namespace {
+
+int key_code(const std::string& k) {
+  if (k == "Space") return kKeySpace;
+  if (k == "Left") return kKeyLeft;
+  if (k == "Right") return kKeyRight;
+  if (k == "Home") return kKeyHome;
+  if (k == "End") return kKeyEnd;
+  if (k == "S") return kKeyS;
+  if (k == "H") return kKeyH;
+  throw InvalidInput("script: unknown key '" + k + "'; valid: Space Left Right Home End S H");
+}
+
+class HeadlessLoop {
+ public:
+  HeadlessLoop(App& app, int w, int h) : m_app(app), m_w(w), m_h(h) { m_target.ensure(w, h); }
+
+  void run_frame() {
+    ImGuiIO& io = ImGui::GetIO();
+    io.DisplaySize = ImVec2(float(m_w), float(m_h));
+    io.DisplayFramebufferScale = ImVec2(1, 1);
+    io.DeltaTime = 1.0f / 60.0f;
+    ImGui_ImplOpenGL3_NewFrame();
+    ImGui::NewFrame();
+    m_target.bind();
+    m_app.frame(m_w, m_h);
+    ImGui::Render();
+    m_target.bind();
+    ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+    glFinish();
+    ++m_frames;
+  }
+
+  int frames() const { return m_frames; }
+  const render::OffscreenTarget& target() const { return m_target; }
+
+ private:
+  App& m_app;
+  int m_w, m_h;
+  render::OffscreenTarget m_target;
+  int m_frames = 0;
+};
+
+std::string state_json(App& app) {
+  std::ostringstream s;
+  s << "{\"frame\": " << app.shown_frame() << ", \"computed\": " << app.session->computed_steps()
+    << ", \"steps\": " << app.session->n_steps() << ", \"t_start\": " << app.session->settings().t_start
+    << ", \"n\": " << app.session->settings().n_samples << ", \"complete\": " << (app.session->complete() ? 1 : 0)
+    << ", \"playing\": " << (app.playing ? 1 : 0) << ", \"fps\": " << app.stats.fps << ", \"path\": \""
+    << app.session->path_note() << "\", \"last_run_ms\": " << app.session->last_run_ms() << "}";
+  return s.str();
+}
+
+double state_value(App& app, const std::string& what) {
+  if (what == "frame") return app.shown_frame();
+  if (what == "computed") return app.session->computed_steps();
+  if (what == "steps") return app.session->n_steps();
+  if (what == "t_start") return app.session->settings().t_start;
+  if (what == "n") return app.session->settings().n_samples;
+  if (what == "complete") return app.session->complete() ? 1 : 0;
+  if (what == "playing") return app.playing ? 1 : 0;
+  throw InvalidInput("script: expect: unknown quantity '" + what + "'");
+}
+
+bool compare(double a, const std::string& op, double b) {
+  if (op == "==") return a == b;
+  if (op == "!=") return a != b;
+  if (op == ">=") return a >= b;
+  if (op == "<=") return a <= b;
+  if (op == ">") return a > b;
+  if (op == "<") return a < b;
+  throw InvalidInput("script: expect: unknown operator '" + op + "'");
+}
+
+void apply_set(App& app, const std::string& key, const std::string& val) {
+  SamplingSettings& s = app.settings.sampling;
+  ViewSettings& v = app.settings.view;
+  auto i = [&] { return std::stoll(val); };
+  auto f = [&] { return std::stod(val); };
+  auto b = [&] { return val == "1" || val == "true" || val == "on"; };
+  if (key == "steps") s.steps = int(i());
+  else if (key == "t_start") s.t_start = int(i());
+  else if (key == "n") s.n_samples = int(i());
+  else if (key == "sampler") s.sampler = parse_sampler(val);
+  else if (key == "eta") s.eta = f();
+  else if (key == "seed") s.seed = uint64_t(i());
+  else if (key == "spl") s.steps_per_launch = int(i());
+  else if (key == "precision") s.precision = parse_precision(val);
+  else if (key == "from_data") s.from_data = b();
+  else if (key == "budget_mb") s.memory_budget_mb = int(i());
+  else if (key == "trail") v.trail_frames = int(i());
+  else if (key == "field") v.show_field = b();
+  else if (key == "field_x0") v.field_x0 = b();
+  else if (key == "data") v.show_data = b();
+  else if (key == "follow") v.follow_newest = b();
+  else if (key == "speed") v.play_speed = float(f());
+  else if (key == "loop") v.loop_resimulate = b();
+  else if (key == "steps_per_frame") v.steps_per_frame = int(i());
+  else if (key == "grid_cols") v.image_grid_cols = int(i());
+  else if (key == "point_size") v.point_size = float(f());
+  else if (key == "export_dir") app.settings.export_dir = val;
+  else if (key == "export_size") {
+    int w = 0, h = 0;
+    if (std::sscanf(val.c_str(), "%dx%d", &w, &h) != 2) throw InvalidInput("script: export_size wants WxH");
+    app.settings.export_width = w, app.settings.export_height = h;
+  } else
+    throw InvalidInput("script: unknown setting '" + key + "'");
+}
+
+}  // namespace
+
+int run_headless(const AppOptions& app_opts, const HeadlessOptions& opts) {
+  render::EglContext egl;  // throws ResourceUnavailable
+  std::fprintf(stderr, "diffscope gui --headless: %s\n", egl.description().c_str());
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;
+  io.BackendPlatformName = "diffscope_headless";
+  // Key map: GLFW's codes, like the window (keys.h).
+  io.KeyMap[ImGuiKey_Tab] = kKeyTab;
+  io.KeyMap[ImGuiKey_LeftArrow] = kKeyLeft;
+  io.KeyMap[ImGuiKey_RightArrow] = kKeyRight;
+  io.KeyMap[ImGuiKey_UpArrow] = kKeyUp;
+  io.KeyMap[ImGuiKey_DownArrow] = kKeyDown;
+  io.KeyMap[ImGuiKey_Home] = kKeyHome;
+  io.KeyMap[ImGuiKey_End] = kKeyEnd;
+  io.KeyMap[ImGuiKey_Delete] = kKeyDelete;
+  io.KeyMap[ImGuiKey_Backspace] = kKeyBackspace;
+  io.KeyMap[ImGuiKey_Space] = kKeySpace;
+  io.KeyMap[ImGuiKey_Enter] = kKeyEnter;
+  io.KeyMap[ImGuiKey_Escape] = kKeyEscape;
+  io.KeyMap[ImGuiKey_A] = kKeyA;
+  ImGui_ImplOpenGL3_Init("#version 430 core");
+
+  int rc = 0;
+  {
+    App app(app_opts);
+    app.init(1.0f);
+    HeadlessLoop loop(app, opts.width, opts.height);
+    loop.run_frame();
+
+    std::vector<std::string> lines;
+    if (!opts.script.empty()) {
+      std::ifstream f(opts.script);
+      if (!f) throw InvalidInput("--script " + opts.script + ": cannot be read");
+      for (std::string l; std::getline(f, l);) lines.push_back(l);
+    } else {
+      lines = {"wait_complete 100000"};
+    }
+    int line_no = 0;
+    for (const std::string& raw : lines) {
+      ++line_no;
+      std::string line = raw.substr(0, raw.find('#'));
+      std::istringstream in(line);
+      std::string cmd;
+      if (!(in >> cmd)) continue;
+      try {
+        if (cmd == "frames") {
+          int n = 1;
+          in >> n;
+          for (int k = 0; k < n; ++k) loop.run_frame();
+        } else if (cmd == "wait_complete") {
+          int max = 100000;
+          in >> max;
+          for (int k = 0; k < max && !app.session->complete(); ++k) loop.run_frame();
+          loop.run_frame();  // let the cursor follow the last frame
+          if (!app.session->complete()) {
+            std::printf("script:%d: wait_complete: not complete after %d frames\n", line_no, max);
+            rc = 1;
+          }
+        } else if (cmd == "set") {
+          std::string key, val;
+          in >> key >> val;
+          apply_set(app, key, val);
+          loop.run_frame();
+        } else if (cmd == "model") {
+          std::string p;
+          in >> p;
+          app.load_model(p);
+          loop.run_frame();
+          if (!app.model_error.empty()) std::printf("script:%d: model: %s\n", line_no, app.model_error.c_str());
+        } else if (cmd == "backend") {
+          std::string b;
+          in >> b;
+          app.select_backend(b);
+          loop.run_frame();
+        } else if (cmd == "key") {
+          std::string k, mod;
+          in >> k >> mod;
+          const int code = key_code(k);
+          io.KeyShift = mod == "shift";
+          io.KeysDown[code] = true;
+          loop.run_frame();
+          io.KeysDown[code] = false;
+          io.KeyShift = false;
+          loop.run_frame();
+        } else if (cmd == "mouse") {
+          float x = 0, y = 0;
+          std::string b;
+          in >> x >> y >> b;
+          io.MousePos = ImVec2(x, y);
+          if (b == "down") io.MouseDown[0] = true;
+          if (b == "up") io.MouseDown[0] = false;
+          loop.run_frame();
+        } else if (cmd == "drag_timeline") {
+          float a = 0, b = 1;
+          int n = 8;
+          in >> a >> b >> n;
+          auto x_at = [&](float u) { return app.timeline_x0 + 1.0f + u * (app.timeline_x1 - app.timeline_x0 - 2.0f); };
+          io.MousePos = ImVec2(x_at(a), app.timeline_y);
+          loop.run_frame();
+          io.MouseDown[0] = true;
+          loop.run_frame();
+          for (int k = 1; k <= std::max(1, n); ++k) {
+            io.MousePos = ImVec2(x_at(a + (b - a) * k / float(std::max(1, n))), app.timeline_y);
+            loop.run_frame();
+          }
+          io.MouseDown[0] = false;
+          loop.run_frame();
+          io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+          loop.run_frame();
+        } else if (cmd == "export") {
+          std::string what, path;
+          in >> what >> path;
+          ExportResult r;
+          if (what == "snapshot") r = app.exporter->snapshot(app, path);
+          else if (what == "state") r = app.exporter->state_npy(app, path);
+          else if (what == "trajectory") r = app.exporter->trajectory_npy(app, path);
+          else if (what == "grid") r = app.exporter->image_grid(app, path);
+          else if (what == "frames") {
+            r = app.exporter->start_frame_sequence(app);
+            while (app.exporter->sequence_active()) loop.run_frame();
+          } else
+            throw InvalidInput("script: export: unknown kind '" + what + "'");
+          if (r.ok)
+            std::printf("export %s: %s\n", what.c_str(), r.path.c_str());
+          else
+            std::printf("export %s: error: %s\n", what.c_str(), r.error.c_str());
+          loop.run_frame();
+        } else if (cmd == "screenshot") {
+          std::string path;
+          in >> path;
+          write_png_rgba(path, loop.target().read_rgba_top_down(), opts.width, opts.height, 3);
+          std::printf("screenshot: %s\n", path.c_str());
+        } else if (cmd == "expect") {
+          std::string what, op;
+          double v = 0;
+          in >> what >> op >> v;
+          const double got = state_value(app, what);
+          if (!compare(got, op, v)) {
+            std::printf("script:%d: expect %s %s %g failed: got %g\n", line_no, what.c_str(), op.c_str(), v, got);
+            rc = 1;
+          }
+        } else if (cmd == "print") {
+          std::printf("%s\n", state_json(app).c_str());
+        } else {
+          throw InvalidInput("script:" + std::to_string(line_no) + ": unknown command '" + cmd + "'");
+        }
+      } catch (const InvalidInput& e) {
+        std::string m = e.what();
+        if (m.rfind("script", 0) != 0) m = "script:" + std::to_string(line_no) + ": " + m;
+        throw InvalidInput(m);
+      }
+      std::fflush(stdout);
+    }
+    if (!opts.screenshot.empty()) {
+      write_png_rgba(opts.screenshot, loop.target().read_rgba_top_down(), opts.width, opts.height, 3);
+      std::printf("screenshot: %s\n", opts.screenshot.c_str());
+    }
+    std::printf("%s\n", state_json(app).c_str());
+    app.shutdown();
+  }
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui::DestroyContext();
+  return rc;
+}
+
+}  // namespace diffscope::ui

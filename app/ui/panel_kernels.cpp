@@ -1,0 +1,76 @@
+// panel_kernels.cpp — kernel timings (fused MLP, denoiser per launch / per step: median, p10, p90, speedup,
+// max error vs float64, history) and the per-frame figures (interop map/unmap, GL draw, frame time).
+#include <imgui.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "ui/app.h"
+#include "ui/panels.h"
+
+namespace diffscope::ui {
+
+void panel_kernels(App& app) {
+  const ImGuiIO& io = ImGui::GetIO();
+  const float s = app.content_scale;
+  ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - 8 * s, 110 * s), ImGuiCond_FirstUseEver, ImVec2(1, 0));
+  ImGui::SetNextWindowSize(ImVec2(420 * s, 420 * s), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowCollapsed(true, ImGuiCond_FirstUseEver);
+  if (!ImGui::Begin("Kernels & timing")) {
+    ImGui::End();
+    return;
+  }
+  const FrameStats& st = app.stats;
+  if (ImGui::CollapsingHeader("Per frame", ImGuiTreeNodeFlags_DefaultOpen)) {
+    ImGui::Text("frame %.2f ms (%.0f fps)   GL draw %.3f ms", st.frame_ms, st.fps, st.draw_gpu_ms);
+    ImGui::Text("steps %d in %.2f ms   map %.3f / unmap %.3f ms   upload %.3f ms", st.steps_this_frame, st.steps_ms,
+                st.map_ms, st.unmap_ms, st.upload_ms);
+    std::vector<float> h(st.frame_ms_history.begin(), st.frame_ms_history.end());
+    if (!h.empty())
+      ImGui::PlotLines("##frame", h.data(), int(h.size()), 0, "frame ms", 0.0f,
+                       std::max(40.0f, *std::max_element(h.begin(), h.end())), ImVec2(-1, 50 * s));
+    if (app.session->compute_path()) ImGui::TextDisabled("%s", app.session->compute_path()->device().c_str());
+  }
+  if (ImGui::CollapsingHeader("Kernels", ImGuiTreeNodeFlags_DefaultOpen)) {
+    BenchConfig& c = app.bench.config;
+    const ImGuiSliderFlags clamp = ImGuiSliderFlags_AlwaysClamp;
+    ImGui::SetNextItemWidth(200 * s);
+    ImGui::DragInt4("mlp B,d0,d1,d2", &c.mlp_B, 1.0f, 1, 4096, "%d", clamp);
+    ImGui::SetNextItemWidth(200 * s);
+    ImGui::DragInt("mlp d3", &c.d3, 1.0f, 1, 4096, "%d", clamp);
+    ImGui::SetNextItemWidth(200 * s);
+    ImGui::DragInt("denoiser B", &c.den_B, 16.0f, 1, 1 << 20, "%d", clamp);
+    ImGui::SetNextItemWidth(200 * s);
+    ImGui::DragInt("denoiser S", &c.den_S, 1.0f, 1, 100, "%d", clamp);
+    if (ImGui::Button("Run benchmarks") && app.session->has_model()) app.bench.run(app.session->model(), c);
+    if (app.bench.has_run() && ImGui::BeginTable("bench", 6, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg)) {
+      ImGui::TableSetupColumn("workload");
+      ImGui::TableSetupColumn("backend");
+      ImGui::TableSetupColumn("median us");
+      ImGui::TableSetupColumn("p10-p90");
+      ImGui::TableSetupColumn("speedup");
+      ImGui::TableSetupColumn("max err");
+      ImGui::TableHeadersRow();
+      for (const BenchRow& r : app.bench.rows()) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn(), ImGui::TextUnformatted(r.what.c_str());
+        ImGui::TableNextColumn(), ImGui::TextUnformatted(r.backend.c_str());
+        ImGui::TableNextColumn(), ImGui::Text("%.1f", r.median_us);
+        ImGui::TableNextColumn(), ImGui::Text("%.1f-%.1f", r.p10_us, r.p90_us);
+        ImGui::TableNextColumn(), ImGui::Text("%.1fx", r.speedup);
+        ImGui::TableNextColumn();
+        if (r.max_err >= 0) ImGui::Text("%.2e", r.max_err); else ImGui::TextDisabled("-");
+      }
+      ImGui::EndTable();
+    }
+    const auto& hist = app.bench.history();
+    if (!hist.empty())
+      ImGui::PlotLines("##hist", hist.data(), int(hist.size()), 0, "denoiser launch median (us)", 0.0f, FLT_MAX,
+                       ImVec2(-1, 50 * s));
+    const std::string note = app.bench.gpu_note();
+    if (!note.empty()) ImGui::TextDisabled("%s", note.c_str());
+  }
+  ImGui::End();
+}
+
+}  // namespace diffscope::ui

@@ -1,0 +1,48 @@
+// panel_model.cpp — bundled model picker, path field (Enter loads), drag-and-drop hint, load errors.
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include "ui/app.h"
+#include "ui/panels.h"
+#include "ui/paths.h"
+
+namespace diffscope::ui {
+
+void panel_model(App& app) {
+  const auto models = bundled_models();
+  std::string current = app.session->has_model() ? app.session->model().path : "";
+  std::string label = "(none)";
+  for (const auto& [name, path] : models)
+    if (path == current) label = name;
+  if (label == "(none)" && !current.empty()) label = current.substr(current.find_last_of('/') + 1);
+  if (ImGui::BeginCombo("bundled", label.c_str())) {
+    for (const auto& [name, path] : models)
+      if (ImGui::Selectable(name.c_str(), path == current)) app.load_model(path);
+    if (models.empty()) ImGui::TextDisabled("no assets/models/*.safetensors found");
+    ImGui::EndCombo();
+  }
+  ImGui::SetNextItemWidth(-60 * app.content_scale);
+  const bool enter = ImGui::InputText("##path", &app.path_field, ImGuiInputTextFlags_EnterReturnsTrue);
+  ImGui::SameLine();
+  if (ImGui::Button("Load") || enter) app.load_model(app.path_field);
+  ImGui::TextDisabled("or drop a .safetensors file on the window");
+  if (!app.model_error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
+    ImGui::TextWrapped("%s", app.model_error.c_str());
+    ImGui::PopStyleColor();
+  }
+  if (!app.settings_note.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.8f, 0.4f, 1.0f));
+    ImGui::TextWrapped("%s", app.settings_note.c_str());
+    ImGui::PopStyleColor();
+  }
+  if (app.session->has_model()) {
+    const DiffusionModel& m = app.session->model();
+    auto ds = m.metadata.find("dataset");
+    ImGui::Text("dim %d  hidden %d  T %d  data %d", m.net.dim, m.net.hidden, m.schedule.T, m.n_data);
+    if (ds != m.metadata.end()) ImGui::SameLine(), ImGui::TextDisabled("(%s)", ds->second.c_str());
+    for (const auto& w : m.warnings) ImGui::TextColored(ImVec4(1, 0.8f, 0.4f, 1), "%s", w.c_str());
+  }
+}
+
+}  // namespace diffscope::ui

@@ -1,0 +1,76 @@
+// panel_sampling.cpp — sampler, steps, start timestep, samples, seed, precision, backend, start from data.
+// Values typed with Ctrl+click are clamped like dragged ones (SEMANTICS §3: the GUI clamps); the session
+// clamps again into core/ranges.h before use.
+#include <imgui.h>
+
+#include <algorithm>
+
+#include "core/ranges.h"
+#include "ui/app.h"
+#include "ui/compute_select.h"
+#include "ui/panels.h"
+
+namespace diffscope::ui {
+
+void panel_sampling(App& app) {
+  SamplingSettings& s = app.settings.sampling;
+  const bool gpu = app.session->compute_path() && app.session->compute_path()->is_gpu();
+  const ImGuiSliderFlags clamp = ImGuiSliderFlags_AlwaysClamp;
+  const int T = app.session->has_model() ? app.session->model().schedule.T : 1000;
+
+  static const char* kSamplers[] = {"ddim", "ddpm", "ddpm-mean"};
+  int sampler = static_cast<int>(s.sampler);
+  if (ImGui::Combo("sampler", &sampler, kSamplers, 3)) s.sampler = static_cast<Sampler>(sampler);
+  if (s.sampler == Sampler::DdpmMean)
+    ImGui::TextColored(ImVec4(1, 0.75f, 0.35f, 1),
+                       "ddpm-mean: the reference kernel's update; it\ncollapses from pure noise. Use it with\n"
+                       "\"start from data\" for short denoising.");
+  if (s.sampler == Sampler::Ddim) {
+    float eta = static_cast<float>(s.eta);
+    if (ImGui::SliderFloat("eta", &eta, 0.0f, 1.0f, "%.2f", clamp)) s.eta = eta;
+  }
+  const int n_hi = static_cast<int>(sample_count_range(gpu).hi);
+  ImGui::SliderInt("samples", &s.n_samples, 1, n_hi, "%d", clamp | ImGuiSliderFlags_Logarithmic);
+  ImGui::SliderInt("t_start", &s.t_start, 0, T - 1, "%d", clamp);
+  ImGui::SliderInt("steps", &s.steps, 1, std::max(1, s.t_start + 1), "%d", clamp | ImGuiSliderFlags_Logarithmic);
+  ImGui::SliderInt("steps/launch", &s.steps_per_launch, 1, std::max(1, std::min(s.steps, 200)), "%d", clamp);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("S of the fused kernel: steps computed per launch");
+  ImGui::InputScalar("seed", ImGuiDataType_U64, &s.seed);
+  ImGui::SameLine();
+  if (ImGui::SmallButton("+1")) s.seed += 1;
+  const bool has_data = app.session->has_model() && app.session->model().n_data > 0;
+  if (!has_data) ImGui::BeginDisabled();
+  ImGui::Checkbox("start from data", &s.from_data);
+  if (!has_data) ImGui::EndDisabled();
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("noise the model's data samples to t_start, then denoise: how far from the data they land");
+
+  static const char* kPrecisions[] = {"fp32", "tf32", "bf16"};
+  int p = static_cast<int>(s.precision);
+  if (!gpu) ImGui::BeginDisabled();
+  if (ImGui::Combo("precision", &p, kPrecisions, 3)) s.precision = static_cast<Precision>(p);
+  if (!gpu) ImGui::EndDisabled();
+  if (!gpu) ImGui::SameLine(), ImGui::TextDisabled("(GPU only)");
+
+  const bool have_cuda = cuda_available();
+  static const char* kBackends[] = {"auto", "cpu", "cuda"};
+  int b = app.backend_choice == "cpu" ? 1 : app.backend_choice == "cuda" ? 2 : 0;
+  if (ImGui::Combo("backend", &b, kBackends, have_cuda ? 3 : 2)) {
+    app.backend_choice = kBackends[b];
+    app.backend_changed = true;
+  }
+  ImGui::SliderInt("budget MB", &s.memory_budget_mb, 16, 8192, "%d", clamp | ImGuiSliderFlags_Logarithmic);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("trajectory memory budget; above it every k-th frame is kept");
+
+  // Progress of the re-simulation.
+  const float prog = static_cast<float>(app.session->progress());
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%d / %d steps", app.session->computed_steps(), app.session->n_steps());
+  ImGui::ProgressBar(prog, ImVec2(-1, 0), buf);
+  if (app.session->layout().n_slots > 0) ImGui::TextDisabled("%s", app.session->layout().describe().c_str());
+  if (app.session->runs_completed() > 0) ImGui::TextDisabled("last run: %.1f ms", app.session->last_run_ms());
+  if (!app.session->error().empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s", app.session->error().c_str());
+  if (ImGui::Button("Re-simulate")) app.restart_run();
+}
+
+}  // namespace diffscope::ui

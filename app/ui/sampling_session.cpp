@@ -1,0 +1,137 @@
+// sampling_session.cpp — clamping, step tables, start states and the incremental re-simulation.
+#include "ui/sampling_session.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "core/errors.h"
+#include "core/ranges.h"
+#include "core/sampling.h"
+
+namespace diffscope {
+namespace {
+double now_ms() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+void SamplingSession::load_model(const std::string& path) {
+  auto m = std::make_unique<DiffusionModel>(load_diffusion_model(path));  // throws InvalidInput
+  m_model = std::move(m);
+  m_settings.model_path = path;
+  if (m_have_settings) start_run();
+}
+
+bool SamplingSession::is_image_model() const {
+  if (!m_model) return false;
+  auto it = m_model->metadata.find("image_shape");
+  if (it != m_model->metadata.end()) return true;
+  return m_model->net.dim == 64;
+}
+
+int SamplingSession::image_side() const {
+  if (!m_model) return 0;
+  auto it = m_model->metadata.find("image_shape");
+  if (it != m_model->metadata.end()) {
+    int a = 0, b = 0;
+    if (std::sscanf(it->second.c_str(), "%dx%d", &a, &b) == 2 && a > 0 && a == b && a * b == dim()) return a;
+  }
+  int s = 1;
+  while (s * s < dim()) ++s;
+  return s * s == dim() ? s : 0;
+}
+
+void SamplingSession::set_compute_path(std::unique_ptr<ComputePath> path, std::string note) {
+  m_path = std::move(path);
+  m_path_note = std::move(note);
+  if (m_have_settings) start_run();
+}
+
+bool SamplingSession::apply(SamplingSettings& s) {
+  if (m_model) {
+    const Schedule& sch = m_model->schedule;
+    const bool gpu = m_path && m_path->is_gpu();
+    s.t_start = static_cast<int>(t_start_range(sch).clamp(s.t_start));
+    s.steps = static_cast<int>(sample_steps_range(s.t_start).clamp(s.steps));
+    s.n_samples = static_cast<int>(sample_count_range(gpu).clamp(s.n_samples));
+    s.eta = std::clamp(s.eta, kEtaMin, kEtaMax);
+    s.steps_per_launch = std::clamp(s.steps_per_launch, 1, std::max(1, s.steps));
+    s.memory_budget_mb = std::clamp(s.memory_budget_mb, 16, 65536);
+    if (!gpu) s.precision = Precision::Fp32;  // SEMANTICS §8: tf32/bf16 only on the GPU
+    if (s.from_data && m_model->n_data == 0) s.from_data = false;
+  }
+  // steps_per_launch changes the launch split, not the numbers: no restart for it alone.
+  SamplingSettings a = s, b = m_settings;
+  a.steps_per_launch = b.steps_per_launch = 0;
+  a.model_path = b.model_path = "";
+  const bool changed = !m_have_settings || a != b;
+  m_settings = s;
+  m_settings.model_path = m_model ? m_model->path : s.model_path;
+  m_have_settings = true;
+  if (changed) start_run();
+  return changed;
+}
+
+void SamplingSession::restart() { start_run(); }
+
+void SamplingSession::start_run() {
+  m_error.clear();
+  m_running = false;
+  m_done_steps = 0;
+  if (!m_model || !m_path) return;
+  try {
+    const SamplingSettings& s = m_settings;
+    m_table = build_step_table(m_model->schedule, s.sampler, s.t_start, s.steps, s.eta);
+    m_layout = TrajectoryLayout::make(s.steps, s.n_samples, dim(), size_t(s.memory_budget_mb) << 20);
+    m_x0.resize(m_layout.frame_floats());
+    if (s.from_data)
+      fill_start_from_data(*m_model, s.t_start, s.seed, s.n_samples, m_x0.data());
+    else
+      fill_start_noise(*m_model, s.seed, s.n_samples, m_x0.data());
+    m_path->begin(*m_model, m_table, m_layout, m_x0.data(), s.seed, s.precision);
+    m_running = true;
+    m_run_start_ms = now_ms();
+  } catch (const std::exception& e) {
+    m_error = e.what();
+  }
+}
+
+int SamplingSession::tick(int max_steps, double budget_ms) {
+  if (!m_running || complete() || max_steps <= 0) return 0;
+  const double t0 = now_ms();
+  int done = 0;
+  try {
+    while (done < max_steps && !complete()) {
+      const int k0 = m_done_steps;
+      const int k1 = std::min({n_steps(), k0 + m_settings.steps_per_launch, k0 + (max_steps - done)});
+      m_path->advance(k0, k1);
+      done += k1 - k0;
+      m_done_steps = k1;
+      if (budget_ms > 0 && now_ms() - t0 >= budget_ms) break;
+    }
+  } catch (const std::exception& e) {
+    m_error = e.what();
+    m_running = false;
+  }
+  if (complete() && m_running) {
+    m_last_run_ms = now_ms() - m_run_start_ms;
+    ++m_runs;
+    m_running = false;
+  }
+  return done;
+}
+
+int SamplingSession::newest_slot() const {
+  if (!m_model || m_layout.n_slots == 0) return 0;
+  int s = m_layout.slot_at_or_before(m_done_steps);
+  // slot_at_or_before(N) is the last slot only once N is computed.
+  if (m_layout.frame_of_slot(s) > m_done_steps) --s;
+  return std::max(0, s);
+}
+
+int SamplingSession::timestep_of_frame(int j) const {
+  if (j < 0 || j >= n_steps()) return -1;
+  return m_table.t[j];
+}
+
+}  // namespace diffscope

@@ -1,0 +1,81 @@
+// sampling_session.h — the live sampling run behind the GUI: model, clamped settings, step table, start
+// state and the incremental re-simulation of the trajectory through a ComputePath (ARCHITECTURE.md
+// "One frame, as data"). Plain C++: no GL, no CUDA, no ImGui.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/compute_path.h"
+#include "core/model.h"
+#include "core/settings_io.h"
+#include "core/step_table.h"
+#include "core/trajectory_store.h"
+
+namespace diffscope {
+
+class SamplingSession {
+ public:
+  explicit SamplingSession(TrajectoryBufferTarget* target) : m_target(target) {}
+
+  // Loads a model file. On failure throws InvalidInput and keeps the current model running.
+  void load_model(const std::string& path);
+  bool has_model() const { return static_cast<bool>(m_model); }
+  const DiffusionModel& model() const { return *m_model; }
+  int dim() const { return m_model ? m_model->net.dim : 0; }
+  bool is_image_model() const;  // dim = 64 (8x8) or image_shape metadata
+  int image_side() const;       // 8 for 8x8
+
+  // Replaces the compute path (backend switch); the run restarts.
+  void set_compute_path(std::unique_ptr<ComputePath> path, std::string note);
+  ComputePath* compute_path() const { return m_path.get(); }
+  const std::string& path_note() const { return m_path_note; }
+
+  // Clamps `s` in place into the valid ranges (SEMANTICS §3, core/ranges.h; the GUI clamps, the CLI refuses)
+  // and, if anything that affects the numbers changed, restarts the run. Returns true on restart.
+  bool apply(SamplingSettings& s);
+  // Forces a restart with the current settings (e.g. "re-simulate").
+  void restart();
+
+  // Computes up to `max_steps` more steps in launches of steps_per_launch, stopping after `budget_ms` of
+  // wall time (0: no time limit). Returns the steps done.
+  int tick(int max_steps, double budget_ms);
+
+  const SamplingSettings& settings() const { return m_settings; }
+  const StepTable& table() const { return m_table; }
+  const TrajectoryLayout& layout() const { return m_layout; }
+  int n_steps() const { return m_table.steps(); }
+  int computed_steps() const { return m_done_steps; }  // frames 0..computed_steps are valid
+  bool complete() const { return m_model && m_done_steps >= n_steps(); }
+  double progress() const { return n_steps() ? double(m_done_steps) / n_steps() : 0.0; }
+  // Newest slot holding a computed frame.
+  int newest_slot() const;
+  // Timestep label of frame j: t of the next step, or -1 ("clean") after the last one.
+  int timestep_of_frame(int j) const;
+  // The start state (frame 0) on the host.
+  const std::vector<float>& start_state() const { return m_x0; }
+  // Wall time of the last complete run (ms) and its step count.
+  double last_run_ms() const { return m_last_run_ms; }
+  int runs_completed() const { return m_runs; }
+  const std::string& error() const { return m_error; }
+
+ private:
+  void start_run();
+
+  TrajectoryBufferTarget* m_target;
+  std::unique_ptr<DiffusionModel> m_model;
+  std::unique_ptr<ComputePath> m_path;
+  std::string m_path_note;
+  SamplingSettings m_settings;
+  bool m_have_settings = false;
+  StepTable m_table;
+  TrajectoryLayout m_layout;
+  std::vector<float> m_x0;
+  int m_done_steps = 0;
+  bool m_running = false;
+  double m_run_start_ms = 0, m_last_run_ms = 0;
+  int m_runs = 0;
+  std::string m_error;
+};
+
+}  // namespace diffscope

@@ -1,0 +1,99 @@
+// window_glfw.cpp — the windowed frame loop (Dear ImGui's example_glfw_opengl3): GLFW window with a GL 4.3
+// core context (epoxy), HiDPI content scale, drag-and-drop, vsync, then App::frame each frame.
+#include <epoxy/gl.h>
+#include <GLFW/glfw3.h>
+#include <imgui.h>
+#include <imgui_impl_glfw.h>
+#include <imgui_impl_opengl3.h>
+
+#include <cstdio>
+
+#include "core/errors.h"
+#include "render/gl_buffers.h"
+#include "ui/exporter.h"
+#include "ui/run.h"
+
+namespace diffscope::ui {
+namespace {
+void glfw_error(int code, const char* msg) { std::fprintf(stderr, "diffscope: glfw error %d: %s\n", code, msg); }
+
+void drop_callback(GLFWwindow* w, int count, const char** paths) {
+  auto* app = static_cast<App*>(glfwGetWindowUserPointer(w));
+  if (app && count > 0) app->load_model(paths[0]);
+}
+}  // namespace
+
+int run_window(const AppOptions& app_opts, const WindowOptions& win) {
+  glfwSetErrorCallback(glfw_error);
+  if (!glfwInit())
+    throw ResourceUnavailable("cannot open a window (no display?); try `diffscope gui --headless`");
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
+  glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+  glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+  glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+  glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
+  GLFWwindow* window = glfwCreateWindow(win.width, win.height, "diffscope", nullptr, nullptr);
+  if (!window) {
+    glfwTerminate();
+    throw ResourceUnavailable("cannot create a window with an OpenGL 4.3 core context");
+  }
+  glfwMakeContextCurrent(window);
+  float sx = 1, sy = 1;
+  glfwGetWindowContentScale(window, &sx, &sy);
+
+  IMGUI_CHECKVERSION();
+  ImGui::CreateContext();
+  ImGui_ImplGlfw_InitForOpenGL(window, true);
+  ImGui_ImplOpenGL3_Init("#version 430 core");
+
+  int rc = 0;
+  {
+    App app(app_opts);
+    app.init(sx);
+    glfwSetWindowUserPointer(window, &app);
+    glfwSetDropCallback(window, drop_callback);
+    int frames = 0;
+    while (!glfwWindowShouldClose(window)) {
+      glfwPollEvents();
+      if (app.vsync_dirty) {
+        glfwSwapInterval(app.settings.view.vsync ? 1 : 0);
+        app.vsync_dirty = false;
+      }
+      ImGui_ImplOpenGL3_NewFrame();
+      ImGui_ImplGlfw_NewFrame();
+      ImGui::NewFrame();
+      int w = 0, h = 0;
+      glfwGetFramebufferSize(window, &w, &h);  // drawing is sized by the framebuffer, not the window
+      glBindFramebuffer(GL_FRAMEBUFFER, 0);
+      app.frame(w, h);
+      ImGui::Render();
+      glViewport(0, 0, w, h);
+      ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+      ++frames;
+      if (win.max_frames > 0 && frames >= win.max_frames) {
+        if (!win.screenshot.empty()) {
+          std::vector<uint8_t> px(size_t(w) * h * 4), flip(px.size());
+          glPixelStorei(GL_PACK_ALIGNMENT, 1);
+          glReadBuffer(GL_BACK);
+          glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, px.data());
+          for (int y = 0; y < h; ++y)
+            std::copy_n(px.data() + size_t(h - 1 - y) * w * 4, size_t(w) * 4, flip.data() + size_t(y) * w * 4);
+          write_png_rgba(win.screenshot, flip, w, h, 3);
+        }
+        glfwSetWindowShouldClose(window, GLFW_TRUE);
+      }
+      glfwSwapBuffers(window);
+    }
+    std::printf("diffscope gui: %d frames, %.1f fps at the end, path: %s\n", frames, app.stats.fps,
+                app.session->path_note().c_str());
+    app.shutdown();
+  }
+  ImGui_ImplOpenGL3_Shutdown();
+  ImGui_ImplGlfw_Shutdown();
+  ImGui::DestroyContext();
+  glfwDestroyWindow(window);
+  glfwTerminate();
+  return rc;
+}
+
+}  // namespace diffscope::ui

@@ -1,0 +1,199 @@
+// bench_command.cpp — `diffscope bench [--json] [--quick]`: the benchmark of PERFORMANCE.md's workloads. CPU rows
+// (the CPU reference backend, small shapes only) in every build; GPU rows (fused vs unfused, every precision) in
+// CUDA builds with a device — without one the command says clearly that the GPU rows need CUDA.
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cli/cli.h"
+#include "core/backend.h"
+#include "core/cpu_reference.h"
+#include "core/model.h"
+#include "core/schedule.h"
+#include "gpu/bench_row.h"
+#if defined(DIFFSCOPE_HAVE_CUDA)
+#include "gpu/cuda_backend.h"
+#endif
+
+namespace diffscope::cli {
+
+namespace {
+
+using bench::Row;
+
+DiffusionModel seeded_model(int dim, int H, uint32_t seed) {
+  DiffusionModel m;
+  m.net.dim = dim;
+  m.net.hidden = H;
+  std::mt19937 rng(seed);
+  auto fill = [&](std::vector<float>& v, size_t n, int fan_in) {
+    std::uniform_real_distribution<float> u(-1.f / std::sqrt(float(fan_in)), 1.f / std::sqrt(float(fan_in)));
+    v.resize(n);
+    for (float& x : v) x = u(rng);
+  };
+  fill(m.net.W1, size_t(H) * (dim + 1), dim + 1);
+  fill(m.net.b1, H, dim + 1);
+  fill(m.net.W2, size_t(H) * H, H);
+  fill(m.net.b2, H, H);
+  fill(m.net.W3, size_t(dim) * H, H);
+  fill(m.net.b3, dim, H);
+  m.schedule = Schedule::linear(1000);
+  return m;
+}
+
+double rel_err(const std::vector<float>& a, const std::vector<double>& b) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < b.size(); ++i) {
+    const double d = a[i] - b[i];
+    num += d * d;
+    den += b[i] * b[i];
+  }
+  return std::sqrt(num / den);
+}
+
+template <class F>
+void time_host(Row& r, int reps, F run) {
+  run();
+  std::vector<double> us;
+  for (int i = 0; i < reps; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    run();
+    us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(us.begin(), us.end());
+  auto q = [&](double f) { return us[std::min(us.size() - 1, static_cast<size_t>(f * (us.size() - 1) + 0.5))]; };
+  r.median_us = q(0.5), r.p10_us = q(0.1), r.p90_us = q(0.9), r.reps = reps;
+}
+
+// CPU reference backend rows: the small shapes only.
+std::vector<Row> cpu_rows(const bench::Options& o) {
+  std::vector<Row> rows;
+  auto cpu = make_cpu_backend();
+  const int reps = o.quick ? 3 : 20;
+  {
+    const DiffusionModel m = o.model64.empty() ? seeded_model(64, 256, 64) : load_diffusion_model(o.model64);
+    const int B = 8, S = 16, dim = m.net.dim, H = m.net.hidden;
+    std::mt19937 rng(1);
+    std::normal_distribution<float> nd;
+    std::vector<float> x0(size_t(B) * dim), x;
+    for (float& v : x0) v = nd(rng);
+    std::vector<int64_t> t(B, 999);
+    Row r;
+    r.workload = "denoise B=8 dim=" + std::to_string(dim) + " H=" + std::to_string(H) + " S=16";
+    r.impl = "cpu";
+    r.precision = "fp32";
+    r.path = "Eigen";
+    time_host(r, reps, [&] {
+      x = x0;
+      cpu->denoise(m, x.data(), t.data(), B, S, nullptr, Precision::Fp32);
+    });
+    std::vector<double> xd(x0.begin(), x0.end());
+    cpu_ref::denoise<double>(m, xd.data(), t.data(), B, S, nullptr);
+    r.rel_err = rel_err(x, xd);
+    r.unit = "TFLOP/s";
+    r.achieved = 2.0 * B * S * (double(dim + 1) * H + double(H) * H + double(H) * dim) / (r.median_us * 1e-6) / 1e12;
+    r.note = "host clock, includes nothing but the call";
+    rows.push_back(r);
+  }
+  {
+    Mlp3Weights w;
+    if (!o.mlp3.empty()) {
+      w = load_mlp3(o.mlp3);
+    } else {
+      const DiffusionModel tmp = seeded_model(1, 1, 3);
+      (void)tmp;
+      w.d0 = 48, w.d1 = 64, w.d2 = 40, w.d3 = 24;
+      std::mt19937 rng(3);
+      auto fill = [&](std::vector<float>& v, size_t n, int fan_in) {
+        std::uniform_real_distribution<float> u(-1.f / std::sqrt(float(fan_in)), 1.f / std::sqrt(float(fan_in)));
+        v.resize(n);
+        for (float& e : v) e = u(rng);
+      };
+      fill(w.W1, 64 * 48, 48);
+      fill(w.W2, 40 * 64, 64);
+      fill(w.W3, 24 * 40, 40);
+    }
+    const int B = 16;
+    std::mt19937 rng(2);
+    std::normal_distribution<float> nd;
+    std::vector<float> x(size_t(B) * w.d0), y(size_t(B) * w.d3);
+    for (float& v : x) v = nd(rng);
+    Row r;
+    r.workload = "mlp3 B=16 " + std::to_string(w.d0) + "-" + std::to_string(w.d1) + "-" + std::to_string(w.d2) + "-" +
+                 std::to_string(w.d3);
+    r.impl = "cpu";
+    r.precision = "fp32";
+    r.path = "Eigen";
+    time_host(r, reps * 10, [&] { cpu->mlp3(w, x.data(), B, y.data(), Precision::Fp32); });
+    std::vector<double> xd(x.begin(), x.end()), yd(y.size());
+    cpu_ref::mlp3<double>(w, xd.data(), B, yd.data());
+    r.rel_err = rel_err(y, yd);
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+void print_rows(const std::vector<Row>& rows, bool json, const std::string& gpu_note) {
+  if (json) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const Row& r : rows)
+      j.push_back({{"workload", r.workload}, {"impl", r.impl}, {"precision", r.precision}, {"path", r.path},
+                   {"median_us", r.median_us}, {"p10_us", r.p10_us}, {"p90_us", r.p90_us}, {"reps", r.reps},
+                   {"achieved", r.achieved}, {"unit", r.unit}, {"ceiling", r.ceiling}, {"floor_us", r.floor_us},
+                   {"rel_err", r.rel_err}, {"note", r.note}});
+    nlohmann::json out = {{"rows", j}};
+    if (!gpu_note.empty()) out["gpu_note"] = gpu_note;
+    std::printf("%s\n", out.dump(1).c_str());
+    return;
+  }
+  std::printf("%-36s %-17s %-5s %-12s %12s %12s %12s %9s %7s %12s %10s\n", "workload", "impl", "prec", "path", "median_us",
+              "p10_us", "p90_us", "achieved", "%ceil", "floor_us", "rel_err");
+  for (const Row& r : rows) {
+    const double pct = r.ceiling > 0 ? 100.0 * r.achieved / r.ceiling : 0;
+    std::printf("%-36s %-17s %-5s %-12s %12.1f %12.1f %12.1f %9.3g %6.1f%% %12.1f %10.2e  %s\n", r.workload.c_str(),
+                r.impl.c_str(), r.precision.c_str(), r.path.c_str(), r.median_us, r.p10_us, r.p90_us, r.achieved, pct,
+                r.floor_us, r.rel_err, r.unit.c_str());
+  }
+  if (!gpu_note.empty()) std::printf("note: %s\n", gpu_note.c_str());
+}
+
+}  // namespace
+
+void register_bench(CLI::App& app, Action& action) {
+  auto o = std::make_shared<bench::Options>();
+  CLI::App* sub = app.add_subcommand("bench", "benchmark the fused kernels against the unfused baseline and the CPU");
+  sub->add_flag("--json", o->json, "print the rows as JSON");
+  sub->add_flag("--quick", o->quick, "fewer repetitions");
+  sub->add_option("--model64", o->model64, "dim-64 model (.safetensors); default seeded random weights");
+  sub->add_option("--model2", o->model2, "dim-2 model (.safetensors); default seeded random weights");
+  sub->add_option("--mlp3", o->mlp3, "3-layer MLP weights (.safetensors); default seeded random 48-64-40-24");
+  sub->add_option("--only", o->only, "run only workloads whose name contains this text");
+  sub->callback([o, &action] {
+    action = [o] {
+      std::vector<Row> rows;
+      std::string gpu_note;
+#if defined(DIFFSCOPE_HAVE_CUDA)
+      if (cuda_device_available()) {
+        rows = bench::run_gpu_benchmarks(*o);
+      } else {
+        gpu_note = "GPU rows skipped: no CUDA device";
+      }
+#else
+      gpu_note = "GPU rows need a CUDA build (this build has no CUDA): CPU rows only";
+#endif
+      std::vector<Row> cpu = cpu_rows(*o);
+      rows.insert(rows.end(), cpu.begin(), cpu.end());
+      print_rows(rows, o->json, gpu_note);
+    };
+  });
+}
+
+}  // namespace diffscope::cli

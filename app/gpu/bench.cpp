@@ -1,0 +1,281 @@
+// bench.cpp — the GPU rows of `diffscope bench`: every workload of PERFORMANCE.md's targets table, fused vs
+// unfused (cuBLAS), per precision; CUDA-event timing after warm-up (median, p10, p90), a CUDA graph of many
+// calls for the latency-bound cases; achieved FLOP/s or bytes/s against the measured ceilings; each mode's
+// error against the float64 CPU reference on the same input (a subset of rows for the big batches).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/cpu_reference.h"
+#include "core/model.h"
+#include "core/schedule.h"
+#include "gpu/bench_row.h"
+#include "gpu/cuda_backend.h"
+#include "gpu/cuda_check.h"
+#include "gpu/gpu_buffer.h"
+#include "kernels/kernels.h"
+
+namespace diffscope::bench {
+
+namespace {
+
+// Ceilings measured on the H200 (PERFORMANCE.md).
+constexpr double kFp32TF = 50.9, kTf32TF = 407, kBf16TF = 780, kCopyTBs = 4.16;
+
+double ceiling_tflops(Precision p) {
+  return p == Precision::Fp32 ? kFp32TF : (p == Precision::Tf32 ? kTf32TF : kBf16TF);
+}
+
+struct Stats {
+  double median = 0, p10 = 0, p90 = 0;
+  int n = 0;
+};
+Stats stats_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  Stats s;
+  s.n = static_cast<int>(v.size());
+  auto q = [&](double f) { return v[std::min(v.size() - 1, static_cast<size_t>(f * (v.size() - 1) + 0.5))]; };
+  s.median = q(0.5), s.p10 = q(0.1), s.p90 = q(0.9);
+  return s;
+}
+
+// Times `run` (enqueues one call on s) with events: `warm` untimed calls, then `reps` timed ones; `reset`
+// (untimed, before each) restores the input.
+Stats time_events(cudaStream_t s, int warm, int reps, const std::function<void()>& reset, const std::function<void()>& run) {
+  gpu::CudaEvent a, b;
+  for (int i = 0; i < warm; ++i) {
+    reset();
+    run();
+  }
+  CUDA_CHECK_THROW(cudaStreamSynchronize(s));
+  std::vector<double> us;
+  for (int i = 0; i < reps; ++i) {
+    reset();
+    CUDA_CHECK_THROW(cudaEventRecord(a.get(), s));
+    run();
+    CUDA_CHECK_THROW(cudaEventRecord(b.get(), s));
+    CUDA_CHECK_THROW(cudaEventSynchronize(b.get()));
+    float ms = 0;
+    CUDA_CHECK_THROW(cudaEventElapsedTime(&ms, a.get(), b.get()));
+    us.push_back(ms * 1e3);
+  }
+  return stats_of(us);
+}
+
+// A CUDA graph of `calls` calls of `run` (after one `reset`), replayed `reps` times; per-call time.
+Stats time_graph(cudaStream_t s, int calls, int reps, const std::function<void()>& reset, const std::function<void()>& run) {
+  cudaGraph_t g;
+  cudaGraphExec_t ge;
+  run();  // warm-up outside the capture (attributes, lazy module load)
+  CUDA_CHECK_THROW(cudaStreamSynchronize(s));
+  CUDA_CHECK_THROW(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
+  reset();
+  for (int i = 0; i < calls; ++i) run();
+  CUDA_CHECK_THROW(cudaStreamEndCapture(s, &g));
+  CUDA_CHECK_THROW(cudaGraphInstantiate(&ge, g, 0));
+  gpu::CudaEvent a, b;
+  for (int i = 0; i < 3; ++i) CUDA_CHECK_THROW(cudaGraphLaunch(ge, s));
+  CUDA_CHECK_THROW(cudaStreamSynchronize(s));
+  std::vector<double> us;
+  for (int i = 0; i < reps; ++i) {
+    CUDA_CHECK_THROW(cudaEventRecord(a.get(), s));
+    CUDA_CHECK_THROW(cudaGraphLaunch(ge, s));
+    CUDA_CHECK_THROW(cudaEventRecord(b.get(), s));
+    CUDA_CHECK_THROW(cudaEventSynchronize(b.get()));
+    float ms = 0;
+    CUDA_CHECK_THROW(cudaEventElapsedTime(&ms, a.get(), b.get()));
+    us.push_back(ms * 1e3 / calls);
+  }
+  cudaGraphExecDestroy(ge);
+  cudaGraphDestroy(g);
+  return stats_of(us);
+}
+
+// nn.Linear-like init, seeded.
+DiffusionModel random_model(int dim, int H, uint32_t seed) {
+  DiffusionModel m;
+  m.net.dim = dim;
+  m.net.hidden = H;
+  std::mt19937 rng(seed);
+  auto fill = [&](std::vector<float>& v, size_t n, int fan_in) {
+    std::uniform_real_distribution<float> u(-1.f / std::sqrt(float(fan_in)), 1.f / std::sqrt(float(fan_in)));
+    v.resize(n);
+    for (float& x : v) x = u(rng);
+  };
+  fill(m.net.W1, size_t(H) * (dim + 1), dim + 1);
+  fill(m.net.b1, H, dim + 1);
+  fill(m.net.W2, size_t(H) * H, H);
+  fill(m.net.b2, H, H);
+  fill(m.net.W3, size_t(dim) * H, H);
+  fill(m.net.b3, dim, H);
+  m.schedule = Schedule::linear(1000);
+  return m;
+}
+Mlp3Weights random_mlp3(uint32_t seed) {
+  Mlp3Weights w;
+  w.d0 = 48, w.d1 = 64, w.d2 = 40, w.d3 = 24;
+  std::mt19937 rng(seed);
+  auto fill = [&](std::vector<float>& v, size_t n, int fan_in) {
+    std::uniform_real_distribution<float> u(-1.f / std::sqrt(float(fan_in)), 1.f / std::sqrt(float(fan_in)));
+    v.resize(n);
+    for (float& x : v) x = u(rng);
+  };
+  fill(w.W1, 64 * 48, 48);
+  fill(w.W2, 40 * 64, 64);
+  fill(w.W3, 24 * 40, 40);
+  return w;
+}
+
+double rel_err(const std::vector<float>& a, const std::vector<double>& b) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < b.size(); ++i) {
+    if (!std::isfinite(a[i])) return INFINITY;
+    const double d = a[i] - b[i];
+    num += d * d;
+    den += b[i] * b[i];
+  }
+  return std::sqrt(num / den);
+}
+
+const Precision kPrecisions[] = {Precision::Fp32, Precision::Tf32, Precision::Bf16};
+
+void bench_denoise(const Options& o, CudaBackend& be, const DiffusionModel& m, int B, int S, std::vector<Row>& rows) {
+  const int dim = m.net.dim, H = m.net.hidden;
+  char name[128];
+  std::snprintf(name, sizeof name, "denoise B=%d dim=%d H=%d S=%d", B, dim, H, S);
+  if (!o.only.empty() && std::string(name).find(o.only) == std::string::npos) return;
+  std::fprintf(stderr, "bench: %s\n", name);
+  const cudaStream_t s = be.stream();
+  be.set_model(m);
+  const size_t n = size_t(B) * dim;
+  gpu::GpuBuffer<float> x0(n), x(n);
+  gpu::GpuBuffer<int32_t> t(B);
+  std::vector<int32_t> ht(B, 999);
+  t.copy_from_host(ht, s);
+  kernels::launch_philox_fill(x0.data(), B, dim, 1, 1000, 0, s);  // standard normal start (never zeros)
+  // float64 reference on the first n_chk rows.
+  const int n_chk = std::min(B, S >= 1000 ? (o.quick ? 8 : 64) : 256);
+  std::vector<float> hx0(size_t(n_chk) * dim);
+  x0.copy_to_host(hx0.data(), hx0.size(), s);
+  CUDA_CHECK_THROW(cudaStreamSynchronize(s));
+  std::vector<double> ref(hx0.begin(), hx0.end());
+  std::vector<int64_t> tref(n_chk, 999);
+  cpu_ref::denoise<double>(m, ref.data(), tref.data(), n_chk, S, nullptr);
+
+  const double flops = 2.0 * B * S * (double(dim + 1) * H + double(H) * H + double(H) * dim);
+  const bool latency = B <= 64;
+  auto reset = [&] { CUDA_CHECK_THROW(cudaMemcpyAsync(x.data(), x0.data(), n * sizeof(float), cudaMemcpyDeviceToDevice, s)); };
+  for (int unfused = 0; unfused < 2; ++unfused)
+    for (Precision p : kPrecisions) {
+      auto run = [&] { be.denoise_device(x.data(), t.data(), B, S, nullptr, p, s, unfused == 1); };
+      Row r;
+      r.workload = name;
+      r.impl = unfused ? "unfused (cuBLAS)" : "fused";
+      r.precision = precision_name(p);
+      Stats st;
+      if (latency) {
+        const int calls = 20;
+        st = time_graph(s, calls, o.quick ? 10 : 50, reset, run);
+        r.note = "CUDA graph of 20 calls (+1 input restore copy per graph)";
+      } else {
+        const int reps = o.quick ? 2 : (unfused ? 3 : 7);
+        st = time_events(s, 1, reps, reset, run);
+        r.note = "events around one call";
+      }
+      r.path = unfused ? "cublas+elementwise" : kernels::denoise_path_name(be.last_denoise_path());
+      r.median_us = st.median, r.p10_us = st.p10, r.p90_us = st.p90, r.reps = st.n;
+      r.unit = "TFLOP/s";
+      r.achieved = flops / (st.median * 1e-6) / 1e12;
+      r.ceiling = ceiling_tflops(p);
+      r.floor_us = flops / (r.ceiling * 1e12) * 1e6;
+      // error vs float64
+      reset();
+      run();
+      std::vector<float> got(size_t(n_chk) * dim);
+      x.copy_to_host(got.data(), got.size(), s);
+      CUDA_CHECK_THROW(cudaStreamSynchronize(s));
+      r.rel_err = rel_err(got, ref);
+      rows.push_back(r);
+    }
+}
+
+void bench_mlp3(const Options& o, CudaBackend& be, const Mlp3Weights& w, int B, std::vector<Row>& rows) {
+  char name[128];
+  std::snprintf(name, sizeof name, "mlp3 B=%d %d-%d-%d-%d", B, w.d0, w.d1, w.d2, w.d3);
+  if (!o.only.empty() && std::string(name).find(o.only) == std::string::npos) return;
+  std::fprintf(stderr, "bench: %s\n", name);
+  const cudaStream_t s = be.stream();
+  be.set_mlp3(w);
+  gpu::GpuBuffer<float> x(size_t(B) * w.d0), y(size_t(B) * w.d3);
+  kernels::launch_philox_fill(x.data(), B, w.d0, 2, 1000, 0, s);
+  const int n_chk = std::min(B, 4096);
+  std::vector<float> hx(size_t(n_chk) * w.d0);
+  x.copy_to_host(hx.data(), hx.size(), s);
+  CUDA_CHECK_THROW(cudaStreamSynchronize(s));
+  std::vector<double> xd(hx.begin(), hx.end()), ref(size_t(n_chk) * w.d3);
+  cpu_ref::mlp3<double>(w, xd.data(), n_chk, ref.data());
+  const double flops = 2.0 * B * (double(w.d0) * w.d1 + double(w.d1) * w.d2 + double(w.d2) * w.d3);
+  const double bytes = double(B) * (w.d0 + w.d3) * sizeof(float);
+  const bool latency = B <= 1024;
+  for (int unfused = 0; unfused < 2; ++unfused)
+    for (Precision p : kPrecisions) {
+      auto run = [&] { be.mlp3_device(x.data(), B, y.data(), p, s, unfused == 1); };
+      Row r;
+      r.workload = name;
+      r.impl = unfused ? "unfused (cuBLAS)" : "fused";
+      r.precision = precision_name(p);
+      Stats st;
+      if (latency) {
+        st = time_graph(s, 100, o.quick ? 10 : 50, [] {}, run);
+        r.note = "CUDA graph of 100 calls";
+      } else {
+        st = time_events(s, 3, o.quick ? 5 : 30, [] {}, run);
+        r.note = "events around one call";
+      }
+      const bool tc = !unfused && p != Precision::Fp32 && kernels::mlp3_tc_supported(w.d0, w.d1, w.d2, w.d3);
+      r.path = unfused ? "cublas+elementwise" : (tc ? "tensor-core" : "general");
+      r.median_us = st.median, r.p10_us = st.p10, r.p90_us = st.p90, r.reps = st.n;
+      if (latency) {
+        r.unit = "TFLOP/s";
+        r.achieved = flops / (st.median * 1e-6) / 1e12;
+        r.ceiling = ceiling_tflops(p);
+        r.floor_us = 0.5;  // one kernel node in a graph
+      } else {
+        r.unit = "TB/s";
+        r.achieved = bytes / (st.median * 1e-6) / 1e12;
+        r.ceiling = kCopyTBs;
+        r.floor_us = std::max(bytes / (kCopyTBs * 1e12), flops / (ceiling_tflops(p) * 1e12)) * 1e6;
+      }
+      run();
+      std::vector<float> got(size_t(n_chk) * w.d3);
+      y.copy_to_host(got.data(), got.size(), s);
+      CUDA_CHECK_THROW(cudaStreamSynchronize(s));
+      r.rel_err = rel_err(got, ref);
+      rows.push_back(r);
+    }
+}
+
+}  // namespace
+
+std::vector<Row> run_gpu_benchmarks(const Options& o) {
+  CudaBackend be;
+  const DiffusionModel m64 = o.model64.empty() ? random_model(64, 256, 64) : load_diffusion_model(o.model64);
+  const DiffusionModel m2 = o.model2.empty() ? random_model(2, 256, 2) : load_diffusion_model(o.model2);
+  const Mlp3Weights w = o.mlp3.empty() ? random_mlp3(3) : load_mlp3(o.mlp3);
+  std::vector<Row> rows;
+  bench_denoise(o, be, m64, 8, 16, rows);
+  bench_mlp3(o, be, w, 16, rows);
+  bench_mlp3(o, be, w, 1 << 20, rows);
+  bench_denoise(o, be, m64, 16384, 1000, rows);
+  bench_denoise(o, be, m2, 65536, 1000, rows);
+  return rows;
+}
+
+}  // namespace diffscope::bench

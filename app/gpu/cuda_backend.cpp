@@ -1,0 +1,418 @@
+// cuda_backend.cpp — CudaBackend: device-resident model, step tables and scratch; the host-pointer interface
+// uploads, runs the fused kernels (kernels/kernels.h) and downloads.
+#include "gpu/cuda_backend.h"
+
+#include <cublas_v2.h>
+
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <vector>
+
+#include "core/errors.h"
+#include "core/philox_normal.h"
+#include "gpu/cuda_check.h"
+#include "gpu/gpu_buffer.h"
+#include "kernels/frag_pack.h"
+#include "kernels/kernels.h"
+
+namespace diffscope {
+
+using gpu::GpuBuffer;
+
+bool cuda_device_available() {
+  int n = 0;
+  const cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return n > 0;
+}
+
+std::unique_ptr<DenoiserBackend> make_cuda_backend() { return std::make_unique<CudaBackend>(); }
+
+namespace {
+
+std::vector<float> transpose(const std::vector<float>& W, int rows, int cols) {
+  std::vector<float> T(W.size());
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) T[static_cast<size_t>(c) * rows + r] = W[static_cast<size_t>(r) * cols + c];
+  return T;
+}
+std::vector<uint16_t> to_bf16(const std::vector<float>& W) {
+  std::vector<uint16_t> o(W.size());
+  for (size_t i = 0; i < W.size(); ++i) o[i] = kernels::float_to_bf16_bits(W[i]);
+  return o;
+}
+
+struct DeviceTable {
+  GpuBuffer<int32_t> t;
+  GpuBuffer<float> A, B, S;
+  int n = 0, T = 0;
+  std::vector<int32_t> h_t;
+  std::vector<float> h_A, h_B, h_S;
+
+  void upload(const StepTable& tab, cudaStream_t s) {
+    if (n == tab.steps() && T == tab.T && h_t == tab.t && h_A == tab.A32 && h_B == tab.B32 && h_S == tab.S32) return;
+    h_t = tab.t, h_A = tab.A32, h_B = tab.B32, h_S = tab.S32;
+    n = tab.steps();
+    T = tab.T;
+    t.copy_from_host(h_t, s);
+    A.copy_from_host(h_A, s);
+    B.copy_from_host(h_B, s);
+    S.copy_from_host(h_S, s);
+  }
+  kernels::DeviceSteps view() const { return {t.data(), A.data(), B.data(), S.data(), n, T}; }
+};
+
+}  // namespace
+
+struct CudaBackend::Impl {
+  int device = 0;
+  std::string device_name;
+  gpu::CudaStream stream;
+  cublasHandle_t cublas = nullptr;
+
+  // model
+  bool have_model = false;
+  EpsNet h_net;
+  Schedule schedule;
+  GpuBuffer<float> W1, b1, W2, b2, W3, b3, W1T, W2T, W3T;
+  GpuBuffer<uint32_t> f1b, f2b, f3b, f1t, f2t, f3t;
+  GpuBuffer<uint16_t> W1h, W2h, W3h;
+  kernels::DeviceNet net;
+  DeviceTable table, t_indexed;
+
+  // host-API scratch
+  GpuBuffer<float> d_x, d_frames;
+  GpuBuffer<int32_t> d_tstart;
+  std::vector<int32_t> h_tstart;
+
+  // unfused workspace
+  GpuBuffer<float> ws_u, ws_h1, ws_h2, ws_e;
+  GpuBuffer<uint16_t> ws_u16, ws_h1_16, ws_h2_16;
+
+  // mlp3
+  bool have_mlp = false;
+  Mlp3Weights h_mlp;
+  GpuBuffer<float> mW[3], mWT[3];
+  GpuBuffer<uint32_t> mfb[3], mft[3];
+  GpuBuffer<uint16_t> mWh[3];
+  kernels::DeviceMlp3 mlp;
+  GpuBuffer<float> m_x, m_y, m_h1, m_h2;
+  GpuBuffer<uint16_t> m_x16, m_h1_16, m_h2_16;
+
+  kernels::DenoisePath force = kernels::DenoisePath::Auto, last = kernels::DenoisePath::General;
+  kernels::Mlp3Path mlp_force = kernels::Mlp3Path::Auto;
+
+  Impl() : stream() {}
+};
+
+CudaBackend::CudaBackend() {
+  int n = 0;
+  const cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess || n == 0) {
+    (void)cudaGetLastError();
+    throw ResourceUnavailable(std::string("no CUDA device: ") +
+                              (e != cudaSuccess ? cudaGetErrorString(e) : "cudaGetDeviceCount returned 0"));
+  }
+  m = std::make_unique<Impl>();
+  CUDA_CHECK_THROW(cudaGetDevice(&m->device));
+  cudaDeviceProp prop{};
+  CUDA_CHECK_THROW(cudaGetDeviceProperties(&prop, m->device));
+  m->device_name = prop.name;
+  if (cublasCreate(&m->cublas) != CUBLAS_STATUS_SUCCESS) throw ResourceUnavailable("cuBLAS initialisation failed");
+}
+
+CudaBackend::~CudaBackend() {
+  if (m && m->cublas) cublasDestroy(m->cublas);
+}
+
+std::string CudaBackend::name() const { return "cuda (" + m->device_name + ")"; }
+cudaStream_t CudaBackend::stream() const { return m->stream.get(); }
+
+void CudaBackend::set_model(const DiffusionModel& model) {
+  const EpsNet& n = model.net;
+  const cudaStream_t s = m->stream.get();
+  const bool same_net = m->have_model && m->h_net.dim == n.dim && m->h_net.hidden == n.hidden && m->h_net.W1 == n.W1 &&
+                        m->h_net.W2 == n.W2 && m->h_net.W3 == n.W3 && m->h_net.b1 == n.b1 && m->h_net.b2 == n.b2 &&
+                        m->h_net.b3 == n.b3;
+  if (!same_net) {
+    n.validate();
+    CUDA_CHECK_THROW(cudaStreamSynchronize(s));  // previous uploads may still read the old host copies
+    m->h_net = n;
+    const int dim = n.dim, H = n.hidden;
+    m->W1.copy_from_host(n.W1, s);
+    m->b1.copy_from_host(n.b1, s);
+    m->W2.copy_from_host(n.W2, s);
+    m->b2.copy_from_host(n.b2, s);
+    m->W3.copy_from_host(n.W3, s);
+    m->b3.copy_from_host(n.b3, s);
+    std::vector<float> t1 = transpose(n.W1, H, dim + 1), t2 = transpose(n.W2, H, H), t3 = transpose(n.W3, dim, H);
+    m->W1T.copy_from_host(t1, s);
+    m->W2T.copy_from_host(t2, s);
+    m->W3T.copy_from_host(t3, s);
+    std::vector<uint16_t> h1 = to_bf16(n.W1), h2 = to_bf16(n.W2), h3 = to_bf16(n.W3);
+    m->W1h.copy_from_host(h1, s);
+    m->W2h.copy_from_host(h2, s);
+    m->W3h.copy_from_host(h3, s);
+    kernels::DeviceNet& d = m->net;
+    d = kernels::DeviceNet{};
+    d.dim = dim;
+    d.hidden = H;
+    d.W1 = m->W1.data(), d.b1 = m->b1.data(), d.W2 = m->W2.data(), d.b2 = m->b2.data(), d.W3 = m->W3.data(),
+    d.b3 = m->b3.data();
+    d.W1T = m->W1T.data(), d.W2T = m->W2T.data(), d.W3T = m->W3T.data();
+    d.W1_bf16 = m->W1h.data(), d.W2_bf16 = m->W2h.data(), d.W3_bf16 = m->W3h.data();
+    if (kernels::denoise_path_supported(kernels::DenoisePath::TensorCore, dim, H, 1, Precision::Bf16)) {
+      // Padded x width: 16 for dim <= 16, else 64 (the instantiations of denoise_tc.cu).
+      const int kx = dim <= 16 ? 16 : 64;
+      for (int bf = 0; bf < 2; ++bf) {
+        std::vector<uint32_t> p1;
+        std::vector<uint32_t> p2 = kernels::pack_fragments(n.W2.data(), H, H, H, bf);
+        // W3 padded to kx output rows.
+        std::vector<float> w3p(static_cast<size_t>(kx) * H, 0.f);
+        std::memcpy(w3p.data(), n.W3.data(), sizeof(float) * n.W3.size());
+        std::vector<uint32_t> p3 = kernels::pack_fragments(w3p.data(), kx, H, H, bf);
+        // W1 x-part padded to kx inputs.
+        std::vector<float> w1p(static_cast<size_t>(H) * kx, 0.f);
+        for (int r = 0; r < H; ++r)
+          for (int c = 0; c < dim; ++c) w1p[static_cast<size_t>(r) * kx + c] = n.W1[static_cast<size_t>(r) * (dim + 1) + c];
+        p1 = kernels::pack_fragments(w1p.data(), H, kx, kx, bf);
+        (bf ? m->f1b : m->f1t).copy_from_host(p1, s);
+        (bf ? m->f2b : m->f2t).copy_from_host(p2, s);
+        (bf ? m->f3b : m->f3t).copy_from_host(p3, s);
+        CUDA_CHECK_THROW(cudaStreamSynchronize(s));  // host vectors die at scope end
+      }
+      d.f1_bf16 = m->f1b.data(), d.f2_bf16 = m->f2b.data(), d.f3_bf16 = m->f3b.data();
+      d.f1_tf32 = m->f1t.data(), d.f2_tf32 = m->f2t.data(), d.f3_tf32 = m->f3t.data();
+    }
+    CUDA_CHECK_THROW(cudaStreamSynchronize(s));
+    m->have_model = true;
+  }
+  m->schedule = model.schedule;
+  m->t_indexed.upload(build_t_indexed_ddpm_mean(model.schedule), s);
+  CUDA_CHECK_THROW(cudaStreamSynchronize(s));
+}
+
+void CudaBackend::set_step_table(const StepTable& t) {
+  m->table.upload(t, m->stream.get());
+  CUDA_CHECK_THROW(cudaStreamSynchronize(m->stream.get()));
+}
+
+static void require_model(bool have) {
+  if (!have) throw std::logic_error("CudaBackend: set_model() must be called first");
+}
+
+void CudaBackend::run_steps_device(int k_begin, int k_end, float* d_x, int B, uint64_t seed, float* d_frames, Precision p,
+                                   cudaStream_t stream, uint32_t row_offset) {
+  require_model(m->have_model);
+  if (k_begin < 0 || k_end > m->table.n || k_begin > k_end)
+    throw InvalidInput("steps [" + std::to_string(k_begin) + ", " + std::to_string(k_end) +
+                       ") out of range; valid: within [0, " + std::to_string(m->table.n) + "]");
+  kernels::DenoiseArgs a;
+  a.net = m->net;
+  a.tab = m->table.view();
+  a.x = d_x;
+  a.B = B;
+  a.k_begin = k_begin;
+  a.k_end = k_end;
+  a.frames = d_frames;
+  a.seed = seed;
+  a.row_offset = row_offset;
+  m->last = kernels::launch_denoise(a, p, stream, m->force);
+  CUDA_CHECK_LAUNCH();
+}
+
+void CudaBackend::run_steps_device_unfused(int k_begin, int k_end, float* d_x, int B, uint64_t seed, float* d_frames,
+                                           Precision p, cudaStream_t stream, uint32_t row_offset) {
+  require_model(m->have_model);
+  kernels::DenoiseArgs a;
+  a.net = m->net;
+  a.tab = m->table.view();
+  a.x = d_x;
+  a.B = B;
+  a.k_begin = k_begin;
+  a.k_end = k_end;
+  a.frames = d_frames;
+  a.seed = seed;
+  a.row_offset = row_offset;
+  const int dim = m->net.dim, H = m->net.hidden;
+  m->ws_u.reserve(static_cast<size_t>(B) * (dim + 1));
+  m->ws_h1.reserve(static_cast<size_t>(B) * H);
+  m->ws_h2.reserve(static_cast<size_t>(B) * H);
+  m->ws_e.reserve(static_cast<size_t>(B) * dim);
+  if (p == Precision::Bf16) {
+    m->ws_u16.reserve(static_cast<size_t>(B) * (dim + 1));
+    m->ws_h1_16.reserve(static_cast<size_t>(B) * H);
+    m->ws_h2_16.reserve(static_cast<size_t>(B) * H);
+  }
+  kernels::UnfusedWorkspace ws{m->ws_u.data(), m->ws_h1.data(), m->ws_h2.data(), m->ws_e.data(),
+                               m->ws_u16.data(), m->ws_h1_16.data(), m->ws_h2_16.data()};
+  kernels::run_denoise_unfused(m->cublas, a, p, ws, stream);
+  CUDA_CHECK_LAUNCH();
+}
+
+void CudaBackend::denoise_device(float* d_x, const int32_t* d_t_start, int B, int S, float* d_frames, Precision p,
+                                 cudaStream_t stream, bool unfused) {
+  require_model(m->have_model);
+  kernels::DenoiseArgs a;
+  a.net = m->net;
+  a.tab = m->t_indexed.view();
+  a.x = d_x;
+  a.B = B;
+  a.row_t = d_t_start;
+  a.k_begin = 0;
+  a.k_end = S;
+  a.frames = d_frames;
+  if (unfused) {
+    // The unfused path reuses run_steps_device_unfused's workspace logic through a temporary table swap.
+    const int dim = m->net.dim, H = m->net.hidden;
+    m->ws_u.reserve(static_cast<size_t>(B) * (dim + 1));
+    m->ws_h1.reserve(static_cast<size_t>(B) * H);
+    m->ws_h2.reserve(static_cast<size_t>(B) * H);
+    m->ws_e.reserve(static_cast<size_t>(B) * dim);
+    if (p == Precision::Bf16) {
+      m->ws_u16.reserve(static_cast<size_t>(B) * (dim + 1));
+      m->ws_h1_16.reserve(static_cast<size_t>(B) * H);
+      m->ws_h2_16.reserve(static_cast<size_t>(B) * H);
+    }
+    kernels::UnfusedWorkspace ws{m->ws_u.data(), m->ws_h1.data(), m->ws_h2.data(), m->ws_e.data(),
+                                 m->ws_u16.data(), m->ws_h1_16.data(), m->ws_h2_16.data()};
+    kernels::run_denoise_unfused(m->cublas, a, p, ws, stream);
+  } else {
+    m->last = kernels::launch_denoise(a, p, stream, m->force);
+  }
+  CUDA_CHECK_LAUNCH();
+}
+
+void CudaBackend::eps_field_device(const float* d_pts, int n, int t, bool predict_x0, float* d_out, cudaStream_t stream) {
+  require_model(m->have_model);
+  if (t < 0 || t >= m->schedule.T)
+    throw InvalidInput("t = " + std::to_string(t) + " is out of range; valid: [0, " + std::to_string(m->schedule.T - 1) + "]");
+  const double abar = m->schedule.alphas_cumprod[t];
+  kernels::launch_eps_field(m->net, d_pts, n, t, m->schedule.T, predict_x0, static_cast<float>(std::sqrt(abar)),
+                            static_cast<float>(std::sqrt(1.0 - abar)), d_out, stream);
+  CUDA_CHECK_LAUNCH();
+}
+
+void CudaBackend::start_noise_device(float* d_x, int B, uint64_t seed, cudaStream_t stream) {
+  require_model(m->have_model);
+  kernels::launch_philox_fill(d_x, B, m->net.dim, seed, kStartNoiseKey(static_cast<uint32_t>(m->schedule.T)), 0, stream);
+  CUDA_CHECK_LAUNCH();
+}
+
+void CudaBackend::force_denoise_path(kernels::DenoisePath path) { m->force = path; }
+kernels::DenoisePath CudaBackend::last_denoise_path() const { return m->last; }
+void CudaBackend::force_mlp3_path(kernels::Mlp3Path path) { m->mlp_force = path; }
+
+// ---- host-pointer interface ----------------------------------------------------------------------------
+
+void CudaBackend::denoise(const DiffusionModel& model, float* x, const int64_t* t_start, int B, int S, float* trajectory,
+                          Precision precision) {
+  set_model(model);
+  const cudaStream_t s = m->stream.get();
+  const int dim = model.net.dim;
+  const size_t n = static_cast<size_t>(B) * dim;
+  m->h_tstart.assign(t_start, t_start + B);
+  m->d_tstart.copy_from_host(m->h_tstart, s);
+  m->d_x.copy_from_host(x, n, s);
+  float* frames = nullptr;
+  if (trajectory) {
+    std::memcpy(trajectory, x, sizeof(float) * n);
+    m->d_frames.reserve(n * S);
+    frames = m->d_frames.data();
+  }
+  denoise_device(m->d_x.data(), m->d_tstart.data(), B, S, frames, precision, s);
+  m->d_x.copy_to_host(x, n, s);
+  if (trajectory) m->d_frames.copy_to_host(trajectory + n, n * S, s);
+  CUDA_CHECK_THROW(cudaStreamSynchronize(s));
+}
+
+void CudaBackend::run_steps(const DiffusionModel& model, const StepTable& table, int k_begin, int k_end, float* x, int B,
+                            uint64_t seed, float* frames, Precision precision, uint32_t row_offset) {
+  set_model(model);
+  set_step_table(table);
+  const cudaStream_t s = m->stream.get();
+  const size_t n = static_cast<size_t>(B) * model.net.dim;
+  m->d_x.copy_from_host(x, n, s);
+  float* d_frames = nullptr;
+  const size_t nf = static_cast<size_t>(k_end - k_begin) * n;
+  if (frames && nf) {
+    m->d_frames.reserve(nf);
+    d_frames = m->d_frames.data();
+  }
+  run_steps_device(k_begin, k_end, m->d_x.data(), B, seed, d_frames, precision, s, row_offset);
+  m->d_x.copy_to_host(x, n, s);
+  if (d_frames) m->d_frames.copy_to_host(frames, nf, s);
+  CUDA_CHECK_THROW(cudaStreamSynchronize(s));
+}
+
+void CudaBackend::set_mlp3(const Mlp3Weights& w) {
+  const bool same = m->have_mlp && m->h_mlp.d0 == w.d0 && m->h_mlp.d1 == w.d1 && m->h_mlp.d2 == w.d2 &&
+                    m->h_mlp.d3 == w.d3 && m->h_mlp.W1 == w.W1 && m->h_mlp.W2 == w.W2 && m->h_mlp.W3 == w.W3;
+  if (same) return;
+  const cudaStream_t s = m->stream.get();
+  CUDA_CHECK_THROW(cudaStreamSynchronize(s));
+  m->h_mlp = w;
+  const int d[4] = {w.d0, w.d1, w.d2, w.d3};
+  const std::vector<float>* W[3] = {&m->h_mlp.W1, &m->h_mlp.W2, &m->h_mlp.W3};
+  kernels::DeviceMlp3& dm = m->mlp;
+  dm = kernels::DeviceMlp3{};
+  dm.d0 = w.d0, dm.d1 = w.d1, dm.d2 = w.d2, dm.d3 = w.d3;
+  const bool tc = kernels::mlp3_tc_supported(w.d0, w.d1, w.d2, w.d3);
+  for (int l = 0; l < 3; ++l) {
+    const int out = d[l + 1], in = d[l];
+    m->mW[l].copy_from_host(*W[l], s);
+    std::vector<float> t = transpose(*W[l], out, in);
+    m->mWT[l].copy_from_host(t, s);
+    std::vector<uint16_t> h = to_bf16(*W[l]);
+    m->mWh[l].copy_from_host(h, s);
+    if (tc) {
+      std::vector<uint32_t> pb = kernels::pack_fragments(W[l]->data(), out, in, in, true);
+      std::vector<uint32_t> pt = kernels::pack_fragments(W[l]->data(), out, in, in, false);
+      m->mfb[l].copy_from_host(pb, s);
+      m->mft[l].copy_from_host(pt, s);
+      CUDA_CHECK_THROW(cudaStreamSynchronize(s));
+      dm.f_bf16[l] = m->mfb[l].data();
+      dm.f_tf32[l] = m->mft[l].data();
+    }
+    CUDA_CHECK_THROW(cudaStreamSynchronize(s));
+  }
+  dm.W1 = m->mW[0].data(), dm.W2 = m->mW[1].data(), dm.W3 = m->mW[2].data();
+  dm.W1T = m->mWT[0].data(), dm.W2T = m->mWT[1].data(), dm.W3T = m->mWT[2].data();
+  dm.W_bf16[0] = m->mWh[0].data(), dm.W_bf16[1] = m->mWh[1].data(), dm.W_bf16[2] = m->mWh[2].data();
+  m->have_mlp = true;
+}
+
+void CudaBackend::mlp3_device(const float* d_x, int B, float* d_y, Precision p, cudaStream_t stream, bool unfused) {
+  if (!m->have_mlp) throw std::logic_error("CudaBackend: set_mlp3() must be called first");
+  if (unfused) {
+    const kernels::DeviceMlp3& w = m->mlp;
+    m->m_h1.reserve(static_cast<size_t>(B) * w.d1);
+    m->m_h2.reserve(static_cast<size_t>(B) * w.d2);
+    if (p == Precision::Bf16) {
+      m->m_x16.reserve(static_cast<size_t>(B) * w.d0);
+      m->m_h1_16.reserve(static_cast<size_t>(B) * w.d1);
+      m->m_h2_16.reserve(static_cast<size_t>(B) * w.d2);
+    }
+    kernels::Mlp3Workspace ws{m->m_h1.data(), m->m_h2.data(), m->m_x16.data(), m->m_h1_16.data(), m->m_h2_16.data()};
+    kernels::run_mlp3_unfused(m->cublas, w, d_x, B, d_y, p, ws, stream);
+  } else {
+    kernels::launch_mlp3(m->mlp, d_x, B, d_y, p, stream, m->mlp_force);
+  }
+  CUDA_CHECK_LAUNCH();
+}
+
+void CudaBackend::mlp3(const Mlp3Weights& w, const float* x, int B, float* y, Precision precision) {
+  set_mlp3(w);
+  const cudaStream_t s = m->stream.get();
+  m->m_x.copy_from_host(x, static_cast<size_t>(B) * w.d0, s);
+  m->m_y.reserve(static_cast<size_t>(B) * w.d3);
+  mlp3_device(m->m_x.data(), B, m->m_y.data(), precision, s);
+  m->m_y.copy_to_host(y, static_cast<size_t>(B) * w.d3, s);
+  CUDA_CHECK_THROW(cudaStreamSynchronize(s));
+}
+
+}  // namespace diffscope

@@ -1,0 +1,248 @@
+// interop_compute.cpp — CUDA + interop and CUDA + staging compute paths for the GUI.
+#include "gpu/interop_compute.h"
+
+#include <epoxy/gl.h>  // before cuda_gl_interop.h (ARCHITECTURE.md)
+#include <cuda_gl_interop.h>
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+
+#include "gpu/cuda_backend.h"
+#include "gpu/cuda_check.h"
+#include "gpu/gpu_buffer.h"
+
+namespace diffscope::gpu {
+namespace {
+
+double now_ms() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+class CudaComputePath final : public ComputePath {
+ public:
+  CudaComputePath(TrajectoryBufferTarget* target, bool interop, std::string why)
+      : m_target(target), m_interop(interop), m_why(std::move(why)) {
+    cudaDeviceProp prop{};
+    int dev = 0;
+    CUDA_CHECK_THROW(cudaGetDevice(&dev));
+    CUDA_CHECK_THROW(cudaGetDeviceProperties(&prop, dev));
+    m_device = prop.name;
+    CUDA_CHECK_THROW(cudaEventCreate(&m_ev0));
+    CUDA_CHECK_THROW(cudaEventCreate(&m_ev1));
+  }
+  ~CudaComputePath() override {
+    unmap();
+    unregister();
+    CUDA_CHECK_PRINT(cudaEventDestroy(m_ev0));
+    CUDA_CHECK_PRINT(cudaEventDestroy(m_ev1));
+    if (m_pinned) CUDA_CHECK_PRINT(cudaFreeHost(m_pinned));
+  }
+
+  std::string name() const override { return m_interop ? "cuda + interop" : "cuda + host staging"; }
+  std::string why() const override { return m_why; }
+  std::string device() const override { return m_device; }
+  bool is_gpu() const override { return true; }
+
+  void begin(const DiffusionModel& model, const StepTable& table, const TrajectoryLayout& layout, const float* x0,
+             uint64_t seed, Precision precision) override {
+    unmap();
+    m_be.set_model(model);
+    m_be.set_step_table(table);
+    m_model = &model;
+    m_layout = layout;
+    m_seed = seed;
+    m_precision = precision;
+    const size_t bytes = layout.total_bytes();
+    if (m_target->size_bytes() != bytes || (m_interop && m_registered_buffer != m_target->gl_buffer())) {
+      unregister();  // never reallocate a registered buffer
+      if (m_target->size_bytes() != bytes) m_target->resize(bytes);
+      if (m_interop) try_register();
+    }
+    m_d_x.resize(layout.frame_floats());
+    CUDA_CHECK_THROW(cudaMemcpyAsync(m_d_x.data(), x0, layout.frame_bytes(), cudaMemcpyHostToDevice, m_be.stream()));
+    if (m_interop) {
+      map();
+      CUDA_CHECK_THROW(cudaMemcpyAsync(m_mapped, m_d_x.data(), layout.frame_bytes(), cudaMemcpyDeviceToDevice,
+                                       m_be.stream()));
+    } else {
+      CUDA_CHECK_THROW(cudaStreamSynchronize(m_be.stream()));
+      const double t0 = now_ms();
+      m_target->upload(0, layout.frame_bytes(), x0);
+      m_timings.upload_ms += now_ms() - t0;
+    }
+  }
+
+  void advance(int k_begin, int k_end) override {
+    if (!m_model || k_end <= k_begin) return;
+    cudaStream_t s = m_be.stream();
+    const size_t ff = m_layout.frame_floats(), fb = m_layout.frame_bytes();
+    if (!m_timing) {
+      CUDA_CHECK_THROW(cudaEventRecord(m_ev0, s));
+      m_timing = true;
+    }
+    if (m_interop) {
+      map();
+      float* base = static_cast<float*>(m_mapped);
+      if (m_layout.stride == 1) {  // frames land in place: slot j = frame j
+        m_be.run_steps_device(k_begin, k_end, m_d_x.data(), m_layout.B, m_seed, base + size_t(k_begin + 1) * ff,
+                              m_precision, s);
+      } else {
+        m_d_frames.resize(size_t(k_end - k_begin) * ff);
+        m_be.run_steps_device(k_begin, k_end, m_d_x.data(), m_layout.B, m_seed, m_d_frames.data(), m_precision, s);
+        for (int j = k_begin + 1; j <= k_end; ++j) {
+          const int slot = m_layout.slot_of_frame(j);
+          if (slot >= 0)
+            CUDA_CHECK_THROW(cudaMemcpyAsync(base + size_t(slot) * ff, m_d_frames.data() + size_t(j - k_begin - 1) * ff,
+                                             fb, cudaMemcpyDeviceToDevice, s));
+        }
+      }
+    } else {
+      // Staging: device frames -> pinned host -> glBufferSubData.
+      m_d_frames.resize(size_t(k_end - k_begin) * ff);
+      m_be.run_steps_device(k_begin, k_end, m_d_x.data(), m_layout.B, m_seed, m_d_frames.data(), m_precision, s);
+      int kept = 0;
+      for (int j = k_begin + 1; j <= k_end; ++j) kept += m_layout.slot_of_frame(j) >= 0;
+      if (kept == 0) return;
+      ensure_pinned(size_t(kept) * fb);
+      int i = 0;
+      for (int j = k_begin + 1; j <= k_end; ++j)
+        if (m_layout.slot_of_frame(j) >= 0)
+          CUDA_CHECK_THROW(cudaMemcpyAsync(static_cast<char*>(m_pinned) + size_t(i++) * fb,
+                                           m_d_frames.data() + size_t(j - k_begin - 1) * ff, fb, cudaMemcpyDeviceToHost,
+                                           s));
+      CUDA_CHECK_THROW(cudaStreamSynchronize(s));
+      const double t0 = now_ms();
+      i = 0;
+      for (int j = k_begin + 1; j <= k_end; ++j) {
+        const int slot = m_layout.slot_of_frame(j);
+        if (slot >= 0) m_target->upload(size_t(slot) * fb, fb, static_cast<char*>(m_pinned) + size_t(i++) * fb);
+      }
+      m_timings.upload_ms += now_ms() - t0;
+    }
+    m_timings.steps += k_end - k_begin;
+  }
+
+  void field(const float* pts, int n, int t, bool x0, float* out) override {
+    if (!m_model || n <= 0) return;
+    const size_t bytes = size_t(n) * m_model->net.dim * sizeof(float);
+    m_d_pts.resize(size_t(n) * m_model->net.dim);
+    m_d_out.resize(size_t(n) * m_model->net.dim);
+    cudaStream_t s = m_be.stream();
+    CUDA_CHECK_THROW(cudaMemcpyAsync(m_d_pts.data(), pts, bytes, cudaMemcpyHostToDevice, s));
+    m_be.eps_field_device(m_d_pts.data(), n, t, x0, m_d_out.data(), s);
+    CUDA_CHECK_THROW(cudaMemcpyAsync(out, m_d_out.data(), bytes, cudaMemcpyDeviceToHost, s));
+    CUDA_CHECK_THROW(cudaStreamSynchronize(s));
+  }
+
+  void before_draw() override {
+    if (m_timing) CUDA_CHECK_THROW(cudaEventRecord(m_ev1, m_be.stream()));
+    unmap();
+    if (m_timing) {
+      CUDA_CHECK_THROW(cudaEventSynchronize(m_ev1));
+      float ms = 0;
+      CUDA_CHECK_THROW(cudaEventElapsedTime(&ms, m_ev0, m_ev1));
+      m_timings.steps_ms += ms;
+      m_timing = false;
+    }
+  }
+
+  ComputeTimings take_timings() override {
+    ComputeTimings t = m_timings;
+    m_timings = {};
+    return t;
+  }
+
+ private:
+  void try_register() {
+    cudaError_t e = cudaGraphicsGLRegisterBuffer(&m_res, m_target->gl_buffer(), cudaGraphicsRegisterFlagsNone);
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      m_res = nullptr;
+      m_interop = false;
+      m_why = std::string("interop registration failed (") + cudaGetErrorString(e) + "): host staging";
+      return;
+    }
+    m_registered_buffer = m_target->gl_buffer();
+  }
+  void unregister() {
+    if (m_res) {
+      CUDA_CHECK_PRINT(cudaGraphicsUnregisterResource(m_res));
+      m_res = nullptr;
+      m_registered_buffer = 0;
+    }
+  }
+  // One cudaGraphicsMapResources for every shared resource (here: the trajectory) on the compute stream.
+  void map() {
+    if (m_mapped || !m_res) return;
+    const double t0 = now_ms();
+    CUDA_CHECK_THROW(cudaGraphicsMapResources(1, &m_res, m_be.stream()));
+    size_t size = 0;
+    CUDA_CHECK_THROW(cudaGraphicsResourceGetMappedPointer(&m_mapped, &size, m_res));
+    m_timings.map_ms += now_ms() - t0;
+  }
+  void unmap() {
+    if (!m_mapped) return;
+    const double t0 = now_ms();
+    CUDA_CHECK_THROW(cudaGraphicsUnmapResources(1, &m_res, m_be.stream()));
+    m_mapped = nullptr;
+    m_timings.unmap_ms += now_ms() - t0;
+  }
+  void ensure_pinned(size_t bytes) {
+    if (bytes <= m_pinned_bytes) return;
+    if (m_pinned) CUDA_CHECK_THROW(cudaFreeHost(m_pinned));
+    m_pinned = nullptr;
+    CUDA_CHECK_THROW(cudaMallocHost(&m_pinned, bytes));
+    m_pinned_bytes = bytes;
+  }
+
+  TrajectoryBufferTarget* m_target;
+  bool m_interop;
+  std::string m_why, m_device;
+  CudaBackend m_be;
+  const DiffusionModel* m_model = nullptr;
+  TrajectoryLayout m_layout;
+  uint64_t m_seed = 0;
+  Precision m_precision = Precision::Fp32;
+  GpuBuffer<float> m_d_x, m_d_frames, m_d_pts, m_d_out;
+  cudaGraphicsResource_t m_res = nullptr;
+  unsigned m_registered_buffer = 0;
+  void* m_mapped = nullptr;
+  void* m_pinned = nullptr;
+  size_t m_pinned_bytes = 0;
+  cudaEvent_t m_ev0 = nullptr, m_ev1 = nullptr;
+  bool m_timing = false;
+  ComputeTimings m_timings;
+};
+
+}  // namespace
+
+bool interop_cuda_device_available() { return cuda_device_available(); }
+
+std::unique_ptr<ComputePath> make_cuda_compute_path(TrajectoryBufferTarget* target, std::string* why) {
+  if (!cuda_device_available()) {
+    if (why) *why = "no CUDA device";
+    return nullptr;
+  }
+  // Is the current GL context on a CUDA device? Mesa's GL (llvmpipe under Xvfb) lists none.
+  unsigned int count = 0;
+  int devices[8];
+  cudaError_t e = cudaGLGetDevices(&count, devices, 8, cudaGLDeviceListAll);
+  bool interop = e == cudaSuccess && count > 0;
+  std::string w;
+  if (interop) {
+    w = "GL buffer registered with CUDA, mapped once per frame";
+  } else {
+    cudaGetLastError();
+    const char* vendor = reinterpret_cast<const char*>(glGetString(GL_VENDOR));
+    w = std::string("the GL context (") + (vendor ? vendor : "?") +
+        ") is not on a CUDA device (cudaGLGetDevices: " + (e == cudaSuccess ? "none" : cudaGetErrorString(e)) +
+        "): host staging";
+  }
+  auto p = std::make_unique<CudaComputePath>(target, interop, w);
+  if (why) *why = w;
+  return p;
+}
+
+}  // namespace diffscope::gpu

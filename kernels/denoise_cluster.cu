@@ -1,0 +1,215 @@
+// denoise_cluster.cu — the small-batch (latency-bound) fused denoiser, fp32: one thread-block cluster of C CTAs
+// (16, else 8) runs all steps for B <= 8 rows. CTA c holds hidden units [c H/C, (c+1) H/C) of W1 and W2 and the
+// matching columns of W3 in shared memory, so the 397 KB of fp32 weights of the reference case are spread
+// over the cluster. Per step:
+//   h1 slice = SiLU(W1[slice] u + b1)            -> all-gathered into every CTA's h1 through distributed smem
+//   cluster.sync
+//   h2 slice = SiLU(W2[slice] h1 + b2)           (stays local)
+//   eps partial = W3[:, slice] h2 slice          -> sent to every CTA
+//   cluster.sync
+//   eps = b3 + sum of the C partials (same order in every CTA), x <- A x + B eps + S z (every CTA keeps x)
+// Two cluster barriers per step; each CTA sums partials in rank order, so the replicas of x stay identical.
+#include <cooperative_groups.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "core/philox_normal.h"
+#include "kernels/denoise_common.cuh"
+#include "kernels/kernels.h"
+#include "kernels/mma.cuh"
+
+namespace cg = cooperative_groups;
+
+namespace diffscope::kernels {
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kBM = 8;  // rows
+
+struct ClusterLayout {
+  int C, HC, K1;
+  size_t w1, w2, w3, b1, b2, u, h1, h2, ep, red, total;  // float offsets
+};
+
+__host__ __device__ inline ClusterLayout cluster_layout(int dim, int H, int C) {
+  ClusterLayout L;
+  L.C = C;
+  L.HC = H / C;
+  L.K1 = dim + 1;
+  size_t o = 0;
+  L.w1 = o; o += static_cast<size_t>(L.K1) * L.HC;  // [k][o]
+  L.w2 = o; o += static_cast<size_t>(H) * L.HC;     // [k][o]
+  L.w3 = o; o += static_cast<size_t>(L.HC) * dim;   // [k in slice][d]
+  L.b1 = o; o += L.HC;
+  L.b2 = o; o += L.HC;
+  L.u = o;  o += static_cast<size_t>(kBM) * L.K1;
+  L.h1 = o; o += static_cast<size_t>(kBM) * H;
+  L.h2 = o; o += static_cast<size_t>(kBM) * L.HC;
+  L.ep = o; o += static_cast<size_t>(C) * kBM * dim;
+  L.red = o; o += static_cast<size_t>(kThreads) * kBM;
+  L.total = o;
+  return L;
+}
+
+// Partial products of one layer: out(r, o) = sum_k act[r*lda + k] Ws[k*N + o] for o < N (<= 256), r < kBM, split
+// over NS = 256/N k-slices (interleaved k, conflict-free), reduced through `red`. Calls fin(r, o, value).
+template <class Fin>
+__device__ __forceinline__ void cl_layer(const float* act, int lda, int K, const float* Ws, int N, float* red, Fin fin) {
+  const int NS = kThreads / N;
+  const int o = threadIdx.x % N, ks = threadIdx.x / N;
+  if (ks < NS) {
+    float acc[kBM];
+#pragma unroll
+    for (int r = 0; r < kBM; ++r) acc[r] = 0.f;
+    for (int k = ks; k < K; k += NS) {
+      const float w = Ws[k * N + o];
+#pragma unroll
+      for (int r = 0; r < kBM; ++r) acc[r] = fmaf(act[r * lda + k], w, acc[r]);
+    }
+#pragma unroll
+    for (int r = 0; r < kBM; ++r) red[(ks * kBM + r) * N + o] = acc[r];
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < kBM * N; i += kThreads) {
+    const int r = i / N, oo = i % N;
+    float s = 0.f;
+    for (int j = 0; j < NS; ++j) s += red[(j * kBM + r) * N + oo];
+    fin(r, oo, s);
+  }
+}
+
+__global__ void __launch_bounds__(kThreads) kernel_denoise_cluster(const DenoiseArgs a) {
+  cg::cluster_group cluster = cg::this_cluster();
+  const int C = static_cast<int>(cluster.num_blocks());
+  const int rank = static_cast<int>(cluster.block_rank());
+  const int dim = a.net.dim, H = a.net.hidden;
+  const ClusterLayout L = cluster_layout(dim, H, C);
+  extern __shared__ float sm[];
+  float *w1 = sm + L.w1, *w2 = sm + L.w2, *w3 = sm + L.w3, *b1 = sm + L.b1, *b2 = sm + L.b2;
+  float *u = sm + L.u, *h1 = sm + L.h1, *h2 = sm + L.h2, *ep = sm + L.ep, *red = sm + L.red;
+  __shared__ RowStep rs[kBM];
+  const int HC = L.HC, K1 = L.K1, h0 = rank * HC;
+
+  // Weight slices (transposed to [k][o]) and the start state.
+  for (int i = threadIdx.x; i < K1 * HC; i += kThreads) {
+    const int k = i / HC, o = i % HC;
+    w1[i] = a.net.W1[static_cast<size_t>(h0 + o) * K1 + k];
+  }
+  for (int i = threadIdx.x; i < H * HC; i += kThreads) {
+    const int k = i / HC, o = i % HC;
+    w2[i] = a.net.W2[static_cast<size_t>(h0 + o) * H + k];
+  }
+  for (int i = threadIdx.x; i < HC * dim; i += kThreads) {
+    const int k = i / dim, d = i % dim;
+    w3[i] = a.net.W3[static_cast<size_t>(d) * H + h0 + k];
+  }
+  for (int i = threadIdx.x; i < HC; i += kThreads) {
+    b1[i] = a.net.b1[h0 + i];
+    b2[i] = a.net.b2[h0 + i];
+  }
+  for (int i = threadIdx.x; i < kBM * dim; i += kThreads) {
+    const int r = i / dim, d = i % dim;
+    u[r * K1 + d] = r < a.B ? a.x[static_cast<size_t>(r) * dim + d] : 0.f;
+  }
+  cluster.sync();  // every CTA's shared memory exists before remote writes
+
+  const size_t frame_stride = static_cast<size_t>(a.B) * dim;
+  for (int k = a.k_begin; k < a.k_end; ++k) {
+    if (threadIdx.x < kBM) {
+      rs[threadIdx.x] = row_step(a, threadIdx.x, k);
+      u[threadIdx.x * K1 + dim] = rs[threadIdx.x].tt;
+    }
+    const bool any = __syncthreads_or(threadIdx.x < kBM && rs[threadIdx.x].active);
+    if (any) {  // uniform across the cluster: every CTA sees the same rows
+      // layer 1 slice -> all-gather
+      cl_layer(u, K1, K1, w1, HC, red, [&](int r, int o, float s) {
+        const float v = silu_exact(s + b1[o]);
+        for (int c = 0; c < C; ++c) cluster.map_shared_rank(h1, c)[r * H + h0 + o] = v;
+      });
+      cluster.sync();
+      // layer 2 slice (local)
+      cl_layer(h1, H, H, w2, HC, red, [&](int r, int o, float s) { h2[r * HC + o] = silu_exact(s + b2[o]); });
+      __syncthreads();
+      // layer 3 partial -> every CTA's ep[rank]
+      cl_layer(h2, HC, HC, w3, dim, red, [&](int r, int d, float s) {
+        for (int c = 0; c < C; ++c) cluster.map_shared_rank(ep, c)[(rank * kBM + r) * dim + d] = s;
+      });
+      cluster.sync();
+      // eps = b3 + sum of partials in rank order; affine update (every CTA, identical)
+      for (int i = threadIdx.x; i < kBM * dim; i += kThreads) {
+        const int r = i / dim, d = i % dim;
+        const RowStep& s = rs[r];
+        if (!s.active) continue;
+        float e = 0.f;
+        for (int c = 0; c < C; ++c) e += ep[(c * kBM + r) * dim + d];
+        e += a.net.b3[d];
+        float xv = s.A * u[r * K1 + d] + s.B * e;
+        if (s.S != 0.f) {
+          float z[4];
+          philox_normal4(a.seed, a.row_offset + r, static_cast<uint32_t>(s.t), d / 4, z);
+          xv += s.S * z[d % 4];
+        }
+        u[r * K1 + d] = xv;
+      }
+    }
+    __syncthreads();
+    if (a.frames && rank == 0) {
+      float* f = a.frames + (k - a.k_begin) * frame_stride;
+      for (int i = threadIdx.x; i < a.B * dim; i += kThreads) f[i] = u[(i / dim) * K1 + i % dim];
+    }
+  }
+  if (rank == 0)
+    for (int i = threadIdx.x; i < a.B * dim; i += kThreads) a.x[i] = u[(i / dim) * K1 + i % dim];
+  cluster.sync();  // no CTA exits while others may still write into it
+}
+
+int cluster_size_for(int H) { return H % 16 == 0 ? 16 : (H % 8 == 0 ? 8 : 0); }
+
+}  // namespace
+
+bool denoise_cluster_supported(int dim, int hidden, int B) {
+  const int C = cluster_size_for(hidden);
+  if (C == 0 || B > kBM || B < 1 || dim > 256 || hidden / C > 256) return false;
+  return cluster_layout(dim, hidden, C).total * sizeof(float) <= 200 * 1024;
+}
+
+void launch_denoise_cluster(const DenoiseArgs& a, cudaStream_t s) {
+  int C = cluster_size_for(a.net.hidden);
+  const ClusterLayout L0 = cluster_layout(a.net.dim, a.net.hidden, C);
+  const size_t smem = L0.total * sizeof(float);
+  cudaFuncSetAttribute(kernel_denoise_cluster, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+  cudaFuncSetAttribute(kernel_denoise_cluster, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+  for (;;) {
+    const ClusterLayout L = cluster_layout(a.net.dim, a.net.hidden, C);
+    const size_t bytes = L.total * sizeof(float);
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(C);
+    cfg.blockDim = dim3(kThreads);
+    cfg.dynamicSmemBytes = bytes;
+    cfg.stream = s;
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = C;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr;
+    cfg.numAttrs = 1;
+    const cudaError_t e = cudaLaunchKernelEx(&cfg, kernel_denoise_cluster, a);
+    if (e == cudaSuccess) return;
+    (void)cudaGetLastError();
+    if (C == 16 && a.net.hidden % 8 == 0) {  // 16-CTA clusters are non-portable: fall back to 8
+      C = 8;
+      if (cluster_layout(a.net.dim, a.net.hidden, C).total * sizeof(float) > 200 * 1024) break;
+      cudaFuncSetAttribute(kernel_denoise_cluster, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           static_cast<int>(cluster_layout(a.net.dim, a.net.hidden, C).total * sizeof(float)));
+      continue;
+    }
+    throw std::runtime_error(std::string("cluster denoiser launch failed: ") + cudaGetErrorString(e));
+  }
+  throw std::runtime_error("cluster denoiser: no cluster size fits");
+}
+
+}  // namespace diffscope::kernels

@@ -1,0 +1,59 @@
+// dispatch.cu — picks the denoiser kernel for a call (kernels.h): tensor cores for tf32/bf16 where the shape has
+// a fast path, the thread-block-cluster kernel for small fp32 batches, the general kernel for everything else.
+#include <stdexcept>
+
+#include "kernels/kernels.h"
+
+namespace diffscope::kernels {
+
+void launch_denoise_general(const DenoiseArgs& a, cudaStream_t s);
+void launch_denoise_tc(const DenoiseArgs& a, Precision p, cudaStream_t s);
+bool denoise_tc_supported(int dim, int hidden);
+void launch_denoise_cluster(const DenoiseArgs& a, cudaStream_t s);
+bool denoise_cluster_supported(int dim, int hidden, int B);
+
+const char* denoise_path_name(DenoisePath p) {
+  switch (p) {
+    case DenoisePath::Auto: return "auto";
+    case DenoisePath::General: return "general";
+    case DenoisePath::TensorCore: return "tensor-core";
+    case DenoisePath::Cluster: return "cluster";
+  }
+  return "?";
+}
+
+bool denoise_path_supported(DenoisePath path, int dim, int hidden, int B, Precision p) {
+  switch (path) {
+    case DenoisePath::Auto:
+    case DenoisePath::General: return true;
+    case DenoisePath::TensorCore: return p != Precision::Fp32 && denoise_tc_supported(dim, hidden);
+    case DenoisePath::Cluster: return p == Precision::Fp32 && denoise_cluster_supported(dim, hidden, B);
+  }
+  return false;
+}
+
+DenoisePath launch_denoise(const DenoiseArgs& a, Precision p, cudaStream_t s, DenoisePath force) {
+  if (a.B <= 0 || a.k_end <= a.k_begin) return DenoisePath::General;
+  DenoisePath path = force;
+  const int dim = a.net.dim, H = a.net.hidden;
+  if (path == DenoisePath::Auto) {
+    if (denoise_path_supported(DenoisePath::TensorCore, dim, H, a.B, p) && a.net.f2_bf16)
+      path = DenoisePath::TensorCore;
+    else if (denoise_path_supported(DenoisePath::Cluster, dim, H, a.B, p))
+      path = DenoisePath::Cluster;
+    else
+      path = DenoisePath::General;
+  }
+  if (!denoise_path_supported(path, dim, H, a.B, p))
+    throw std::invalid_argument(std::string("denoiser path '") + denoise_path_name(path) + "' cannot run dim=" +
+                                std::to_string(dim) + " hidden=" + std::to_string(H) + " B=" + std::to_string(a.B) +
+                                " precision=" + precision_name(p));
+  switch (path) {
+    case DenoisePath::TensorCore: launch_denoise_tc(a, p, s); break;
+    case DenoisePath::Cluster: launch_denoise_cluster(a, s); break;
+    default: launch_denoise_general(a, s); break;
+  }
+  return path;
+}
+
+}  // namespace diffscope::kernels

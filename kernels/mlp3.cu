@@ -1,0 +1,190 @@
+// mlp3.cu — the fused bias-free 3-layer MLP y = relu(relu(x W1^T) W2^T) W3^T (SEMANTICS §5) in one launch.
+// General path: any sizes, fp32 FMA, activations in shared memory (general_layer.cuh).
+// Tensor-core path (bf16 / tf32 operands, fp32 accumulation) for the reference sizes (48-64-40-24, and any sizes
+// that pad to the same multiples of 16): one warp per 16 rows, activations in registers, weights in shared
+// memory in fragment order; x is read once and y written once, so large batches are bound by memory bandwidth.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "kernels/general_layer.cuh"
+#include "kernels/kernels.h"
+#include "kernels/mma.cuh"
+
+namespace diffscope::kernels {
+
+namespace {
+
+constexpr int kThreads = 256;
+
+template <int RPT>
+__global__ void __launch_bounds__(kThreads) kernel_mlp3_general(const DeviceMlp3 w, const float* __restrict__ x, int B,
+                                                                 float* __restrict__ y) {
+  constexpr int R = 8 * RPT;
+  extern __shared__ float smem_mlp[];
+  float* xs = smem_mlp;
+  float* h1 = xs + R * w.d0;
+  float* h2 = h1 + R * w.d1;
+  const int row0 = blockIdx.x * R, nrows = min(R, B - row0);
+  for (int i = threadIdx.x; i < R * w.d0; i += kThreads)
+    xs[i] = i < nrows * w.d0 ? x[static_cast<size_t>(row0) * w.d0 + i] : 0.f;
+  __syncthreads();
+  auto relu = [](float v) { return fmaxf(v, 0.f); };
+  general_layer<RPT>(xs, w.d0, w.d0, w.W1T, w.d1, nullptr, h1, w.d1, relu);
+  __syncthreads();
+  general_layer<RPT>(h1, w.d1, w.d1, w.W2T, w.d2, nullptr, h2, w.d2, relu);
+  __syncthreads();
+  general_layer_epi<RPT>(h2, w.d2, w.d2, w.W3T, w.d3, nullptr, [&](int r, int j, float v) {
+    if (r < nrows) y[static_cast<size_t>(row0 + r) * w.d3 + j] = v;
+  });
+}
+
+// Padded sizes (multiples of 16) of the tensor-core instantiation.
+constexpr int P0 = 48, P1 = 64, P2 = 48, P3 = 32;
+
+template <class P>
+__global__ void __launch_bounds__(kThreads) kernel_mlp3_tc(const DeviceMlp3 w, const float* __restrict__ x, int B,
+                                                            float* __restrict__ y, const BFrag<P>* __restrict__ g1,
+                                                            const BFrag<P>* __restrict__ g2, const BFrag<P>* __restrict__ g3) {
+  using BF = BFrag<P>;
+  constexpr int n1 = (P1 / 8) * (P0 / 16) * 32, n2 = (P2 / 8) * (P1 / 16) * 32, n3 = (P3 / 8) * (P2 / 16) * 32;
+  __shared__ BF s1[n1], s2[n2], s3[n3];
+  for (int i = threadIdx.x; i < n1; i += kThreads) s1[i] = g1[i];
+  for (int i = threadIdx.x; i < n2; i += kThreads) s2[i] = g2[i];
+  for (int i = threadIdx.x; i < n3; i += kThreads) s3[i] = g3[i];
+  __syncthreads();
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, q = lane & 3;
+  const int tiles = (B + 15) / 16;
+  const int d0 = w.d0, d3 = w.d3;
+  for (int tile = blockIdx.x * (kThreads / 32) + warp; tile < tiles; tile += gridDim.x * (kThreads / 32)) {
+    const int r0 = tile * 16 + g, r1 = r0 + 8;
+    // x -> A fragments (3 k16 blocks); all loads first.
+    float2 v[P0 / 16][4];
+#pragma unroll
+    for (int kb = 0; kb < P0 / 16; ++kb)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int r = (e & 1) ? r1 : r0, c = kb * 16 + 2 * q + ((e & 2) ? 8 : 0);
+        if (r < B && c + 1 < d0) {
+          v[kb][e] = __ldcs(reinterpret_cast<const float2*>(x + static_cast<size_t>(r) * d0 + c));
+        } else {
+          v[kb][e].x = (r < B && c < d0) ? x[static_cast<size_t>(r) * d0 + c] : 0.f;
+          v[kb][e].y = 0.f;
+        }
+      }
+    AFrag<P> xa[P0 / 16];
+#pragma unroll
+    for (int kb = 0; kb < P0 / 16; ++kb) {
+      const float c0[4] = {v[kb][0].x, v[kb][0].y, v[kb][1].x, v[kb][1].y};
+      const float c1[4] = {v[kb][2].x, v[kb][2].y, v[kb][3].x, v[kb][3].y};
+      make_afrag(xa[kb], c0, c1);
+    }
+    // layer 1
+    AFrag<P> h1[P1 / 16];
+#pragma unroll
+    for (int j = 0; j < P1 / 16; ++j) {
+      float c[2][4] = {};
+#pragma unroll
+      for (int hf = 0; hf < 2; ++hf)
+#pragma unroll
+        for (int kb = 0; kb < P0 / 16; ++kb) mma16(c[hf], xa[kb], s1[((2 * j + hf) * (P0 / 16) + kb) * 32 + lane]);
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        c[0][e] = fmaxf(c[0][e], 0.f);
+        c[1][e] = fmaxf(c[1][e], 0.f);
+      }
+      make_afrag(h1[j], c[0], c[1]);
+    }
+    // layer 2
+    AFrag<P> h2[P2 / 16];
+#pragma unroll
+    for (int j = 0; j < P2 / 16; ++j) {
+      float c[2][4] = {};
+#pragma unroll
+      for (int hf = 0; hf < 2; ++hf)
+#pragma unroll
+        for (int kb = 0; kb < P1 / 16; ++kb) mma16(c[hf], h1[kb], s2[((2 * j + hf) * (P1 / 16) + kb) * 32 + lane]);
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        c[0][e] = fmaxf(c[0][e], 0.f);
+        c[1][e] = fmaxf(c[1][e], 0.f);
+      }
+      make_afrag(h2[j], c[0], c[1]);
+    }
+    // layer 3 -> y
+#pragma unroll
+    for (int nb = 0; nb < P3 / 8; ++nb) {
+      float c[4] = {};
+#pragma unroll
+      for (int kb = 0; kb < P2 / 16; ++kb) mma16(c, h2[kb], s3[(nb * (P2 / 16) + kb) * 32 + lane]);
+      const int col = nb * 8 + 2 * q;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int r = h ? r1 : r0;
+        if (r >= B) continue;
+        float* dst = y + static_cast<size_t>(r) * d3 + col;
+        if (col + 1 < d3 && (d3 % 2) == 0) {
+          __stcs(reinterpret_cast<float2*>(dst), make_float2(c[2 * h], c[2 * h + 1]));
+        } else {
+          if (col < d3) dst[0] = c[2 * h];
+          if (col + 1 < d3) dst[1] = c[2 * h + 1];
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+bool mlp3_tc_supported(int d0, int d1, int d2, int d3) {
+  return d0 > P0 - 16 && d0 <= P0 && d0 % 2 == 0 && d1 > P1 - 16 && d1 <= P1 && d2 > P2 - 16 && d2 <= P2 &&
+         d3 > P3 - 16 && d3 <= P3;
+}
+
+const char* mlp3_path_name(Mlp3Path p) {
+  switch (p) {
+    case Mlp3Path::Auto: return "auto";
+    case Mlp3Path::General: return "general";
+    case Mlp3Path::TensorCore: return "tensor-core";
+  }
+  return "?";
+}
+
+Mlp3Path launch_mlp3(const DeviceMlp3& w, const float* x, int B, float* y, Precision p, cudaStream_t s, Mlp3Path force) {
+  if (B <= 0) return Mlp3Path::General;
+  const bool tc_ok = p != Precision::Fp32 && mlp3_tc_supported(w.d0, w.d1, w.d2, w.d3) &&
+                     (p == Precision::Bf16 ? w.f_bf16[0] != nullptr : w.f_tf32[0] != nullptr);
+  Mlp3Path path = force;
+  if (path == Mlp3Path::Auto) path = tc_ok ? Mlp3Path::TensorCore : Mlp3Path::General;
+  if (path == Mlp3Path::TensorCore && !tc_ok) throw std::invalid_argument("mlp3: tensor-core path unsupported here");
+  if (path == Mlp3Path::TensorCore) {
+    const int tiles = (B + 15) / 16;
+    const int grid = std::min((tiles + 7) / 8, 132 * 16);
+    if (p == Precision::Bf16)
+      kernel_mlp3_tc<Bf16Tag><<<grid, kThreads, 0, s>>>(w, x, B, y, static_cast<const uint2*>(w.f_bf16[0]),
+                                                         static_cast<const uint2*>(w.f_bf16[1]), static_cast<const uint2*>(w.f_bf16[2]));
+    else
+      kernel_mlp3_tc<Tf32Tag><<<grid, kThreads, 0, s>>>(w, x, B, y, static_cast<const uint4*>(w.f_tf32[0]),
+                                                         static_cast<const uint4*>(w.f_tf32[1]), static_cast<const uint4*>(w.f_tf32[2]));
+    return path;
+  }
+  // General: 32 rows per CTA when the activations fit in 96 KB, else 8.
+  const size_t per_row = sizeof(float) * (w.d0 + w.d1 + w.d2);
+  const bool big = 32 * per_row <= 96 * 1024;
+  if (!big && 8 * per_row > 227 * 1024) throw std::invalid_argument("mlp3: layer sizes too large for the general kernel");
+  if (big) {
+    const size_t smem = 32 * per_row;
+    if (smem > 48 * 1024)
+      cudaFuncSetAttribute(kernel_mlp3_general<4>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+    kernel_mlp3_general<4><<<(B + 31) / 32, kThreads, smem, s>>>(w, x, B, y);
+  } else {
+    const size_t smem = 8 * per_row;
+    if (smem > 48 * 1024)
+      cudaFuncSetAttribute(kernel_mlp3_general<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+    kernel_mlp3_general<1><<<(B + 7) / 8, kThreads, smem, s>>>(w, x, B, y);
+  }
+  return Mlp3Path::General;
+}
+
+}  // namespace diffscope::kernels

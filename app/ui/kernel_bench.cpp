@@ -12,6 +12,12 @@
 #include "core/sampling.h"
 #include "core/step_table.h"
 
+#if defined(DIFFSCOPE_HAVE_CUDA) && __has_include("gpu/bench_row.h")
+#include "gpu/bench_row.h"
+#include "ui/compute_select.h"
+#define DIFFSCOPE_GUI_GPU_BENCH 1
+#endif
+
 namespace diffscope::ui {
 namespace {
 
@@ -43,9 +49,57 @@ BenchRow time_it(const std::string& what, const std::string& backend, int reps, 
 
 }  // namespace
 
+bool KernelBench::gpu_available() const {
+#ifdef DIFFSCOPE_GUI_GPU_BENCH
+  return cuda_available();
+#else
+  return false;
+#endif
+}
+
+bool KernelBench::run_gpu(const std::string& filter) {
+#ifdef DIFFSCOPE_GUI_GPU_BENCH
+  m_gpu_error.clear();
+  try {
+    bench::Options o;
+    o.quick = true;
+    o.only = filter;
+    double cpu_mlp = 0, cpu_launch = 0;
+    for (const BenchRow& r : m_rows) {
+      if (r.backend == "cpu" && r.what.rfind("mlp3", 0) == 0) cpu_mlp = r.median_us;
+      if (r.backend == "cpu" && r.what.rfind("denoiser B", 0) == 0) cpu_launch = r.median_us;
+    }
+    (void)cpu_launch;
+    for (const bench::Row& g : bench::run_gpu_benchmarks(o)) {
+      BenchRow r;
+      r.what = g.workload + " " + g.precision;
+      r.backend = "cuda " + g.impl;
+      r.median_us = g.median_us, r.p10_us = g.p10_us, r.p90_us = g.p90_us;
+      r.max_err = g.rel_err;
+      r.rel_err = true;
+      // Speedup against the CPU row of the same workload (the reference MLP size) when there is one.
+      r.speedup = (cpu_mlp > 0 && g.workload.find("mlp3 B=16") != std::string::npos && g.median_us > 0)
+                      ? cpu_mlp / g.median_us : 0;
+      r.note = g.path;
+      m_rows.push_back(r);
+    }
+    return true;
+  } catch (const std::exception& e) {
+    m_gpu_error = e.what();
+    return false;
+  }
+#else
+  (void)filter;
+  return false;
+#endif
+}
+
 std::string KernelBench::gpu_note() const {
-#ifdef DIFFSCOPE_HAVE_CUDA
-  return "GPU rows: the CUDA bench functions (app/gpu/bench*.h) are not in this build yet";
+  if (!m_gpu_error.empty()) return "GPU benchmark failed: " + m_gpu_error;
+#ifdef DIFFSCOPE_GUI_GPU_BENCH
+  return gpu_available() ? "" : "GPU rows need a CUDA device";
+#elif defined(DIFFSCOPE_HAVE_CUDA)
+  return "GPU rows: the CUDA bench functions (app/gpu/bench*.h) are not in this build";
 #else
   return "GPU rows (fused / unfused CUDA) need a CUDA build and device";
 #endif

@@ -14,7 +14,8 @@ struct BenchRow {
   std::string backend;  // "cpu", "cuda fused", "cuda unfused"
   double median_us = 0, p10_us = 0, p90_us = 0;
   double speedup = 0;   // CPU median / this median (same workload)
-  double max_err = -1;  // max |y - y_f64|; < 0 when not measured
+  double max_err = -1;  // error vs float64; < 0 when not measured
+  bool rel_err = false; // true: relative Frobenius error (GPU bench rows); false: max |y - y_f64|
   std::string note;
 };
 
@@ -33,11 +34,16 @@ class KernelBench {
   // Median history of the first denoiser row, one entry per run, for the plot.
   const std::vector<float>& history() const { return m_history; }
   std::string gpu_note() const;  // why GPU rows are missing, if they are
+  // GPU rows from the CUDA layer's benchmark (bench::run_gpu_benchmarks, quick mode) whose workload name
+  // contains `filter`; returns false (and gpu_note says why) without CUDA.
+  bool run_gpu(const std::string& filter);
+  bool gpu_available() const;
   BenchConfig config;
   bool has_run() const { return !m_rows.empty(); }
 
  private:
   std::vector<BenchRow> m_rows;
+  std::string m_gpu_error;
   std::vector<float> m_history;
 };
 

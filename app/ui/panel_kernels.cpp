@@ -42,14 +42,22 @@ void panel_kernels(App& app) {
     ImGui::DragInt("denoiser B", &c.den_B, 16.0f, 1, 1 << 20, "%d", clamp);
     ImGui::SetNextItemWidth(200 * s);
     ImGui::DragInt("denoiser S", &c.den_S, 1.0f, 1, 100, "%d", clamp);
-    if (ImGui::Button("Run benchmarks") && app.session->has_model()) app.bench.run(app.session->model(), c);
+    if (ImGui::Button("Run CPU rows") && app.session->has_model()) app.bench.run(app.session->model(), c);
+    if (app.bench.gpu_available()) {
+      static char filter[64] = "B=16 ";
+      ImGui::SameLine();
+      if (ImGui::Button("Run GPU rows")) app.bench.run_gpu(filter);
+      ImGui::SameLine();
+      ImGui::SetNextItemWidth(120 * s);
+      ImGui::InputText("filter", filter, sizeof filter);
+    }
     if (app.bench.has_run() && ImGui::BeginTable("bench", 6, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg)) {
       ImGui::TableSetupColumn("workload");
       ImGui::TableSetupColumn("backend");
       ImGui::TableSetupColumn("median us");
       ImGui::TableSetupColumn("p10-p90");
       ImGui::TableSetupColumn("speedup");
-      ImGui::TableSetupColumn("max err");
+      ImGui::TableSetupColumn("err vs f64");
       ImGui::TableHeadersRow();
       for (const BenchRow& r : app.bench.rows()) {
         ImGui::TableNextRow();
@@ -57,9 +65,11 @@ void panel_kernels(App& app) {
         ImGui::TableNextColumn(), ImGui::TextUnformatted(r.backend.c_str());
         ImGui::TableNextColumn(), ImGui::Text("%.1f", r.median_us);
         ImGui::TableNextColumn(), ImGui::Text("%.1f-%.1f", r.p10_us, r.p90_us);
-        ImGui::TableNextColumn(), ImGui::Text("%.1fx", r.speedup);
         ImGui::TableNextColumn();
-        if (r.max_err >= 0) ImGui::Text("%.2e", r.max_err); else ImGui::TextDisabled("-");
+        if (r.speedup > 0) ImGui::Text("%.1fx", r.speedup); else ImGui::TextDisabled("-");
+        ImGui::TableNextColumn();
+        if (r.max_err >= 0) ImGui::Text(r.rel_err ? "%.1e rel" : "%.1e abs", r.max_err); else ImGui::TextDisabled("-");
+        if (!r.note.empty() && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.note.c_str());
       }
       ImGui::EndTable();
     }

@@ -29,7 +29,10 @@ class SamplingSession {
   // Replaces the compute path (backend switch); the run restarts.
   void set_compute_path(std::unique_ptr<ComputePath> path, std::string note);
   ComputePath* compute_path() const { return m_path.get(); }
-  const std::string& path_note() const { return m_path_note; }
+  // "cpu: built without CUDA: CPU backend", "cuda + interop: ..." (live: staging can replace interop).
+  std::string path_note() const {
+    return m_path && m_path->is_gpu() ? m_path->name() + ": " + m_path->why() : m_path_note;
+  }
 
   // Clamps `s` in place into the valid ranges (SEMANTICS §3, core/ranges.h; the GUI clamps, the CLI refuses)
   // and, if anything that affects the numbers changed, restarts the run. Returns true on restart.

@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""torch_compare.py — the reference module (tools/reference_module.py, SEMANTICS.md) in PyTorch against our
+`diffscope bench --json`, same weights, same shapes, same precision, in one run on the GPU machine.
+
+PyTorch modes per workload and precision: eager (CUDA events around one call), a CUDA graph of the eager call
+(replays timed), and optionally torch.compile (--compile; small shapes only: the 1000-step loops unroll).
+Precision as PERFORMANCE.md: fp32 = TF32 off; tf32 = torch.backends.cuda.matmul.allow_tf32; bf16 = autocast.
+Weights: written here with torch.manual_seed and passed to our CLI as .safetensors (--model64/--model2/--mlp3).
+Inputs: standard normal on both sides (ours: Philox, here: torch.randn) — the same distribution, not the same
+numbers; each side reports its own error against float64 on its own input.
+
+Usage (repository root, H200): python3 bench/torch_compare.py --diffscope .gpu/bin-k/diffscope [--out DIR] [--compile]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+import torch
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from reference_module import Mlp3, ReferenceDenoiser  # noqa: E402
+import safetensors_io  # noqa: E402
+
+PRECISIONS = ("fp32", "tf32", "bf16")
+
+
+def set_precision(p):
+    torch.backends.cuda.matmul.allow_tf32 = p == "tf32"
+    torch.backends.cudnn.allow_tf32 = p == "tf32"
+
+
+def ctx(p):
+    return torch.autocast("cuda", dtype=torch.bfloat16) if p == "bf16" else torch.autocast("cuda", enabled=False)
+
+
+def events_time(fn, warm, reps):
+    for _ in range(warm):
+        fn()
+    torch.cuda.synchronize()
+    out = []
+    for _ in range(reps):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        b.synchronize()
+        out.append(a.elapsed_time(b) * 1e3)
+    out.sort()
+    return out[len(out) // 2]
+
+
+def graph_time(fn, reps, calls=1):
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for _ in range(2):
+            fn()
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        for _ in range(calls):
+            fn()
+    return events_time(g.replay, 3, reps) / calls
+
+
+def rel_err(a, ref):
+    a = a.double()
+    return float(torch.linalg.norm(a - ref) / torch.linalg.norm(ref))
+
+
+def bench_denoiser(model, B, steps, args, rows):
+    name = "denoise B=%d dim=%d H=%d S=%d" % (B, model.dim, model.hidden, steps)
+    print("torch:", name, flush=True)
+    model.steps = steps
+    g = torch.Generator(device="cuda").manual_seed(7)
+    x = torch.randn(B, model.dim, device="cuda", generator=g)
+    t = torch.full((B,), 999, dtype=torch.int64, device="cuda")
+    n_chk = min(B, 64 if steps >= 1000 else 256)
+    ref_model = ReferenceDenoiser(model.dim, model.hidden, steps=steps).cuda().double()
+    ref_model.load_state_dict(model.state_dict())
+    ref_model.recompute_schedule()
+    with torch.no_grad():
+        ref = ref_model(x[:n_chk].double(), t[:n_chk])
+    latency = B <= 64
+    reps = 3 if steps >= 1000 else 50
+    for p in PRECISIONS:
+        set_precision(p)
+        with torch.no_grad(), ctx(p):
+            fn = lambda: model(x, t)  # noqa: E731
+            row = {"workload": name, "precision": p}
+            row["eager_us"] = events_time(fn, 2, reps)
+            row["graph_us"] = graph_time(fn, reps, calls=20 if latency else 1)
+            row["rel_err"] = rel_err(model(x[:n_chk], t[:n_chk]).float(), ref)
+            if args.compile and steps <= 16:
+                cm = torch.compile(model, mode="max-autotune-no-cudagraphs")
+                cfn = lambda: cm(x, t)  # noqa: E731
+                row["compile_us"] = events_time(cfn, 3, reps)
+                row["compile_graph_us"] = graph_time(cfn, reps, calls=20 if latency else 1)
+        rows.append(row)
+        print("  ", row, flush=True)
+
+
+def bench_mlp3(model, B, args, rows):
+    name = "mlp3 B=%d 48-64-40-24" % B
+    print("torch:", name, flush=True)
+    g = torch.Generator(device="cuda").manual_seed(8)
+    x = torch.randn(B, 48, device="cuda", generator=g)
+    ref_model = Mlp3(48, 64, 40, 24).cuda().double()
+    ref_model.load_state_dict(model.state_dict())
+    n_chk = min(B, 4096)
+    with torch.no_grad():
+        ref = ref_model(x[:n_chk].double())
+    latency = B <= 1024
+    for p in PRECISIONS:
+        set_precision(p)
+        with torch.no_grad(), ctx(p):
+            fn = lambda: model(x)  # noqa: E731
+            row = {"workload": name, "precision": p}
+            row["eager_us"] = events_time(fn, 5, 50 if latency else 30)
+            row["graph_us"] = graph_time(fn, 50 if latency else 30, calls=100 if latency else 1)
+            row["rel_err"] = rel_err(model(x[:n_chk]).float(), ref)
+            if args.compile:
+                cm = torch.compile(model, mode="max-autotune-no-cudagraphs")
+                cfn = lambda: cm(x)  # noqa: E731
+                row["compile_us"] = events_time(cfn, 3, 30)
+                row["compile_graph_us"] = graph_time(cfn, 30, calls=100 if latency else 1)
+        rows.append(row)
+        print("  ", row, flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--diffscope", default=os.path.join(ROOT, ".gpu/bin-k/diffscope"))
+    ap.add_argument("--out", default=os.environ.get("OUT", "/tmp"))
+    ap.add_argument("--compile", action="store_true")
+    ap.add_argument("--skip-ours", action="store_true")
+    ap.add_argument("--only", default="")
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    wdir = "/tmp/torch_compare"
+    os.makedirs(wdir, exist_ok=True)
+
+    torch.manual_seed(64)
+    m64 = ReferenceDenoiser(64, 256).cuda()
+    torch.manual_seed(2)
+    m2 = ReferenceDenoiser(2, 256).cuda()
+    torch.manual_seed(3)
+    mlp = Mlp3(48, 64, 40, 24).cuda()
+    paths = {k: os.path.join(wdir, k + ".safetensors") for k in ("m64", "m2", "mlp3")}
+    safetensors_io.save({k: v.cpu() for k, v in m64.state_dict().items()}, paths["m64"])
+    safetensors_io.save({k: v.cpu() for k, v in m2.state_dict().items()}, paths["m2"])
+    safetensors_io.save({k: v.cpu() for k, v in mlp.state_dict().items()}, paths["mlp3"])
+
+    ours = []
+    if not args.skip_ours:
+        cmd = [args.diffscope, "bench", "--json", "--model64", paths["m64"], "--model2", paths["m2"], "--mlp3", paths["mlp3"]]
+        if args.only:
+            cmd += ["--only", args.only]
+        t0 = time.time()
+        res = subprocess.run(cmd, capture_output=True, text=True)
+        print("ours: rc=%d in %.1f s" % (res.returncode, time.time() - t0), flush=True)
+        sys.stderr.write(res.stderr[-4000:])
+        if res.returncode == 0:
+            ours = json.loads(res.stdout)["rows"]
+            with open(os.path.join(args.out, "ours_bench.json"), "w") as f:
+                f.write(res.stdout)
+
+    rows = []
+    def want(name):
+        return not args.only or args.only in name
+    if want("denoise B=8 dim=64 H=256 S=16"):
+        bench_denoiser(m64, 8, 16, args, rows)
+    if want("mlp3 B=16 "):
+        bench_mlp3(mlp, 16, args, rows)
+    if want("mlp3 B=1048576"):
+        bench_mlp3(mlp, 1 << 20, args, rows)
+    if want("denoise B=16384 dim=64 H=256 S=1000"):
+        bench_denoiser(m64, 16384, 1000, args, rows)
+    if want("denoise B=65536 dim=2 H=256 S=1000"):
+        bench_denoiser(m2, 65536, 1000, args, rows)
+    with open(os.path.join(args.out, "torch_compare.json"), "w") as f:
+        json.dump({"torch": rows, "ours": ours, "torch_version": torch.__version__,
+                   "device": torch.cuda.get_device_name()}, f, indent=1)
+
+    # One ratio table: ours (fused and unfused) against PyTorch's best of eager / CUDA graph (/ compile).
+    print("\n%-36s %-5s %11s %11s %11s %11s %11s %8s %9s %9s" % (
+        "workload", "prec", "torch_eager", "torch_graph", "torch_comp", "ours_fused", "ours_unfus", "speedup",
+        "err_torch", "err_ours"))
+    for r in rows:
+        best = min(v for k, v in r.items() if k.endswith("_us"))
+        f = [o for o in ours if o["workload"] == r["workload"] and o["precision"] == r["precision"]]
+        fused = next((o for o in f if o["impl"] == "fused"), None)
+        unf = next((o for o in f if o["impl"].startswith("unfused")), None)
+        comp = r.get("compile_graph_us", r.get("compile_us", float("nan")))
+        print("%-36s %-5s %11.1f %11.1f %11.1f %11.1f %11.1f %7.1fx %9.2e %9.2e" % (
+            r["workload"], r["precision"], r["eager_us"], r["graph_us"], comp,
+            fused["median_us"] if fused else float("nan"), unf["median_us"] if unf else float("nan"),
+            best / fused["median_us"] if fused else float("nan"), r["rel_err"],
+            fused["rel_err"] if fused else float("nan")))
+
+
+if __name__ == "__main__":
+    main()

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 #include <new>
+#include <set>
 #include <sys/stat.h>
 
 #include <nlohmann/json.hpp>
@@ -155,11 +156,16 @@ void SafetensorsFile::parse() {
   json header;
   try {
     const char* first = m_bytes.data() + 8;
-    json::parser_callback_t depth_guard = [&L](int depth, json::parse_event_t, json&) {
+    // Guards while parsing: nesting depth, and duplicate top-level names (JSON parsers silently keep the
+    // last one, which would let two entries for one tensor pass unnoticed).
+    std::set<std::string> names;
+    json::parser_callback_t guard = [&L, &names](int depth, json::parse_event_t event, json& parsed) {
       if (depth > kMaxJsonDepth) fail(L, "JSON header nests deeper than " + std::to_string(kMaxJsonDepth));
+      if (event == json::parse_event_t::key && depth == 1 && !names.insert(parsed.get<std::string>()).second)
+        fail(L, "header names '" + parsed.get<std::string>() + "' twice");
       return true;
     };
-    header = json::parse(first, first + n, depth_guard);
+    header = json::parse(first, first + n, guard);
   } catch (const json::exception& e) {
     fail(L, std::string("header is not valid JSON (") + e.what() + ")");
   }

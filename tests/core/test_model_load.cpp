@@ -11,6 +11,7 @@
 #include "core/model_load.h"
 #include "core/safetensors.h"
 #include "io_test_util.h"
+#include "../test_paths.h"
 
 namespace diffscope {
 namespace {
@@ -281,6 +282,52 @@ TEST(Mlp3Load, ShapesMustChain) {
   c.header().erase("fc3.weight");
   EXPECT_TRUE(has(invalid_input_message([&] { mlp3_from(SafetensorsFile::from_bytes(c.build(), "w")); }),
                   "missing tensor 'fc3.weight'"));
+}
+
+}  // namespace
+}  // namespace diffscope
+
+namespace diffscope {
+namespace {
+
+// Files written by safetensors.torch.save_file(module.state_dict()) from the reference module
+// (tests/data/golden, tools/make_golden.py) load as is: dims and hidden from the shapes, T and the
+// schedule from the float32 `betas`, the stored float32 buffers within 1e-5 of the float64 recomputation.
+TEST(ModelLoadGolden, TorchWrittenFileLoads) {
+  const DiffusionModel m = load_diffusion_model(test::data_path("golden/ref_d64_h256.safetensors"));
+  EXPECT_EQ(m.net.dim, 64);
+  EXPECT_EQ(m.net.hidden, 256);
+  EXPECT_EQ(m.schedule.T, 1000);
+  EXPECT_EQ(m.schedule.source, "file betas (F32)");
+  EXPECT_EQ(m.schedule.betas[0], static_cast<double>(1e-4f));
+  EXPECT_NEAR(m.schedule.alphas_cumprod[999], 4.0358e-05, 0.0001e-05);
+  EXPECT_TRUE(m.warnings.empty()) << m.warnings.front();
+  EXPECT_TRUE(m.ignored_tensors.empty());
+}
+
+// The F16 / BF16 copies of the same weights: each value is the float32 weight rounded to half precision
+// (relative rounding error at most 2^-11 for F16 normals, 2^-8 for BF16; F16 subnormals 2^-25 absolute).
+TEST(ModelLoadGolden, HalfPrecisionCopiesMatchFloat32Weights) {
+  const DiffusionModel ref = load_diffusion_model(test::data_path("golden/ref_d64_h256.safetensors"));
+  const DiffusionModel f16 = load_diffusion_model(test::data_path("golden/ref_d64_h256_f16.safetensors"));
+  const DiffusionModel bf16 = load_diffusion_model(test::data_path("golden/ref_d64_h256_bf16.safetensors"));
+  auto within = [](const std::vector<float>& a, const std::vector<float>& b, double rel, double abs) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (std::abs(static_cast<double>(a[i]) - b[i]) > rel * std::abs(static_cast<double>(a[i])) + abs) return false;
+    return true;
+  };
+  for (const auto* half : {&f16, &bf16}) {
+    const bool is_f16 = half == &f16;
+    const double rel = is_f16 ? std::ldexp(1.0, -11) : std::ldexp(1.0, -8);
+    const double abs = is_f16 ? std::ldexp(1.0, -25) : 0.0;
+    EXPECT_TRUE(within(ref.net.W1, half->net.W1, rel, abs)) << (is_f16 ? "F16" : "BF16");
+    EXPECT_TRUE(within(ref.net.W2, half->net.W2, rel, abs)) << (is_f16 ? "F16" : "BF16");
+    EXPECT_TRUE(within(ref.net.W3, half->net.W3, rel, abs)) << (is_f16 ? "F16" : "BF16");
+    EXPECT_TRUE(within(ref.net.b3, half->net.b3, rel, abs)) << (is_f16 ? "F16" : "BF16");
+    EXPECT_NE(ref.net.W2, half->net.W2);  // rounded: not a float32 copy
+    EXPECT_EQ(half->schedule.source, "file betas (F32)");
+  }
 }
 
 }  // namespace

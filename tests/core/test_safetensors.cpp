@@ -77,6 +77,14 @@ TEST(Safetensors, DeeplyNestedHeaderRefused) {
   EXPECT_TRUE(has(msg, "deeper")) << msg;
 }
 
+TEST(Safetensors, DuplicateTensorNameRefused) {
+  const std::string h = R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+                        R"("a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})";
+  const std::string msg =
+      invalid_input_message([&] { SafetensorsFile::from_bytes(test::le_u64(h.size()) + h + "12345678", "f"); });
+  EXPECT_TRUE(has(msg, "header names 'a' twice")) << msg;
+}
+
 TEST(Safetensors, ValidFileReadsValuesAndMetadata) {
   StBuilder b;
   b.add_f32("x", {2, 2}, {1.f, 2.f, 3.f, 4.f}).add_f64("y", {3}, {0.5, -1.5, 2.25}).meta("dataset", "moons");

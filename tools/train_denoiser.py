@@ -1,0 +1,364 @@
+"""train_denoiser.py — trains the reference eps-network (SEMANTICS §2) on a data set and writes the bundled model.
+
+    python3 tools/train_denoiser.py --datasets moons,swissroll,gaussians8,checkerboard,rings --out assets/models
+    python3 tools/train_denoiser.py --datasets digits8x8 --out assets/models
+    python3 tools/train_denoiser.py --datasets reference_random --out assets/models      # untrained
+
+Loss: the standard DDPM noise-prediction loss (Ho et al. 2020, eq. 14): t ~ U{0..T-1}, eps ~ N(0, I),
+x_t = sqrt(abar[t]) x0 + sqrt(1 - abar[t]) eps, loss = mean |eps_net([x_t, t/T]) - eps|^2; linear schedule,
+T = 1000, beta 1e-4 .. 0.02. Adam, linear warm-up then cosine decay of the learning rate, and an exponential
+moving average (EMA, decay min(ema, (1+k)/(10+k)) at step k) of the weights, which is what is saved.
+
+Data sets trained together in one call (same dim and hidden) train as one batched ensemble (torch.bmm over a
+leading model axis): each model has its own parameters, its own Adam state (Adam is elementwise, so the
+summed loss trains each independently), its own batches. Deterministic given --seed, the --steps actually
+taken (printed and stored; --time-limit may lower them, measured after the first 300 steps) and the list of
+data sets trained together. Every model's initial weights come from torch.manual_seed(seed) alone.
+
+Writes for each data set: <dataset>.safetensors (the reference module's state_dict(): eps_net.* float32,
+schedule buffers float32; `data_samples` (N, dim) float32 held-out points, never seen in training;
+__metadata__), <dataset>_loss.png (loss curve), <dataset>_train.json (loss history, settings, and with
+--eval a PyTorch preview of sample quality). With --eval and digits8x8: digits8x8_samples_torch.png.
+
+Data (2D sets are drawn fresh from their distribution: a pool of 2,000,000 training points, and 2048 held-out
+points from a separate random stream; each set is normalised as x = (raw - data_offset) * data_scale, so its
+mean is 0 and its mean per-coordinate variance 1, the constants in __metadata__):
+  moons, swissroll, gaussians8, checkerboard, rings.
+  digits8x8: scikit-learn's load_digits (UCI ML hand-written digits, optical recognition; Alpaydin & Kaynak
+  1998; CC BY 4.0), 1797 images 8x8 with pixels 0..16 mapped to [-1, 1] (x = (p - 8) / 8); a fixed permutation
+  (seed 0) holds out 360 images (20%) as data_samples, the other 1437 train.
+"""
+import argparse
+import json
+import math
+import os
+import sys
+import time
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import safetensors_io  # noqa: E402
+from reference_module import ReferenceDenoiser, energy_distance, sample, schedule_from_betas, torch_noise  # noqa: E402
+
+DATASETS_2D = ("moons", "swissroll", "gaussians8", "checkerboard", "rings")
+POOL_2D = 2_000_000
+HELD_OUT_2D = 2048
+DIGITS_HELD_OUT = 360
+
+
+# ------------------------------------------------------------------ data
+
+def raw_2d(name, n, rng):
+    """n raw points (float64) of a 2D toy distribution."""
+    if name == "moons":
+        t = rng.uniform(0, math.pi, n)
+        lower = rng.integers(0, 2, n).astype(bool)
+        x = np.where(lower, 1 - np.cos(t), np.cos(t))
+        y = np.where(lower, 0.5 - np.sin(t), np.sin(t))
+        return np.stack([x, y], 1) + rng.normal(0, 0.05, (n, 2))
+    if name == "swissroll":
+        t = 1.5 * math.pi * (1 + 2 * rng.uniform(0, 1, n))
+        return np.stack([t * np.cos(t), t * np.sin(t)], 1) + rng.normal(0, 0.25, (n, 2))
+    if name == "gaussians8":
+        k = rng.integers(0, 8, n)
+        ang = k * (math.pi / 4)
+        return 2.0 * np.stack([np.cos(ang), np.sin(ang)], 1) + rng.normal(0, 0.1, (n, 2))
+    if name == "checkerboard":  # 8 unit squares of a 4x4 board (FFJORD's checkerboard)
+        x1 = rng.uniform(0, 1, n) * 4 - 2
+        x2 = rng.uniform(0, 1, n) - rng.integers(0, 2, n) * 2
+        x2 = x2 + np.floor(x1) % 2
+        return np.stack([x1, x2], 1) * 2
+    if name == "rings":  # 4 concentric circles of radius 1..4, points in proportion to the circumference
+        r = rng.choice(np.array([1.0, 2.0, 3.0, 4.0]), size=n, p=np.array([1, 2, 3, 4]) / 10)
+        a = rng.uniform(0, 2 * math.pi, n)
+        return np.stack([r * np.cos(a), r * np.sin(a)], 1) + rng.normal(0, 0.08, (n, 2))
+    raise ValueError("unknown data set %r" % name)
+
+
+def load_dataset(name, seed):
+    """Returns dict: train (P, dim) float32, held_out (N, dim) float32, meta (strings)."""
+    if name in DATASETS_2D:
+        idx = DATASETS_2D.index(name)
+        train = raw_2d(name, POOL_2D, np.random.default_rng([seed, idx, 1]))
+        held = raw_2d(name, HELD_OUT_2D, np.random.default_rng([seed, idx, 2]))
+        offset = train.mean(0)
+        scale = 1.0 / math.sqrt(train.var(0).mean())
+        offset = np.round(offset, 4)
+        scale = float("%.4g" % scale)
+        tr = ((train - offset) * scale).astype(np.float32)
+        ho = ((held - offset) * scale).astype(np.float32)
+        meta = {"data_offset": ",".join("%g" % v for v in offset), "data_scale": "%g" % scale,
+                "data_transform": "x = (raw - data_offset) * data_scale",
+                "data_samples": "%d held-out points drawn from a separate random stream" % HELD_OUT_2D}
+        return {"train": tr, "held_out": ho, "meta": meta}
+    if name == "digits8x8":
+        from sklearn.datasets import load_digits
+        d = load_digits()
+        x = (d.data.astype(np.float64) - 8.0) / 8.0
+        perm = np.random.default_rng(0).permutation(len(x))
+        held, train = x[perm[:DIGITS_HELD_OUT]], x[perm[DIGITS_HELD_OUT:]]
+        meta = {"data_offset": "8", "data_scale": "0.125", "data_transform": "x = (pixel - 8) / 8, pixels 0..16",
+                "image_shape": "8x8",
+                "data_samples": "%d held-out images (20%%, fixed permutation seed 0), never trained on" % len(held),
+                "data_source": "scikit-learn load_digits: UCI ML hand-written digits (optical recognition), "
+                               "E. Alpaydin, C. Kaynak 1998, CC BY 4.0",
+                "train_images": str(len(train))}
+        return {"train": train.astype(np.float32), "held_out": held.astype(np.float32), "meta": meta}
+    raise ValueError("unknown data set %r" % name)
+
+
+# ------------------------------------------------------------------ batched ensemble of eps-networks
+
+class Ensemble(torch.nn.Module):
+    """M independent eps-networks with the same (dim, hidden), evaluated together with bmm."""
+
+    def __init__(self, models):
+        super().__init__()
+        def stack(i, attr):
+            return torch.nn.Parameter(torch.stack([getattr(m.eps_net[i], attr).detach().clone() for m in models]))
+        self.W1, self.b1 = stack(0, "weight"), stack(0, "bias")
+        self.W2, self.b2 = stack(2, "weight"), stack(2, "bias")
+        self.W3, self.b3 = stack(4, "weight"), stack(4, "bias")
+
+    def forward(self, u):  # u: (M, B, dim+1)
+        h = F.silu(torch.baddbmm(self.b1.unsqueeze(1), u, self.W1.transpose(1, 2)))
+        h = F.silu(torch.baddbmm(self.b2.unsqueeze(1), h, self.W2.transpose(1, 2)))
+        return torch.baddbmm(self.b3.unsqueeze(1), h, self.W3.transpose(1, 2))
+
+    def export(self, m, model):
+        """Copies member m's weights into a ReferenceDenoiser."""
+        with torch.no_grad():
+            for i, (w, b) in zip((0, 2, 4), ((self.W1, self.b1), (self.W2, self.b2), (self.W3, self.b3))):
+                model.eps_net[i].weight.copy_(w[m])
+                model.eps_net[i].bias.copy_(b[m])
+        return model
+
+
+def lr_at(step, total, peak, warmup, final_frac):
+    if step < warmup:
+        return peak * (step + 1) / warmup
+    p = min(1.0, (step - warmup) / max(1, total - warmup))
+    return peak * (final_frac + (1 - final_frac) * 0.5 * (1 + math.cos(math.pi * p)))
+
+
+def train(names, args, device):
+    T = 1000
+    data = [load_dataset(n, args.seed) for n in names]
+    dim = data[0]["train"].shape[1]
+    assert all(d["train"].shape[1] == dim for d in data), "data sets trained together need one dim"
+    models = []
+    for _ in names:
+        torch.manual_seed(args.seed)
+        models.append(ReferenceDenoiser(dim, args.hidden, T=T))
+    ens = Ensemble(models).to(device)
+    ema = [p.detach().clone() for p in ens.parameters()]
+    M = len(names)
+    pool_n = min(d["train"].shape[0] for d in data)
+    pool = torch.stack([torch.from_numpy(d["train"][:pool_n]) for d in data]).to(device)  # (M, P, dim)
+    sched = schedule_from_betas(models[0].betas.double())
+    sqrt_ab = torch.sqrt(sched["alphas_cumprod"]).float().to(device)
+    sqrt_1mab = torch.sqrt(1 - sched["alphas_cumprod"]).float().to(device)
+    gen = torch.Generator(device=device)
+    gen.manual_seed(args.seed)
+    opt_kw = {"fused": True} if device.type == "cuda" else {}
+    opt = torch.optim.Adam(ens.parameters(), lr=args.lr, **opt_kw)
+    B = args.batch
+    total = args.steps
+    hist_step, hist_loss = [], []
+    acc = torch.zeros(M, device=device)
+    acc_n = 0
+    t0 = time.time()
+    t_rate0 = None
+    step = 0
+    print("[%s] training %d model(s) dim=%d hidden=%d batch=%d steps<=%d lr=%g ema=%g on %s" % (
+        ",".join(names), M, dim, args.hidden, B, total, args.lr, args.ema, device), flush=True)
+    while step < total:
+        idx = torch.randint(0, pool_n, (M, B), generator=gen, device=device)
+        x0 = torch.gather(pool, 1, idx.unsqueeze(-1).expand(M, B, dim))
+        t = torch.randint(0, T, (M, B), generator=gen, device=device)
+        eps = torch.randn(M, B, dim, generator=gen, device=device)
+        xt = sqrt_ab[t].unsqueeze(-1) * x0 + sqrt_1mab[t].unsqueeze(-1) * eps
+        u = torch.cat([xt, (t.float() / T).unsqueeze(-1)], -1)
+        loss_m = ((ens(u) - eps) ** 2).mean(dim=(1, 2))
+        for g in opt.param_groups:
+            g["lr"] = lr_at(step, total, args.lr, args.warmup, args.final_lr_frac)
+        opt.zero_grad(set_to_none=True)
+        loss_m.sum().backward()
+        opt.step()
+        with torch.no_grad():
+            decay = min(args.ema, (1 + step) / (10 + step))  # EMA warm-up
+            if hasattr(torch, "_foreach_lerp_"):
+                torch._foreach_lerp_(ema, list(ens.parameters()), 1 - decay)
+            else:  # older torch
+                for e, p in zip(ema, ens.parameters()):
+                    e.lerp_(p, 1 - decay)
+            acc += loss_m.detach()
+        acc_n += 1
+        step += 1
+        if step == 50:
+            torch.cuda.synchronize() if device.type == "cuda" else None
+            t_rate0 = time.time()
+        if step == 300 and args.time_limit > 0:
+            torch.cuda.synchronize() if device.type == "cuda" else None
+            rate = 250 / (time.time() - t_rate0)
+            left = args.time_limit - (time.time() - t0)
+            cap = 300 + int(rate * left * 0.97)
+            if cap < total:
+                total = max(cap, 1000)
+                print("[%s] %.0f steps/s: capping at %d steps to fit --time-limit %gs" % (
+                    ",".join(names), rate, total, args.time_limit), flush=True)
+        if step % args.log_every == 0 or step == total:
+            mean = (acc / acc_n).tolist()
+            hist_step.append(step)
+            hist_loss.append(mean)
+            acc.zero_()
+            acc_n = 0
+            if step % (args.log_every * 20) == 0 or step == total:
+                print("[%s] step %d/%d  %.1fs  lr %.2e  loss %s" % (
+                    ",".join(names), step, total, time.time() - t0, opt.param_groups[0]["lr"],
+                    " ".join("%s=%.4f" % (n, l) for n, l in zip(names, mean))), flush=True)
+        if args.time_limit > 0 and time.time() - t0 > 1.15 * args.time_limit:
+            print("[%s] hard time limit hit at step %d" % (",".join(names), step), flush=True)
+            break
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+    seconds = time.time() - t0
+    with torch.no_grad():
+        for p, e in zip(ens.parameters(), ema):
+            p.copy_(e)
+    out = []
+    for m, (name, d) in enumerate(zip(names, data)):
+        model = ens.export(m, models[m].to(device)).eval()
+        out.append({"name": name, "model": model, "data": d, "steps": step, "seconds": seconds,
+                    "loss_steps": hist_step, "loss": [l[m] for l in hist_loss]})
+    return out
+
+
+# ------------------------------------------------------------------ outputs
+
+def save_model(r, args):
+    model, d = r["model"], r["data"]
+    tensors = {k: v.detach().float().cpu() for k, v in model.state_dict().items()}
+    tensors["data_samples"] = torch.from_numpy(d["held_out"])
+    meta = {"dataset": r["name"], "T": "1000", "schedule": "linear", "beta_start": "0.0001", "beta_end": "0.02",
+            "hidden": str(args.hidden), "dim": str(model.dim), "training_steps": str(r["steps"]),
+            "seed": str(args.seed), "batch": str(args.batch), "lr": "%g" % args.lr, "ema": "%g" % args.ema,
+            "optimizer": "Adam, %d warm-up steps, cosine decay to %g x lr; EMA weights saved" % (
+                args.warmup, args.final_lr_frac),
+            "loss": "DDPM eps-prediction MSE, t uniform in 0..999",
+            "train_seconds": "%.1f" % r["seconds"], "torch": torch.__version__,
+            "trained_with": "tools/train_denoiser.py " + " ".join(sys.argv[1:])}
+    meta.update(d["meta"])
+    path = os.path.join(args.out, r["name"] + ".safetensors")
+    safetensors_io.save(tensors, path, meta)
+    print("wrote %s (%d bytes)" % (path, os.path.getsize(path)), flush=True)
+
+
+def save_loss_png(r, args):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(5, 3.2), dpi=90)
+    ax.plot(r["loss_steps"], r["loss"], lw=1)
+    ax.set_yscale("log")
+    ax.set_xlabel("Adam step")
+    ax.set_ylabel("eps MSE (mean per %d steps)" % args.log_every)
+    ax.set_title("%s: training loss" % r["name"])
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(os.path.join(args.out, r["name"] + "_loss.png"))
+    plt.close(fig)
+
+
+def save_digit_grid(x, path, cells=8):
+    """x: (cells*cells, 64) in [-1, 1] -> PNG grid of 8x8 images, white digits on black as in load_digits."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    img = np.ones((cells * 9 + 1, cells * 9 + 1)) * 0.5
+    for k in range(cells * cells):
+        r, c = divmod(k, cells)
+        img[1 + r * 9:1 + r * 9 + 8, 1 + c * 9:1 + c * 9 + 8] = (np.clip(x[k].reshape(8, 8), -1, 1) + 1) / 2
+    plt.imsave(path, np.kron(img, np.ones((6, 6))), cmap="gray", vmin=0, vmax=1)
+
+
+@torch.no_grad()
+def preview_quality(r, args, device):
+    """PyTorch preview of the quality table: samples (t_start 999, 1000 steps, torch noise) vs half A."""
+    model, held = r["model"], torch.from_numpy(r["data"]["held_out"]).to(device)
+    half = held.shape[0] // 2
+    A, Bh = held[:half], held[half:2 * half]
+    n = min(1000, half)
+    gen = torch.Generator(device=device)
+    gen.manual_seed(args.seed + 7)
+    res = {"n": n, "n_half_a": half, "data_vs_data": energy_distance(Bh[:n], A),
+           "noise": energy_distance(torch.randn(n, model.dim, generator=gen, device=device), A)}
+    for sampler in ("ddim", "ddpm", "ddpm-mean"):
+        x = torch.randn(n, model.dim, generator=gen, device=device)
+        y = sample(model, x, sampler, 999, args.eval_steps, torch_noise(gen), sched=schedule_from_betas(model.betas.double()))
+        res[sampler] = energy_distance(y, A)
+        if sampler == "ddim" and r["name"] == "digits8x8":
+            save_digit_grid(y[:64].cpu().numpy(), os.path.join(args.out, "digits8x8_samples_torch.png"))
+    print("[%s] preview (PyTorch, n=%d vs half A): %s" % (r["name"], n, " ".join(
+        "%s=%.4f" % (k, v) for k, v in res.items() if isinstance(v, float))), flush=True)
+    return res
+
+
+def write_reference_random(args):
+    torch.manual_seed(args.seed)
+    model = ReferenceDenoiser(64, 256)
+    meta = {"dataset": "reference_random", "T": "1000", "schedule": "linear", "beta_start": "0.0001",
+            "beta_end": "0.02", "hidden": "256", "dim": "64", "training_steps": "0", "seed": str(args.seed),
+            "note": "untrained: PyTorch default nn.Linear init under torch.manual_seed(seed); the reference "
+                    "configuration for benchmarks that must match PyTorch's workload", "torch": torch.__version__}
+    path = os.path.join(args.out, "reference_random.safetensors")
+    safetensors_io.save({k: v.float() for k, v in model.state_dict().items()}, path, meta)
+    print("wrote %s" % path, flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--datasets", required=True, help="comma list; those trained together must share dim")
+    ap.add_argument("--out", default="assets/models")
+    ap.add_argument("--hidden", type=int, default=256)
+    ap.add_argument("--steps", type=int, default=40000)
+    ap.add_argument("--batch", type=int, default=4096)
+    ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument("--warmup", type=int, default=500)
+    ap.add_argument("--final-lr-frac", type=float, default=0.01)
+    ap.add_argument("--ema", type=float, default=0.9995)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--time-limit", type=float, default=0, help="seconds; lowers --steps to fit (0: no limit)")
+    ap.add_argument("--log-every", type=int, default=100)
+    ap.add_argument("--eval", action="store_true", help="PyTorch preview of sample quality after training")
+    ap.add_argument("--eval-steps", type=int, default=1000, help="steps of the preview samplers (quick tests)")
+    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    args = ap.parse_args()
+    args.datasets_list = [s.strip() for s in args.datasets.split(",") if s.strip()]
+    os.makedirs(args.out, exist_ok=True)
+    torch.set_num_threads(min(4, torch.get_num_threads()))
+    device = torch.device(args.device)
+    names = [n for n in args.datasets_list if n != "reference_random"]
+    if "reference_random" in args.datasets_list:
+        write_reference_random(args)
+    if not names:
+        return
+    results = train(names, args, device)
+    for r in results:
+        save_model(r, args)
+        save_loss_png(r, args)
+        info = {k: r[k] for k in ("name", "steps", "seconds", "loss_steps", "loss")}
+        info["settings"] = {k: v for k, v in vars(args).items() if k != "datasets_list"}
+        info["torch"] = torch.__version__
+        info["device"] = torch.cuda.get_device_name(0) if device.type == "cuda" else "cpu"
+        if args.eval:
+            info["preview_torch"] = preview_quality(r, args, device)
+        with open(os.path.join(args.out, r["name"] + "_train.json"), "w") as f:
+            json.dump(info, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

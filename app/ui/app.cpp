@@ -234,6 +234,7 @@ void App::apply_settings() {
   if (session->apply(settings.sampling)) {
     cursor = 0;
     replaying = false;
+    if (settings.view.follow_newest) playing = true;  // watch the re-simulation
     m_field_t = -2;
   }
 }

@@ -169,6 +169,8 @@ int run_headless(const AppOptions& app_opts, const HeadlessOptions& opts) {
   {
     App app(app_opts);
     app.init(1.0f);
+    if (!app.settings_note.empty()) std::fprintf(stderr, "%s", app.settings_note.c_str());
+    if (!app.model_error.empty()) std::fprintf(stderr, "model: %s\n", app.model_error.c_str());
     HeadlessLoop loop(app, opts.width, opts.height);
     loop.run_frame();
 

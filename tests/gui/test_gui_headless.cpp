@@ -1,0 +1,174 @@
+// test_gui_headless.cpp — the UI end to end without a window (ARCHITECTURE.md "Headless"): the real frame
+// loop in a Mesa EGL context on the CPU backend, driven by a script of input events (a mouse drag on the
+// timeline, arrow keys) and setting changes (steps, t_start); then the exports are checked: the PNG is not
+// blank, the sidecar matches the settings (SEMANTICS §6), and the .npy state and trajectory equal what
+// `diffscope sample` writes for the same settings (both on the CPU backend, SEMANTICS §3).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/npy.h"
+#include "gui_test_util.h"
+#include "ui/sha256.h"
+
+namespace diffscope {
+namespace {
+
+using guitest::Result;
+
+class GuiHeadless : public ::testing::Test {
+ protected:
+  test::TempDir m_dir, m_logs;
+
+  void write(const std::string& name, const std::string& text) { std::ofstream(m_dir.file(name)) << text; }
+  // Runs the headless UI; skips the test when this machine has no EGL/GL 4.3 (exit 3).
+  Result run_gui(const std::string& args) {
+    Result r = guitest::run_cli("gui --headless --backend cpu " + args, m_logs.path());
+    if (r.code == 3 && r.err.find("EGL") != std::string::npos) {
+      ADD_FAILURE() << "no headless GL context: " << r.err;  // CI has Mesa: this must work there
+    }
+    return r;
+  }
+};
+
+void expect_npy_equal(const std::string& a_path, const std::string& b_path, double tol) {
+  const NpyFloat a = read_npy_float(a_path, "a"), b = read_npy_float(b_path, "b");
+  ASSERT_EQ(a.shape, b.shape);
+  ASSERT_EQ(a.data.size(), b.data.size());
+  double max_err = 0, max_abs = 0;
+  for (size_t i = 0; i < a.data.size(); ++i) {
+    max_err = std::max(max_err, double(std::abs(a.data[i] - b.data[i])));
+    max_abs = std::max(max_abs, double(std::abs(b.data[i])));
+  }
+  EXPECT_LE(max_err, tol * std::max(1.0, max_abs)) << a_path << " vs " << b_path;
+}
+
+TEST_F(GuiHeadless, ScriptedTimelineStepsTStartAndExports) {
+  const std::string model = guitest::model_2d();
+  const std::string d = m_dir.path();
+  write("s.txt", "set n 300\nset t_start 500\nset steps 40\nset spl 7\nset trail 6\n"
+                 "wait_complete 5000\nexpect computed == 40\nexpect frame == 40\n"
+                 // drag the timeline from 95% to 25%: about frame 10 of 40, playback stops
+                 "drag_timeline 0.95 0.25 10\nexpect playing == 0\nexpect frame >= 7\nexpect frame <= 13\nprint\n"
+                 "key Right\nkey Left\nkey Left\nprint\n"
+                 "set export_dir " + d + "/exports\nset export_size 640x480\n"
+                 "export snapshot " + d + "/scrubbed.png\n"
+                 // live setting changes: a new run, followed to its end
+                 "set steps 25\nset t_start 300\nwait_complete 5000\n"
+                 "expect steps == 25\nexpect t_start == 300\nexpect frame == 25\n"
+                 "export snapshot\nexport state " + d + "/state.npy\nexport trajectory " + d + "/traj.npy\n"
+                 "export snapshot /proc/no/such/dir/x.png\n"
+                 "screenshot " + d + "/ui.png\n");
+  const Result r = run_gui("--no-persist --size 1024x700 --model '" + model + "' --script '" + m_dir.file("s.txt") + "'");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+
+  // The scrubbed frame after Right, Left, Left is one before the dragged-to frame.
+  const auto lines_with = [&](const std::string& key) {
+    std::vector<nlohmann::json> v;
+    std::istringstream in(r.out);
+    for (std::string l; std::getline(in, l);)
+      if (l.rfind("{\"frame\"", 0) == 0) v.push_back(nlohmann::json::parse(l));
+    (void)key;
+    return v;
+  };
+  const auto states = lines_with("frame");
+  ASSERT_GE(states.size(), 2u) << r.out;
+  EXPECT_EQ(states[1]["frame"].get<int>(), states[0]["frame"].get<int>() - 1);
+
+  // The scrubbed snapshot: 640x480, not blank, sidecar at that frame.
+  const guitest::Png snap = guitest::read_png(m_dir.file("scrubbed.png"));
+  ASSERT_EQ(snap.w, 640);
+  ASSERT_EQ(snap.h, 480);
+  EXPECT_GT(snap.distinct_colors(), 20u);
+  EXPECT_GT(snap.non_background(), 0.002);
+  const auto side_a = nlohmann::json::parse(guitest::slurp(m_dir.file("scrubbed.json")));
+  EXPECT_EQ(side_a["frame"].get<int>(), states[1]["frame"].get<int>());
+  EXPECT_EQ(side_a["steps"].get<int>(), 40);
+  EXPECT_EQ(side_a["t_start"].get<int>(), 500);
+
+  // The auto-numbered snapshot of the second run and its sidecar (SEMANTICS §6).
+  const std::string snap_b = d + "/exports/snapshot_0001.png";
+  ASSERT_TRUE(std::filesystem::exists(snap_b)) << r.out;
+  const auto side = nlohmann::json::parse(guitest::slurp(d + "/exports/snapshot_0001.json"));
+  EXPECT_EQ(side["model"]["file"].get<std::string>(), model);
+  EXPECT_EQ(side["model"]["sha256"].get<std::string>(), ui::sha256_file(model));
+  EXPECT_EQ(side["sampler"], "ddim");
+  EXPECT_EQ(side["eta"].get<double>(), 0.0);
+  EXPECT_EQ(side["steps"].get<int>(), 25);
+  EXPECT_EQ(side["t_start"].get<int>(), 300);
+  EXPECT_EQ(side["seed"].get<uint64_t>(), 0u);
+  EXPECT_EQ(side["N"].get<int>(), 300);
+  EXPECT_EQ(side["precision"], "fp32");
+  EXPECT_EQ(side["backend"], "cpu");
+  EXPECT_EQ(side["frame"].get<int>(), 25);
+  EXPECT_TRUE(side.contains("device"));
+  EXPECT_TRUE(side["timings"].contains("last_run_ms"));
+  EXPECT_GT(guitest::read_png(snap_b).non_background(), 0.002);
+
+  // The unwritable path: an error line, the run went on (the screenshot after it exists).
+  EXPECT_NE(r.out.find("export snapshot: error:"), std::string::npos) << r.out;
+  EXPECT_GT(guitest::read_png(m_dir.file("ui.png")).distinct_colors(), 20u);
+
+  // The exported state and trajectory equal the CLI's for the same settings.
+  const Result c = guitest::run_cli("sample --backend cpu --model '" + model + "' --n 300 --steps 25 --t-start 300 "
+                                    "--seed 0 --out '" + d + "/cli.npy' --trajectory '" + d + "/cli_traj.npy'",
+                                    m_logs.path());
+  ASSERT_EQ(c.code, 0) << c.err;
+  expect_npy_equal(d + "/state.npy", d + "/cli.npy", 1e-5);
+  expect_npy_equal(d + "/traj.npy", d + "/cli_traj.npy", 1e-5);
+}
+
+TEST_F(GuiHeadless, TypedValuesAreClamped) {
+  // SEMANTICS §3: the GUI clamps what the CLI refuses. steps > t_start + 1 and t_start > T-1.
+  write("s.txt", "set t_start 5000\nset steps 100000\nset n 50\nframes 2\nexpect t_start == 999\nexpect steps == 1000\n"
+                 "set t_start 9\nframes 1\nexpect steps == 10\nset steps 0\nframes 1\nexpect steps == 1\n");
+  const Result r = run_gui("--no-persist --size 640x480 --model '" + guitest::model_2d() + "' --script '" +
+                           m_dir.file("s.txt") + "'");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+}
+
+TEST_F(GuiHeadless, BadModelKeepsTheCurrentOne) {
+  write("bad.safetensors", "this is not a safetensors file");
+  write("s.txt", "set n 64\nset steps 5\nwait_complete 1000\nmodel " + m_dir.file("bad.safetensors") +
+                     "\nwait_complete 1000\nexpect steps == 5\nexpect complete == 1\n");
+  const Result r = run_gui("--no-persist --size 640x480 --model '" + guitest::model_2d() + "' --script '" +
+                           m_dir.file("s.txt") + "'");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("script:"), std::string::npos) << "the load error is reported: " << r.out;
+}
+
+TEST_F(GuiHeadless, SettingsPersistAndCorruptFileFallsBack) {
+  const std::string cfg = m_dir.file("cfg");
+  write("a.txt", "set steps 33\nset t_start 400\nframes 2\n");
+  Result r = run_gui("--config-dir '" + cfg + "' --size 640x480 --n 64 --model '" + guitest::model_2d() +
+                     "' --script '" + m_dir.file("a.txt") + "'");
+  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_TRUE(std::filesystem::exists(cfg + "/settings.json"));
+  write("b.txt", "frames 1\nexpect steps == 33\nexpect t_start == 400\n");
+  r = run_gui("--config-dir '" + cfg + "' --size 640x480 --n 64 --model '" + guitest::model_2d() + "' --script '" +
+              m_dir.file("b.txt") + "'");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+
+  std::ofstream(cfg + "/settings.json") << "{ not json";
+  write("c.txt", "frames 1\nexpect steps == 100\n");  // the default
+  r = run_gui("--config-dir '" + cfg + "' --size 640x480 --n 64 --model '" + guitest::model_2d() + "' --script '" +
+              m_dir.file("c.txt") + "'");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.err.find("corrupt"), std::string::npos) << r.err;
+}
+
+TEST_F(GuiHeadless, ImageModelGridExport) {
+  const std::string model = test::repo_root() + "/assets/models/digits8x8.safetensors";
+  if (!std::filesystem::exists(model)) GTEST_SKIP() << "no bundled digits8x8 model yet";
+  write("s.txt", "set n 48\nset steps 10\nset grid_cols 8\nwait_complete 2000\nset export_dir " + m_dir.path() +
+                     "\nexport grid " + m_dir.file("grid.png") + "\n");
+  const Result r = run_gui("--no-persist --size 800x600 --model '" + model + "' --script '" + m_dir.file("s.txt") + "'");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const guitest::Png g = guitest::read_png(m_dir.file("grid.png"));
+  EXPECT_EQ(g.w, 8 * 9 * 8);  // 8 columns x (8 pixels + 1 gap) x scale 8
+  EXPECT_EQ(g.h, 6 * 9 * 8);  // 48 samples / 8 columns = 6 rows
+  EXPECT_GT(g.distinct_colors(), 10u);
+}
+
+}  // namespace
+}  // namespace diffscope

@@ -1,0 +1,118 @@
+// test_gui_units.cpp — the GUI's plain-C++ pieces: SHA-256 against FIPS 180-4 / NIST example digests,
+// the trajectory layout under a memory budget (SEMANTICS §3 "keep every k-th frame and the last"), and
+// settings JSON round trips and corrupt-file fallback (ARCHITECTURE.md).
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "../core/io_test_util.h"
+#include "core/settings_io.h"
+#include "core/trajectory_store.h"
+#include "ui/sha256.h"
+
+namespace diffscope {
+namespace {
+
+TEST(Sha256, NistExamples) {
+  // FIPS 180-4 examples (NIST CSRC "SHA256.pdf").
+  EXPECT_EQ(ui::sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(ui::sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(ui::sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  EXPECT_EQ(ui::sha256_hex(std::string(1000000, 'a')),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  // Lengths around the padding boundary (55, 56, 63, 64 bytes) give distinct 64-hex-digit digests.
+  std::set<std::string> d;
+  for (int n : {55, 56, 63, 64, 119, 120}) d.insert(ui::sha256_hex(std::string(n, 'x')));
+  EXPECT_EQ(d.size(), 6u);
+}
+
+TEST(TrajectoryLayout, AllFramesUnderBudget) {
+  const auto l = TrajectoryLayout::make(1000, 65536, 2, size_t(1) << 30);
+  EXPECT_EQ(l.stride, 1);
+  EXPECT_EQ(l.n_slots, 1001);
+  EXPECT_EQ(l.slot_of_frame(0), 0);
+  EXPECT_EQ(l.slot_of_frame(1000), 1000);
+  EXPECT_EQ(l.total_bytes(), size_t(1001) * 65536 * 2 * 4);
+}
+
+TEST(TrajectoryLayout, StrideAboveBudgetKeepsFirstAndLast) {
+  // 100 frames of 1 MB each in a 30 MB budget: the smallest stride with <= 30 slots is 4
+  // (frames 0, 4, ..., 96 = 25 slots, plus frame 99 = 26 slots; stride 3 would need 34 + 1).
+  const int B = 131072;  // 131072 rows x 2 dims x 4 bytes = 1 MB per frame
+  const auto l = TrajectoryLayout::make(99, B, 2, size_t(30) << 20);
+  EXPECT_EQ(l.stride, 4);
+  EXPECT_EQ(l.n_slots, 26);
+  EXPECT_LE(l.total_bytes(), size_t(30) << 20);
+  EXPECT_EQ(l.slot_of_frame(0), 0);
+  EXPECT_EQ(l.slot_of_frame(4), 1);
+  EXPECT_EQ(l.slot_of_frame(5), -1);
+  EXPECT_EQ(l.slot_of_frame(99), 25);
+  EXPECT_EQ(l.frame_of_slot(25), 99);
+  EXPECT_EQ(l.frame_of_slot(24), 96);
+  EXPECT_EQ(l.slot_at_or_before(98), 24);
+  EXPECT_EQ(l.slot_at_or_before(99), 25);
+  EXPECT_NE(l.describe().find("every 4th"), std::string::npos);
+}
+
+TEST(TrajectoryLayout, TinyBudgetStillKeepsStartAndEnd) {
+  const auto l = TrajectoryLayout::make(10, 1000, 2, 1);
+  EXPECT_EQ(l.stride, 10);
+  EXPECT_EQ(l.n_slots, 2);
+  EXPECT_EQ(l.frame_of_slot(1), 10);
+}
+
+TEST(TrajectoryStore, KeepsOnlyLaidOutFrames) {
+  TrajectoryStore st;
+  st.reset(TrajectoryLayout::make(4, 2, 2, 4 * 4 * 3));  // room for 3 frames of 16 bytes: stride 2
+  ASSERT_EQ(st.layout().stride, 2);
+  const float f[4] = {1, 2, 3, 4};
+  EXPECT_EQ(st.store_frame(2, f), 1);
+  EXPECT_EQ(st.store_frame(3, f), -1);
+  EXPECT_EQ(st.slot(1)[3], 4.0f);
+}
+
+TEST(Settings, RoundTripAndCorruptFile) {
+  test::TempDir dir;
+  AppSettings s;
+  s.sampling.steps = 37;
+  s.sampling.t_start = 512;
+  s.sampling.sampler = Sampler::Ddpm;
+  s.sampling.seed = 0x123456789ull;
+  s.view.trail_frames = 5;
+  s.export_dir = "out here";
+  std::string err, note;
+  ASSERT_TRUE(save_app_settings(dir.file("settings.json"), s, &err)) << err;
+  const AppSettings r = load_app_settings(dir.file("settings.json"), &note);
+  EXPECT_TRUE(note.empty()) << note;
+  EXPECT_TRUE(r.sampling == s.sampling);
+  EXPECT_EQ(r.view.trail_frames, 5);
+  EXPECT_EQ(r.export_dir, "out here");
+
+  std::ofstream(dir.file("bad.json")) << "{\"sampling\": {\"steps\": 12,";  // truncated
+  note.clear();
+  const AppSettings d = load_app_settings(dir.file("bad.json"), &note);
+  EXPECT_NE(note.find("corrupt"), std::string::npos) << note;
+  EXPECT_TRUE(d.sampling == AppSettings{}.sampling);
+
+  std::ofstream(dir.file("typed.json")) << R"({"sampling": {"steps": "many", "t_start": 7, "sampler": "nope"}})";
+  note.clear();
+  const AppSettings t = load_app_settings(dir.file("typed.json"), &note);
+  EXPECT_EQ(t.sampling.t_start, 7);
+  EXPECT_EQ(t.sampling.steps, AppSettings{}.sampling.steps);
+  EXPECT_NE(note.find("steps"), std::string::npos) << note;
+
+  note.clear();
+  const AppSettings m = load_app_settings(dir.file("missing.json"), &note);
+  EXPECT_TRUE(note.empty());
+  EXPECT_TRUE(m.sampling == AppSettings{}.sampling);
+}
+
+TEST(Settings, UnwritablePathFailsCleanly) {
+  std::string err;
+  EXPECT_FALSE(save_app_settings("/proc/definitely/not/here/settings.json", AppSettings{}, &err));
+  EXPECT_FALSE(err.empty());
+}
+
+}  // namespace
+}  // namespace diffscope

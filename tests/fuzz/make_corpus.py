@@ -76,6 +76,9 @@ st = {
     "bad_f16_betas": safetensors(eps_net(extra=[("betas", "F16", [2], struct.pack("<2e", 0.001, 0.002))])),
     "bad_overlap": struct.pack("<Q", len(OVERLAP)) + OVERLAP + b"\0" * 12,
 }
+# Seeds for fuzz_safetensors' structured mode (first byte 'S': the rest drives a header builder).
+st["structured_a"] = b"S" + bytes(range(96))
+st["structured_b"] = b"S\x02\x04\x06" + bytes((7 * i) & 0xff for i in range(128))
 for k, v in st.items():
     write("safetensors", k + ".safetensors", v)
 

@@ -165,6 +165,7 @@ render::SceneInput App::scene_input(int slot) const {
   in.image_model = session->is_image_model() && session->image_side() > 0;
   in.image_side = session->image_side();
   in.grid_cols = v.image_grid_cols;
+  in.inset_left_px = v.show_ui ? static_cast<int>(ui_inset * ImGui::GetIO().DisplayFramebufferScale.x) : 0;
   return in;
 }
 
@@ -276,16 +277,19 @@ void App::update_field() {
   const int t = session->n_steps() > 0 ? session->table().t[j] : 0;
   const ViewSettings& v = settings.view;
   const int grid = std::clamp(v.field_grid, 4, 96);
-  const render::Rect r = render::Renderer::scatter_rect(fb_w, fb_h, false);
+  const render::SceneInput in = scene_input(0);
+  const render::SceneLayout lay = render::Renderer::layout(fb_w, fb_h, false, in.inset_left_px);
+  const render::Rect r = lay.scatter;
   const double aspect = r.h > 0 ? double(r.w) / r.h : 1.0;
+  const double shift = r.h > 0 ? lay.center_offset_px * 2.0 * v.cam_half_h / r.h : 0.0;  // visible center - cam
   if (t == m_field_t && grid == m_field_grid && v.field_x0 == m_field_x0 && m_field_model == &session->model() &&
-      m_field_cam[0] == v.cam_x && m_field_cam[1] == v.cam_y && m_field_cam[2] == v.cam_half_h * aspect)
+      m_field_cam[0] == v.cam_x - shift && m_field_cam[1] == v.cam_y && m_field_cam[2] == v.cam_half_h * aspect)
     return;
   m_field_t = t;
   m_field_grid = grid;
   m_field_x0 = v.field_x0;
   m_field_model = &session->model();
-  m_field_cam[0] = v.cam_x, m_field_cam[1] = v.cam_y, m_field_cam[2] = v.cam_half_h * aspect;
+  m_field_cam[0] = v.cam_x - shift, m_field_cam[1] = v.cam_y, m_field_cam[2] = v.cam_half_h * aspect;
 
   const double hw = v.cam_half_h * aspect, hh = v.cam_half_h;
   const int gx = std::max(4, int(std::round(grid * aspect))), gy = grid;
@@ -293,7 +297,7 @@ void App::update_field() {
   for (int iy = 0; iy < gy; ++iy)
     for (int ix = 0; ix < gx; ++ix) {
       const size_t i = size_t(iy) * gx + ix;
-      pts[2 * i] = float(v.cam_x - hw + (ix + 0.5) * 2 * hw / gx);
+      pts[2 * i] = float(v.cam_x - shift - hw + (ix + 0.5) * 2 * hw / gx);
       pts[2 * i + 1] = float(v.cam_y - hh + (iy + 0.5) * 2 * hh / gy);
     }
   try {
@@ -345,8 +349,9 @@ void App::update_field() {
 void App::handle_view_input() {
   ImGuiIO& io = ImGui::GetIO();
   if (io.WantCaptureMouse || !session->has_model()) return;
-  const bool image = session->is_image_model() && session->image_side() > 0;
-  const render::Rect r = render::Renderer::scatter_rect(fb_w, fb_h, image);
+  const render::SceneInput in = scene_input(0);
+  const render::SceneLayout lay = render::Renderer::layout(fb_w, fb_h, in.image_model, in.inset_left_px);
+  const render::Rect r = lay.scatter;
   if (r.h <= 0) return;
   const float sx = io.DisplayFramebufferScale.x, sy = io.DisplayFramebufferScale.y;
   const double mx = io.MousePos.x * sx, my = fb_h - io.MousePos.y * sy;  // GL pixels
@@ -355,7 +360,7 @@ void App::handle_view_input() {
   const double px_to_data = 2.0 * v.cam_half_h / r.h;
   if (io.MouseWheel != 0) {
     // Zoom about the point under the mouse.
-    const double wx = v.cam_x + (mx - (r.x + 0.5 * r.w)) * px_to_data;
+    const double wx = v.cam_x + (mx - (r.x + 0.5 * r.w + lay.center_offset_px)) * px_to_data;
     const double wy = v.cam_y + (my - (r.y + 0.5 * r.h)) * px_to_data;
     const double f = std::pow(0.88, io.MouseWheel);
     v.cam_half_h = std::clamp(v.cam_half_h * f, 1e-3, 1e4);

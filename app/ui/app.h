@@ -75,6 +75,7 @@ class App {
   // The timeline slider's rectangle in ImGui coordinates (for scripted drags).
   float timeline_x0 = 0, timeline_x1 = 0, timeline_y = 0;
   int fb_w = 0, fb_h = 0;
+  float ui_inset = 0;          // ImGui units covered by the left panel (last frame); the view centers right of it
 
   int shown_frame() const;   // cursor clamped to the computed frames
   int shown_slot() const;    // slot of the shown frame (or the nearest kept one before it)

@@ -70,7 +70,9 @@ std::vector<uint8_t> Exporter::render_scene(App& app, int slot, int w, int h) {
   m_target.ensure(w, h);
   m_target.bind();
   if (app.session->compute_path()) app.session->compute_path()->before_draw();
-  app.renderer->draw_scene(app.scene_input(slot), w, h);
+  render::SceneInput in = app.scene_input(slot);
+  in.inset_left_px = 0;  // exports have no UI
+  app.renderer->draw_scene(in, w, h);
   std::vector<uint8_t> px = m_target.read_rgba_top_down();
   glBindFramebuffer(GL_FRAMEBUFFER, prev);
   glViewport(vp[0], vp[1], vp[2], vp[3]);

@@ -27,8 +27,8 @@ void panel_timeline(App& app) {
   ImGui::SameLine();
   ImGui::Checkbox("follow newest", &v.follow_newest);
   ImGui::SameLine();
-  ImGui::SetNextItemWidth(120 * s);
-  ImGui::SliderFloat("##speed", &v.play_speed, 0.1f, 20.0f, "speed %.1f fr/frame",
+  ImGui::SetNextItemWidth(130 * s);
+  ImGui::SliderFloat("##speed", &v.play_speed, 0.1f, 20.0f, "speed x%.1f",
                      ImGuiSliderFlags_AlwaysClamp | ImGuiSliderFlags_Logarithmic);
   const int n = app.session->n_steps();
   const int j = app.shown_frame();

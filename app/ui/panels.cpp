@@ -13,7 +13,9 @@ void draw_panels(App& app) {
   const float left_w = 340 * s;
   ImGui::SetNextWindowPos(ImVec2(8 * s, 8 * s), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowSize(ImVec2(left_w, io.DisplaySize.y - 120 * s), ImGuiCond_FirstUseEver);
-  if (ImGui::Begin("diffscope")) {
+  const bool open = ImGui::Begin("diffscope");
+  app.ui_inset = ImGui::IsWindowCollapsed() ? 0.0f : ImGui::GetWindowPos().x + ImGui::GetWindowSize().x;
+  if (open) {
     if (ImGui::CollapsingHeader("Model", ImGuiTreeNodeFlags_DefaultOpen)) panel_model(app);
     if (ImGui::CollapsingHeader("Sampling", ImGuiTreeNodeFlags_DefaultOpen)) panel_sampling(app);
     if (ImGui::CollapsingHeader("View", ImGuiTreeNodeFlags_DefaultOpen)) panel_view(app);

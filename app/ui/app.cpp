@@ -4,7 +4,6 @@
 
 #include <imgui.h>
 
-#include <Eigen/Dense>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -15,6 +14,7 @@
 #include "ui/keys.h"
 #include "ui/panels.h"
 #include "ui/paths.h"
+#include "ui/view_fit.h"
 
 namespace diffscope::ui {
 
@@ -171,58 +171,21 @@ render::SceneInput App::scene_input(int slot) const {
 
 void App::fit_camera() {
   if (!session->has_model()) return;
-  const DiffusionModel& m = session->model();
-  if (m.net.dim != 2 || m.n_data == 0) {  // image models: PCA coordinates of the data; noise spans ~3 sigma
-    settings.view.cam_x = settings.view.cam_y = 0;
-    settings.view.cam_half_h = m.net.dim == 2 ? 3.5 : 0;  // 0: fit after the projection is known
-    if (m.net.dim != 2) m_proj_model = nullptr;
-    return;
-  }
-  float lo[2] = {1e30f, 1e30f}, hi[2] = {-1e30f, -1e30f};
-  for (int i = 0; i < m.n_data; ++i)
-    for (int d = 0; d < 2; ++d) {
-      lo[d] = std::min(lo[d], m.data_samples[2 * i + d]);
-      hi[d] = std::max(hi[d], m.data_samples[2 * i + d]);
-    }
-  // The noise (std 1 at t = T-1) must fit too: at least +-3.2 around the data's center.
-  settings.view.cam_x = 0.5 * (lo[0] + hi[0]);
-  settings.view.cam_y = 0.5 * (lo[1] + hi[1]);
-  settings.view.cam_half_h = std::max({0.6 * (hi[1] - lo[1]), 0.6 * (hi[0] - lo[0]) * 0.75, 3.2});
+  const Projection p = fit_projection(session->model(), session->start_state().data(), session->layout().B);
+  const CameraFit c = diffscope::ui::fit_camera(session->model(), p);
+  settings.view.cam_x = c.cx;
+  settings.view.cam_y = c.cy;
+  settings.view.cam_half_h = c.half_h;
 }
 
 void App::update_projection() {
   if (!session->has_model() || m_proj_model == &session->model()) return;
   m_proj_model = &session->model();
   const DiffusionModel& m = session->model();
-  const int dim = m.net.dim;
-  if (dim == 2) {
-    renderer->set_projection({0, 0}, {1, 0}, {0, 1});
-  } else {
-    // PCA of the data samples (or of the start state when the file has none): the top two eigenvectors
-    // of the covariance (Eigen's self-adjoint solver sorts eigenvalues ascending).
-    const float* rows = m.n_data > 0 ? m.data_samples.data() : session->start_state().data();
-    const int n = m.n_data > 0 ? m.n_data : session->layout().B;
-    Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> X(rows, n, dim);
-    const Eigen::MatrixXd Xd = X.cast<double>();
-    const Eigen::RowVectorXd mean = Xd.colwise().mean();
-    const Eigen::MatrixXd C = (Xd.rowwise() - mean).transpose() * (Xd.rowwise() - mean) / std::max(1, n - 1);
-    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(C);
-    std::vector<float> mu(dim), a0(dim), a1(dim);
-    for (int d = 0; d < dim; ++d) {
-      mu[d] = float(mean(d));
-      a0[d] = float(es.eigenvectors()(d, dim - 1));
-      a1[d] = float(es.eigenvectors()(d, dim - 2));
-    }
-    renderer->set_projection(mu, a0, a1);
-    if (settings.view.cam_half_h <= 0 || settings.view.cam_auto) {
-      // Noise of std 1 projects to std 1 on each unit axis; the data's spread is sqrt(top eigenvalue).
-      const double spread = std::sqrt(std::max(0.0, es.eigenvalues()(dim - 1)));
-      settings.view.cam_x = settings.view.cam_y = 0;
-      settings.view.cam_half_h = std::max(3.2, 2.2 * spread);
-    }
-  }
-  // Data overlay and the image value range.
-  renderer->set_data(m.data_samples.data(), m.n_data, dim);
+  const Projection p = fit_projection(m, session->start_state().data(), session->layout().B);
+  renderer->set_projection(p.mean, p.axis0, p.axis1);
+  if (settings.view.cam_auto) fit_camera();
+  renderer->set_data(m.data_samples.data(), m.n_data, m.net.dim);
   if (m.n_data > 0) {
     const auto [lo, hi] = std::minmax_element(m.data_samples.begin(), m.data_samples.end());
     renderer->set_image_range(*lo, *hi > *lo ? *hi : *lo + 1);

@@ -7,6 +7,7 @@
 #include "core/errors.h"
 #include "core/ranges.h"
 #include "core/sampling.h"
+#include "ui/view_fit.h"
 
 namespace diffscope {
 namespace {
@@ -22,24 +23,9 @@ void SamplingSession::load_model(const std::string& path) {
   if (m_have_settings) start_run();
 }
 
-bool SamplingSession::is_image_model() const {
-  if (!m_model) return false;
-  auto it = m_model->metadata.find("image_shape");
-  if (it != m_model->metadata.end()) return true;
-  return m_model->net.dim == 64;
-}
+bool SamplingSession::is_image_model() const { return m_model && ui::image_side(*m_model) > 0; }
 
-int SamplingSession::image_side() const {
-  if (!m_model) return 0;
-  auto it = m_model->metadata.find("image_shape");
-  if (it != m_model->metadata.end()) {
-    int a = 0, b = 0;
-    if (std::sscanf(it->second.c_str(), "%dx%d", &a, &b) == 2 && a > 0 && a == b && a * b == dim()) return a;
-  }
-  int s = 1;
-  while (s * s < dim()) ++s;
-  return s * s == dim() ? s : 0;
-}
+int SamplingSession::image_side() const { return m_model ? ui::image_side(*m_model) : 0; }
 
 void SamplingSession::set_compute_path(std::unique_ptr<ComputePath> path, std::string note) {
   m_path = std::move(path);

@@ -1,0 +1,33 @@
+// sample_png.h — `diffscope sample ... --png out.png [--size WxH]`: the GUI's view of a finished run
+// (points of the last frame, trails over the kept frames, the data overlay; for image models the image grid
+// beside the PCA projection) rendered headless through EGL into a PNG with its JSON sidecar (SEMANTICS §6).
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/model.h"
+
+namespace diffscope::ui {
+
+struct SamplePng {
+  const DiffusionModel* model = nullptr;
+  int B = 0;
+  // Kept frames in order, (n_frames, B, dim); the last one is drawn (n_frames >= 1).
+  const float* frames = nullptr;
+  int n_frames = 0;
+  std::string png;              // output path
+  int width = 1024, height = 1024;
+  nlohmann::json run;           // what reproduces the run: sampler, eta, steps, t_start, seed, N, precision,
+                                // backend, device, timings (merged into the sidecar beside the model checksum)
+};
+
+// Parses "WxH" (each in [16, 16384]); throws InvalidInput naming `arg`.
+void parse_png_size(const std::string& arg, const std::string& value, int* w, int* h);
+
+// Renders and writes `png` and its sidecar atomically. Throws InvalidInput for an unwritable path,
+// ResourceUnavailable when no headless GL 4.3 context exists.
+void render_sample_png(const SamplePng& req);
+
+}  // namespace diffscope::ui

@@ -117,7 +117,9 @@ void register_sample(CLI::App& app, Action& action) {
   sub->add_option("--eta", o->eta, "ddim noise scale, in [0, 1]")->capture_default_str();
   o->steps_option = sub->add_option("--steps", o->steps, "number of steps N, in [1, t_start+1] (default t_start+1)");
   sub->add_option("--t-start", o->t_start, "start timestep, in [0, T-1]")->capture_default_str();
-  sub->add_option("--seed", o->seed, "Philox seed (SEMANTICS §7)")->capture_default_str();
+  sub->add_option("--seed", o->seed, "Philox seed, an unsigned 64-bit integer (SEMANTICS §7)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   sub->add_flag("--from-data", o->from_data, "start from the model's data_samples noised to t_start");
   sub->add_option("--out", o->out, "output samples: (n, dim) float32 .npy")->required();
   sub->add_option("--trajectory", o->trajectory, "optional trajectory: (frames, n, dim) float32 .npy");

@@ -16,6 +16,7 @@
 #include "../core/model_fixtures.h"
 #include "../test_paths.h"
 #include "core/npy.h"
+#include "core/philox_normal.h"
 
 namespace diffscope {
 namespace {
@@ -168,6 +169,34 @@ TEST_F(Cli, DenoiseRefusesBadInput) {
   const Result r = run(base + " --x " + x + " --t-start " + ok_t + " --steps 4");
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(m_dir.entries(), std::vector<std::string>{"y.npy"});
+}
+
+TEST_F(Cli, SampleFromDataStartsAtNoisedData) {
+  // eps = 0 (zero network): one ddim step from t_start = 0 maps x = sqrt(abar0) d + sqrt(1-abar0) z to
+  // x / sqrt(abar0) = d + sqrt((1-abar0)/abar0) z, with z from Philox step_key T + 1 (SEMANTICS §3, §7).
+  test::TempDir in;
+  const int dim = 2, hidden = 4, n = 5;
+  const std::vector<float> data{1.f, 2.f, -3.f, 4.f, 0.5f, -0.25f};  // 3 data rows
+  test::StBuilder b;
+  b.add_f32("eps_net.0.weight", {hidden, dim + 1}, std::vector<float>(hidden * (dim + 1), 0.f))
+      .add_f32("eps_net.0.bias", {hidden}, std::vector<float>(hidden, 0.f))
+      .add_f32("eps_net.2.weight", {hidden, hidden}, std::vector<float>(hidden * hidden, 0.f))
+      .add_f32("eps_net.2.bias", {hidden}, std::vector<float>(hidden, 0.f))
+      .add_f32("eps_net.4.weight", {dim, hidden}, std::vector<float>(dim * hidden, 0.f))
+      .add_f32("eps_net.4.bias", {dim}, std::vector<float>(dim, 0.f))
+      .add_f32("data_samples", {3, dim}, data);
+  const std::string model = b.write(in.file("m.safetensors"));
+  const Result r = run("sample --model " + model + " --from-data --t-start 0 --steps 1 --seed 5 --n 5 --out " +
+                       out("s.npy"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const NpyDouble x = read_npy_double(out("s.npy"), "s");
+  ASSERT_EQ(x.shape, (std::vector<int64_t>{n, dim}));
+  const double beta0 = 1e-4, scale = std::sqrt(beta0 / (1 - beta0));  // abar0 = 1 - beta0
+  for (int i = 0; i < n; ++i) {
+    float z[dim];
+    philox_normal_row(5, i, 1001, dim, z);
+    for (int d = 0; d < dim; ++d) EXPECT_NEAR(x.data[i * dim + d], data[(i % 3) * dim + d] + scale * z[d], 1e-5);
+  }
 }
 
 TEST_F(Cli, SampleRefusesBadInput) {

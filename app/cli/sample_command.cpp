@@ -29,7 +29,8 @@ struct SampleOptions {
   int64_t steps = 0;
   CLI::Option* steps_option = nullptr;  // steps default to t_start + 1 when not given
   int64_t t_start = 999;
-  uint64_t seed = 0;
+  std::string seed_text = "0";
+  uint64_t seed = 0;  // parsed from seed_text
   bool from_data = false;
   int64_t stride = 1;
   std::string backend = "cpu", precision = "fp32";
@@ -43,11 +44,24 @@ std::vector<int> kept_frames(int N, int s) {
   return f;
 }
 
-void run_sample(const SampleOptions& o) {
+// Parses a seed in [0, 2^64-1] (CLI11 would wrap "-1" and saturate overflows).
+uint64_t parse_seed(const std::string& text) {
+  const std::string err = "--seed = " + text + " is out of range; valid: an integer in [0, 18446744073709551615]";
+  if (text.empty() || text.size() > 20 || text.find_first_not_of("0123456789") != std::string::npos)
+    throw InvalidInput(err);
+  try {
+    return std::stoull(text);
+  } catch (const std::exception&) {
+    throw InvalidInput(err);
+  }
+}
+
+void run_sample(SampleOptions o) {
   // Everything is checked before any computation; outputs are written only at the end.
   const Precision precision = parse_precision(o.precision);
   check_backend_precision(o.backend, precision);
   const Sampler sampler = parse_sampler(o.sampler);
+  o.seed = parse_seed(o.seed_text);
   check_range("--n", o.n, sample_count_range(o.backend == "cuda"));
   check_eta(o.eta);
   check_range("--trajectory-stride", o.stride, {1, INT_MAX});
@@ -117,8 +131,7 @@ void register_sample(CLI::App& app, Action& action) {
   sub->add_option("--eta", o->eta, "ddim noise scale, in [0, 1]")->capture_default_str();
   o->steps_option = sub->add_option("--steps", o->steps, "number of steps N, in [1, t_start+1] (default t_start+1)");
   sub->add_option("--t-start", o->t_start, "start timestep, in [0, T-1]")->capture_default_str();
-  sub->add_option("--seed", o->seed, "Philox seed, an unsigned 64-bit integer (SEMANTICS §7)")
-      ->check(CLI::NonNegativeNumber)
+  sub->add_option("--seed", o->seed_text, "Philox seed, an integer in [0, 2^64-1] (SEMANTICS §7)")
       ->capture_default_str();
   sub->add_flag("--from-data", o->from_data, "start from the model's data_samples noised to t_start");
   sub->add_option("--out", o->out, "output samples: (n, dim) float32 .npy")->required();

@@ -207,6 +207,8 @@ TEST_F(Cli, SampleRefusesBadInput) {
   expect_bad_input(base + " --t-start -1", "--t-start = -1", "[0, 999]");
   expect_bad_input(base + " --eta 1.5", "--eta = 1.5", "[0, 1]");
   expect_bad_input(base + " --sampler euler", "--sampler");
+  expect_bad_input(base + " --seed -1", "--seed = -1");
+  expect_bad_input(base + " --seed 18446744073709551616", "--seed = 18446744073709551616");
   expect_bad_input(base + " --trajectory-stride 0 --trajectory " + out("t.npy"), "--trajectory-stride");
   expect_bad_input(base + " --from-data", "--from-data");  // the golden models carry no data_samples
   expect_bad_input("sample --model " + golden("d2_h256.safetensors") + " --n 0 --out " + out("s.npy"), "--n = 0");

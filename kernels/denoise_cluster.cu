@@ -13,6 +13,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "core/philox_normal.h"
@@ -40,16 +41,17 @@ __host__ __device__ inline ClusterLayout cluster_layout(int dim, int H, int C) {
   L.HC = H / C;
   L.K1 = dim + 1;
   size_t o = 0;
+  auto al = [](size_t v) { return (v + 3) & ~size_t(3); };
   L.w1 = o; o += static_cast<size_t>(L.K1) * L.HC;  // [k][o]
-  L.w2 = o; o += static_cast<size_t>(H) * L.HC;     // [k][o]
-  L.w3 = o; o += static_cast<size_t>(L.HC) * dim;   // [k in slice][d]
-  L.b1 = o; o += L.HC;
+  o = al(o); L.w2 = o; o += static_cast<size_t>(H) * L.HC;     // [k][o]
+  o = al(o); L.w3 = o; o += static_cast<size_t>(L.HC) * dim;   // [k in slice][d]
+  o = al(o); L.b1 = o; o += L.HC;
   L.b2 = o; o += L.HC;
-  L.u = o;  o += static_cast<size_t>(kBM) * L.K1;
-  L.h1 = o; o += static_cast<size_t>(kBM) * H;
-  L.h2 = o; o += static_cast<size_t>(kBM) * L.HC;
-  L.ep = o; o += static_cast<size_t>(C) * kBM * dim;
-  L.red = o; o += static_cast<size_t>(kThreads) * kBM;
+  o = al(o); L.u = o;  o += static_cast<size_t>(kBM) * L.K1;
+  o = al(o); L.h1 = o; o += static_cast<size_t>(kBM) * H;
+  o = al(o); L.h2 = o; o += static_cast<size_t>(kBM) * L.HC;
+  o = al(o); L.ep = o; o += static_cast<size_t>(C) * kBM * dim;
+  o = al(o); L.red = o; o += static_cast<size_t>(kThreads) * kBM + static_cast<size_t>(kBM) * L.HC;
   L.total = o;
   return L;
 }
@@ -87,24 +89,26 @@ __global__ void __launch_bounds__(kThreads) kernel_denoise_cluster(const Denoise
   const int rank = static_cast<int>(cluster.block_rank());
   const int dim = a.net.dim, H = a.net.hidden;
   const ClusterLayout L = cluster_layout(dim, H, C);
-  extern __shared__ float sm[];
+  extern __shared__ float4 sm4[];
+  float* sm = reinterpret_cast<float*>(sm4);
   float *w1 = sm + L.w1, *w2 = sm + L.w2, *w3 = sm + L.w3, *b1 = sm + L.b1, *b2 = sm + L.b2;
   float *u = sm + L.u, *h1 = sm + L.h1, *h2 = sm + L.h2, *ep = sm + L.ep, *red = sm + L.red;
+  float* h1s = red + kThreads * kBM;  // this CTA's h1 slice (kBM, HC) before it is pushed
   __shared__ RowStep rs[kBM];
   const int HC = L.HC, K1 = L.K1, h0 = rank * HC;
 
-  // Weight slices (transposed to [k][o]) and the start state.
+  // Weight slices, read coalesced (k fastest) and stored transposed [k][o].
   for (int i = threadIdx.x; i < K1 * HC; i += kThreads) {
-    const int k = i / HC, o = i % HC;
-    w1[i] = a.net.W1[static_cast<size_t>(h0 + o) * K1 + k];
+    const int o = i / K1, k = i % K1;
+    w1[k * HC + o] = a.net.W1[static_cast<size_t>(h0 + o) * K1 + k];
   }
   for (int i = threadIdx.x; i < H * HC; i += kThreads) {
-    const int k = i / HC, o = i % HC;
-    w2[i] = a.net.W2[static_cast<size_t>(h0 + o) * H + k];
+    const int o = i / H, k = i % H;
+    w2[k * HC + o] = a.net.W2[static_cast<size_t>(h0 + o) * H + k];
   }
   for (int i = threadIdx.x; i < HC * dim; i += kThreads) {
-    const int k = i / dim, d = i % dim;
-    w3[i] = a.net.W3[static_cast<size_t>(d) * H + h0 + k];
+    const int d = i / HC, k = i % HC;
+    w3[k * dim + d] = a.net.W3[static_cast<size_t>(d) * H + h0 + k];
   }
   for (int i = threadIdx.x; i < HC; i += kThreads) {
     b1[i] = a.net.b1[h0 + i];
@@ -114,29 +118,60 @@ __global__ void __launch_bounds__(kThreads) kernel_denoise_cluster(const Denoise
     const int r = i / dim, d = i % dim;
     u[r * K1 + d] = r < a.B ? a.x[static_cast<size_t>(r) * dim + d] : 0.f;
   }
+  // Step coefficients one step ahead (their global-memory latency overlaps the previous step).
+  RowStep next{};
+  if (threadIdx.x < kBM) next = row_step(a, threadIdx.x, a.k_begin);
   cluster.sync();  // every CTA's shared memory exists before remote writes
 
   const size_t frame_stride = static_cast<size_t>(a.B) * dim;
+  const bool vec_h1 = (HC % 4) == 0 && (H % 4) == 0;
+  const bool vec_ep = (dim % 4) == 0;
   for (int k = a.k_begin; k < a.k_end; ++k) {
     if (threadIdx.x < kBM) {
-      rs[threadIdx.x] = row_step(a, threadIdx.x, k);
-      u[threadIdx.x * K1 + dim] = rs[threadIdx.x].tt;
+      rs[threadIdx.x] = next;
+      u[threadIdx.x * K1 + dim] = next.tt;
+      if (k + 1 < a.k_end) next = row_step(a, threadIdx.x, k + 1);
     }
     const bool any = __syncthreads_or(threadIdx.x < kBM && rs[threadIdx.x].active);
     if (any) {  // uniform across the cluster: every CTA sees the same rows
-      // layer 1 slice -> all-gather
-      cl_layer(u, K1, K1, w1, HC, red, [&](int r, int o, float s) {
-        const float v = silu_exact(s + b1[o]);
-        for (int c = 0; c < C; ++c) cluster.map_shared_rank(h1, c)[r * H + h0 + o] = v;
-      });
+      // layer 1 slice -> local h1s, then pushed to every CTA's h1 (16-byte remote stores)
+      cl_layer(u, K1, K1, w1, HC, red, [&](int r, int o, float s) { h1s[r * HC + o] = silu_exact(s + b1[o]); });
+      __syncthreads();
+      if (vec_h1) {
+        const int per_row = HC / 4, n = C * kBM * per_row;
+        for (int i = threadIdx.x; i < n; i += kThreads) {
+          const int c = i / (kBM * per_row), rem = i % (kBM * per_row), r = rem / per_row, q = rem % per_row;
+          float4* dst = reinterpret_cast<float4*>(cluster.map_shared_rank(h1, c) + r * H + h0) + q;
+          *dst = reinterpret_cast<const float4*>(h1s + r * HC)[q];
+        }
+      } else {
+        for (int i = threadIdx.x; i < C * kBM * HC; i += kThreads) {
+          const int c = i / (kBM * HC), rem = i % (kBM * HC), r = rem / HC, o = rem % HC;
+          cluster.map_shared_rank(h1, c)[r * H + h0 + o] = h1s[r * HC + o];
+        }
+      }
       cluster.sync();
       // layer 2 slice (local)
       cl_layer(h1, H, H, w2, HC, red, [&](int r, int o, float s) { h2[r * HC + o] = silu_exact(s + b2[o]); });
       __syncthreads();
-      // layer 3 partial -> every CTA's ep[rank]
-      cl_layer(h2, HC, HC, w3, dim, red, [&](int r, int d, float s) {
-        for (int c = 0; c < C; ++c) cluster.map_shared_rank(ep, c)[(rank * kBM + r) * dim + d] = s;
-      });
+      // layer 3 partial -> own ep[rank] first, then pushed to every other CTA
+      float* mine = ep + rank * kBM * dim;
+      cl_layer(h2, HC, HC, w3, dim, red, [&](int r, int d, float s) { mine[r * dim + d] = s; });
+      __syncthreads();
+      if (vec_ep) {
+        const int n4 = kBM * dim / 4;
+        for (int i = threadIdx.x; i < C * n4; i += kThreads) {
+          const int c = i / n4, q = i % n4;
+          if (c == rank) continue;
+          reinterpret_cast<float4*>(cluster.map_shared_rank(ep, c) + rank * kBM * dim)[q] =
+              reinterpret_cast<const float4*>(mine)[q];
+        }
+      } else {
+        for (int i = threadIdx.x; i < C * kBM * dim; i += kThreads) {
+          const int c = i / (kBM * dim), q = i % (kBM * dim);
+          if (c != rank) cluster.map_shared_rank(ep, c)[rank * kBM * dim + q] = mine[q];
+        }
+      }
       cluster.sync();
       // eps = b3 + sum of partials in rank order; affine update (every CTA, identical)
       for (int i = threadIdx.x; i < kBM * dim; i += kThreads) {
@@ -156,9 +191,9 @@ __global__ void __launch_bounds__(kThreads) kernel_denoise_cluster(const Denoise
       }
     }
     __syncthreads();
-    if (a.frames && rank == 0) {
+    if (a.frames) {  // each CTA writes a share of the frame
       float* f = a.frames + (k - a.k_begin) * frame_stride;
-      for (int i = threadIdx.x; i < a.B * dim; i += kThreads) f[i] = u[(i / dim) * K1 + i % dim];
+      for (int i = rank * kThreads + threadIdx.x; i < a.B * dim; i += C * kThreads) f[i] = u[(i / dim) * K1 + i % dim];
     }
   }
   if (rank == 0)
@@ -166,7 +201,14 @@ __global__ void __launch_bounds__(kThreads) kernel_denoise_cluster(const Denoise
   cluster.sync();  // no CTA exits while others may still write into it
 }
 
-int cluster_size_for(int H) { return H % 16 == 0 ? 16 : (H % 8 == 0 ? 8 : 0); }
+int cluster_size_for(int H) {
+  static const int forced = [] {
+    const char* e = std::getenv("DIFFSCOPE_CLUSTER_SIZE");  // benchmarking knob: 8 or 16
+    return e ? std::atoi(e) : 0;
+  }();
+  if ((forced == 8 || forced == 16) && H % forced == 0) return forced;
+  return H % 16 == 0 ? 16 : (H % 8 == 0 ? 8 : 0);
+}
 
 }  // namespace
 

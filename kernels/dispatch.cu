@@ -11,6 +11,8 @@ void launch_denoise_tc(const DenoiseArgs& a, Precision p, cudaStream_t s);
 bool denoise_tc_supported(int dim, int hidden);
 void launch_denoise_cluster(const DenoiseArgs& a, cudaStream_t s);
 bool denoise_cluster_supported(int dim, int hidden, int B);
+void launch_denoise_f32(const DenoiseArgs& a, cudaStream_t s);
+bool denoise_f32_supported(int dim, int hidden);
 
 const char* denoise_path_name(DenoisePath p) {
   switch (p) {
@@ -18,6 +20,7 @@ const char* denoise_path_name(DenoisePath p) {
     case DenoisePath::General: return "general";
     case DenoisePath::TensorCore: return "tensor-core";
     case DenoisePath::Cluster: return "cluster";
+    case DenoisePath::Tiled: return "tiled-fp32";
   }
   return "?";
 }
@@ -28,6 +31,7 @@ bool denoise_path_supported(DenoisePath path, int dim, int hidden, int B, Precis
     case DenoisePath::General: return true;
     case DenoisePath::TensorCore: return p != Precision::Fp32 && denoise_tc_supported(dim, hidden);
     case DenoisePath::Cluster: return p == Precision::Fp32 && denoise_cluster_supported(dim, hidden, B);
+    case DenoisePath::Tiled: return denoise_f32_supported(dim, hidden);
   }
   return false;
 }
@@ -41,6 +45,8 @@ DenoisePath launch_denoise(const DenoiseArgs& a, Precision p, cudaStream_t s, De
       path = DenoisePath::TensorCore;
     else if (denoise_path_supported(DenoisePath::Cluster, dim, H, a.B, p))
       path = DenoisePath::Cluster;
+    else if (denoise_path_supported(DenoisePath::Tiled, dim, H, a.B, p))
+      path = DenoisePath::Tiled;
     else
       path = DenoisePath::General;
   }
@@ -51,6 +57,7 @@ DenoisePath launch_denoise(const DenoiseArgs& a, Precision p, cudaStream_t s, De
   switch (path) {
     case DenoisePath::TensorCore: launch_denoise_tc(a, p, s); break;
     case DenoisePath::Cluster: launch_denoise_cluster(a, s); break;
+    case DenoisePath::Tiled: launch_denoise_f32(a, s); break;
     default: launch_denoise_general(a, s); break;
   }
   return path;

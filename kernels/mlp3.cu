@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 
 #include "kernels/general_layer.cuh"
@@ -38,6 +39,134 @@ __global__ void __launch_bounds__(kThreads) kernel_mlp3_general(const DeviceMlp3
   general_layer_epi<RPT>(h2, w.d2, w.d2, w.W3T, w.d3, nullptr, [&](int r, int j, float v) {
     if (r < nrows) y[static_cast<size_t>(row0 + r) * w.d3 + j] = v;
   });
+}
+
+// Small batches (latency): one CTA, the transposed weights copied once into shared memory with 16-byte loads,
+// then each thread computes up to 4 (row, output) dot products at a time from shared memory.
+__global__ void __launch_bounds__(kThreads) kernel_mlp3_small(const DeviceMlp3 w, const float* __restrict__ x, int B,
+                                                               float* __restrict__ y) {
+  extern __shared__ float4 smem_small4[];
+  float* sm = reinterpret_cast<float*>(smem_small4);
+  const int d0 = w.d0, d1 = w.d1, d2 = w.d2, d3 = w.d3;
+  const int n1 = d0 * d1, n2 = d1 * d2, n3 = d2 * d3;
+  auto al = [](int v) { return (v + 3) & ~3; };
+  float* W1 = sm;
+  float* W2 = W1 + al(n1);
+  float* W3 = W2 + al(n2);
+  float* xs = W3 + al(n3);
+  float* h1 = xs + al(B * d0);
+  float* h2 = h1 + al(B * d1);
+  auto copy = [](float* dst, const float* src, int n) {
+    if ((reinterpret_cast<uintptr_t>(src) & 15) == 0) {
+      for (int i = threadIdx.x; i < n / 4; i += kThreads)
+        reinterpret_cast<float4*>(dst)[i] = __ldg(reinterpret_cast<const float4*>(src) + i);
+      for (int i = (n / 4) * 4 + threadIdx.x; i < n; i += kThreads) dst[i] = src[i];
+    } else {
+      for (int i = threadIdx.x; i < n; i += kThreads) dst[i] = src[i];
+    }
+  };
+  copy(W1, w.W1T, n1);
+  copy(W2, w.W2T, n2);
+  copy(W3, w.W3T, n3);
+  copy(xs, x, B * d0);
+  __syncthreads();
+  // out[r][j] = act(sum_k in[r][k] WT[k][j]) for r < B, j < N; 4 outputs per thread in flight.
+  auto layer = [&](const float* in, int K, const float* WT, int N, float* out, bool relu) {
+    const int total = B * N;
+    for (int base = threadIdx.x; base < total; base += 4 * kThreads) {
+      float acc[4] = {0.f, 0.f, 0.f, 0.f};
+      int rr[4], jj[4];
+#pragma unroll
+      for (int m = 0; m < 4; ++m) {
+        const int idx = min(base + m * kThreads, total - 1);
+        rr[m] = idx / N;
+        jj[m] = idx % N;
+      }
+      for (int k = 0; k < K; ++k)
+#pragma unroll
+        for (int m = 0; m < 4; ++m) acc[m] = fmaf(in[rr[m] * K + k], WT[k * N + jj[m]], acc[m]);
+#pragma unroll
+      for (int m = 0; m < 4; ++m)
+        if (base + m * kThreads < total) out[rr[m] * N + jj[m]] = relu ? fmaxf(acc[m], 0.f) : acc[m];
+    }
+  };
+  layer(xs, d0, W1, d1, h1, true);
+  __syncthreads();
+  layer(h1, d1, W2, d2, h2, true);
+  __syncthreads();
+  layer(h2, d2, W3, d3, y, false);
+}
+
+size_t mlp3_small_smem(const DeviceMlp3& w, int B) {
+  auto al = [](size_t v) { return (v + 3) & ~size_t(3); };
+  return sizeof(float) * (al(size_t(w.d0) * w.d1) + al(size_t(w.d1) * w.d2) + al(size_t(w.d2) * w.d3) +
+                          al(size_t(B) * w.d0) + al(size_t(B) * w.d1) + al(size_t(B) * w.d2));
+}
+
+// Large batches, fp32, the reference sizes: one thread per row, activations in registers, weights (out, in) in
+// shared memory read as 16-byte broadcasts (every lane of a warp reads the same weights).
+template <int D0, int D1, int D2, int D3>
+__global__ void __launch_bounds__(128) kernel_mlp3_rows(const DeviceMlp3 w, const float* __restrict__ x, int B,
+                                                        float* __restrict__ y) {
+  __shared__ float4 W1[D1 * D0 / 4], W2[D2 * D1 / 4], W3[D3 * D2 / 4];
+  for (int i = threadIdx.x; i < D1 * D0 / 4; i += blockDim.x) W1[i] = __ldg(reinterpret_cast<const float4*>(w.W1) + i);
+  for (int i = threadIdx.x; i < D2 * D1 / 4; i += blockDim.x) W2[i] = __ldg(reinterpret_cast<const float4*>(w.W2) + i);
+  for (int i = threadIdx.x; i < D3 * D2 / 4; i += blockDim.x) W3[i] = __ldg(reinterpret_cast<const float4*>(w.W3) + i);
+  __syncthreads();
+  for (int row = blockIdx.x * blockDim.x + threadIdx.x; row < B; row += gridDim.x * blockDim.x) {
+    float4 xv[D0 / 4];
+    const float4* xr = reinterpret_cast<const float4*>(x + static_cast<size_t>(row) * D0);
+#pragma unroll
+    for (int q = 0; q < D0 / 4; ++q) xv[q] = __ldcs(xr + q);
+    float h1[D1];
+#pragma unroll
+    for (int j = 0; j < D1; ++j) {
+      float a = 0.f;
+#pragma unroll
+      for (int q = 0; q < D0 / 4; ++q) {
+        const float4 ww = W1[j * (D0 / 4) + q];
+        a = fmaf(ww.x, xv[q].x, a);
+        a = fmaf(ww.y, xv[q].y, a);
+        a = fmaf(ww.z, xv[q].z, a);
+        a = fmaf(ww.w, xv[q].w, a);
+      }
+      h1[j] = fmaxf(a, 0.f);
+    }
+    float h2[D2];
+#pragma unroll
+    for (int j = 0; j < D2; ++j) {
+      float a = 0.f;
+#pragma unroll
+      for (int q = 0; q < D1 / 4; ++q) {
+        const float4 ww = W2[j * (D1 / 4) + q];
+        a = fmaf(ww.x, h1[4 * q], a);
+        a = fmaf(ww.y, h1[4 * q + 1], a);
+        a = fmaf(ww.z, h1[4 * q + 2], a);
+        a = fmaf(ww.w, h1[4 * q + 3], a);
+      }
+      h2[j] = fmaxf(a, 0.f);
+    }
+    float4* yr = reinterpret_cast<float4*>(y + static_cast<size_t>(row) * D3);
+#pragma unroll
+    for (int j4 = 0; j4 < D3 / 4; ++j4) {
+      float o[4];
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int j = 4 * j4 + e;
+        float a = 0.f;
+#pragma unroll
+        for (int q = 0; q < D2 / 4; ++q) {
+          const float4 ww = W3[j * (D2 / 4) + q];
+          a = fmaf(ww.x, h2[4 * q], a);
+          a = fmaf(ww.y, h2[4 * q + 1], a);
+          a = fmaf(ww.z, h2[4 * q + 2], a);
+          a = fmaf(ww.w, h2[4 * q + 3], a);
+        }
+        o[e] = a;
+      }
+      __stcs(yr + j4, make_float4(o[0], o[1], o[2], o[3]));
+    }
+  }
 }
 
 // Padded sizes (multiples of 16) of the tensor-core instantiation.
@@ -168,6 +297,23 @@ Mlp3Path launch_mlp3(const DeviceMlp3& w, const float* x, int B, float* y, Preci
       kernel_mlp3_tc<Tf32Tag><<<grid, kThreads, 0, s>>>(w, x, B, y, static_cast<const uint4*>(w.f_tf32[0]),
                                                          static_cast<const uint4*>(w.f_tf32[1]), static_cast<const uint4*>(w.f_tf32[2]));
     return path;
+  }
+  // fp32 fast paths: one CTA with the weights in shared memory for small batches; one thread per row for the
+  // reference sizes at large batches.
+  const bool aligned = (reinterpret_cast<uintptr_t>(x) % 16 == 0) && (reinterpret_cast<uintptr_t>(y) % 16 == 0) &&
+                       (reinterpret_cast<uintptr_t>(w.W1) % 16 == 0) && (reinterpret_cast<uintptr_t>(w.W2) % 16 == 0) &&
+                       (reinterpret_cast<uintptr_t>(w.W3) % 16 == 0);
+  if (B <= 64 && mlp3_small_smem(w, B) <= 200 * 1024) {
+    const size_t smem = mlp3_small_smem(w, B);
+    if (smem > 48 * 1024)
+      cudaFuncSetAttribute(kernel_mlp3_small, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+    kernel_mlp3_small<<<1, kThreads, smem, s>>>(w, x, B, y);
+    return Mlp3Path::General;
+  }
+  if (aligned && w.d0 == 48 && w.d1 == 64 && w.d2 == 40 && w.d3 == 24) {
+    const int grid = std::min((B + 127) / 128, 132 * 16);
+    kernel_mlp3_rows<48, 64, 40, 24><<<grid, 128, 0, s>>>(w, x, B, y);
+    return Mlp3Path::General;
   }
   // General: 32 rows per CTA when the activations fit in 96 KB, else 8.
   const size_t per_row = sizeof(float) * (w.d0 + w.d1 + w.d2);

@@ -104,7 +104,7 @@ TEST_P(DenoiseVsFloat64, MatchesReference) {
 
 const Precision F = Precision::Fp32, T32 = Precision::Tf32, B16 = Precision::Bf16;
 const DenoisePath AUTO = DenoisePath::Auto, GEN = DenoisePath::General, TC = DenoisePath::TensorCore,
-                  CL = DenoisePath::Cluster;
+                  CL = DenoisePath::Cluster, TIL = DenoisePath::Tiled;
 
 INSTANTIATE_TEST_SUITE_P(
     Cuda, DenoiseVsFloat64,
@@ -130,7 +130,12 @@ INSTANTIATE_TEST_SUITE_P(
         DenoiseCase{8, 64, 256, 1000, 0, F, CL}, DenoiseCase{8, 64, 256, 1000, 0, F, GEN},
         DenoiseCase{8, 64, 256, 1000, 0, T32, TC}, DenoiseCase{8, 64, 256, 1000, 0, B16, TC},
         DenoiseCase{64, 2, 256, 1000, 0, F, GEN}, DenoiseCase{64, 2, 256, 1000, 0, T32, TC},
-        DenoiseCase{64, 2, 256, 1000, 0, B16, TC}),
+        DenoiseCase{64, 2, 256, 1000, 0, B16, TC},
+        // The tiled fp32 kernel (hidden 256; dim <= 4 or dim % 4 == 0).
+        DenoiseCase{4097, 2, 256, 16, 1, F, TIL}, DenoiseCase{12345, 64, 256, 16, 1, F, TIL, 41},
+        DenoiseCase{1, 3, 256, 16, 0, F, TIL}, DenoiseCase{131, 8, 256, 16, 1, F, TIL},
+        DenoiseCase{64, 2, 256, 1000, 0, F, TIL}, DenoiseCase{70, 64, 256, 1000, 1, F, TIL},
+        DenoiseCase{200, 4, 256, 1, 2, B16, TIL}),
     [](const ::testing::TestParamInfo<DenoiseCase>& i) {
       std::string n = case_name(i.param);
       std::replace(n.begin(), n.end(), '-', '_');
@@ -180,7 +185,8 @@ INSTANTIATE_TEST_SUITE_P(
                       StepsCase{Sampler::Ddim, 0.5, 300, 7, 37, 2, F}, StepsCase{Sampler::Ddim, 1.0, 999, 50, 37, 64, F},
                       StepsCase{Sampler::Ddim, 0.0, 999, 50, 1000, 2, F}, StepsCase{Sampler::DdpmMean, 0.0, 999, 1000, 5, 64, F},
                       StepsCase{Sampler::Ddpm, 0.0, 99, 100, 4097, 2, B16}, StepsCase{Sampler::Ddim, 1.0, 999, 50, 333, 64, T32},
-                      StepsCase{Sampler::Ddpm, 0.0, 99, 100, 3, 64, F}),
+                      StepsCase{Sampler::Ddpm, 0.0, 99, 100, 3, 64, F},
+                      StepsCase{Sampler::Ddpm, 0.0, 99, 100, 4097, 2, F}, StepsCase{Sampler::Ddim, 1.0, 999, 50, 333, 64, F}),
     [](const ::testing::TestParamInfo<StepsCase>& i) {
       return std::string(sampler_name(i.param.sampler)).substr(0, 4) + "_i" + std::to_string(i.index) + "_" +
              precision_name(i.param.p);
@@ -256,10 +262,10 @@ TEST(CudaDeviceApi, EpsFieldAndStartNoise) {
 TEST(CudaClosedForm, ZeroAndConstantEps) {
   SKIP_WITHOUT_CUDA();
   CudaBackend be;
-  for (DenoisePath path : {GEN, CL}) {
+  for (DenoisePath path : {GEN, CL, TIL}) {
     be.force_denoise_path(path);
     {
-      const DiffusionModel m = test::constant_eps_model(4, 16, 0.f);
+      const DiffusionModel m = test::constant_eps_model(4, 256, 0.f);
       std::vector<float> x = {1.f, -2.f, 0.5f, 3.f, 1.f, 1.f, 1.f, 1.f, 1.f, 1.f, 1.f, 1.f};
       std::vector<int64_t> t = {999, 500, 0};
       be.denoise(m, x.data(), t.data(), 3, 1000, nullptr, F);
@@ -269,7 +275,7 @@ TEST(CudaClosedForm, ZeroAndConstantEps) {
       EXPECT_NEAR(x[8], 1.000050, 1.000050 * 1e-5);
     }
     {
-      const DiffusionModel m = test::constant_eps_model(2, 8, 1.f);
+      const DiffusionModel m = test::constant_eps_model(2, 256, 1.f);
       std::vector<float> x = {0.f, 0.f, 1.f, 1.f};
       std::vector<int64_t> t = {999, 0};
       be.denoise(m, x.data(), t.data(), 2, 1000, nullptr, F);

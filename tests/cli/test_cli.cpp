@@ -135,6 +135,27 @@ TEST_F(Cli, SampleReproducesGoldenWithStridedTrajectory) {
   EXPECT_LT(rel_err_vs_golden(out("d.npy"), "sample_d2_ddpm_t99_n100_expected.npy"), 1e-5);
 }
 
+#ifdef DIFFSCOPE_HAVE_CUDA
+// The same golden cases through --backend cuda (fp32): skipped when the machine has no CUDA device (exit 3).
+TEST_F(Cli, CudaBackendReproducesGolden) {
+  const std::string name = "ref_b8_d64_h256_s16";
+  const Result r = run("denoise --backend cuda --model " + golden("ref_d64_h256.safetensors") + " --x " +
+                       golden(name + "_x.npy") + " --t-start " + golden(name + "_t_start.npy") + " --steps 16 --out " +
+                       out("y.npy"));
+  if (r.code == 3) GTEST_SKIP() << r.err;
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_LT(rel_err_vs_golden(out("y.npy"), name + "_expected.npy"), 1e-5);
+  const Result m = run("mlp3 --backend cuda --weights " + golden("mlp3_b16_48_64_40_24_weights.safetensors") + " --x " +
+                       golden("mlp3_b16_48_64_40_24_x.npy") + " --out " + out("m.npy"));
+  ASSERT_EQ(m.code, 0) << m.err;
+  EXPECT_LT(rel_err_vs_golden(out("m.npy"), "mlp3_b16_48_64_40_24_expected.npy"), 1e-5);
+  const Result s = run("sample --backend cuda --model " + golden("d2_h256.safetensors") +
+                       " --sampler ddim --eta 1 --steps 50 --seed 1234 --n 37 --out " + out("s.npy"));
+  ASSERT_EQ(s.code, 0) << s.err;
+  EXPECT_LT(rel_err_vs_golden(out("s.npy"), "sample_d2_ddim_eta1_n50_expected.npy"), 1e-5);
+}
+#endif
+
 TEST_F(Cli, DenoiseRefusesBadInput) {
   test::TempDir in;
   const std::string model = golden("d2_h256.safetensors");

@@ -2,6 +2,7 @@
 // or from noised data (SEMANTICS §3, §7), with an optional strided trajectory.
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstdint>
 #include <cstring>
@@ -18,6 +19,11 @@
 #include "core/sampling.h"
 #include "core/step_table.h"
 
+#if defined(DIFFSCOPE_HAVE_GUI) && __has_include("ui/sample_png.h")
+#include "ui/sample_png.h"
+#define DIFFSCOPE_SAMPLE_PNG 1
+#endif
+
 namespace diffscope::cli {
 namespace {
 
@@ -32,6 +38,7 @@ struct SampleOptions {
   std::string seed_text = "0";
   uint64_t seed = 0;  // parsed from seed_text
   bool from_data = false;
+  std::string png, size = "1024x1024";  // GUI builds: headless picture of the run
   int64_t stride = 1;
   std::string backend = "cpu", precision = "fp32";
 };
@@ -77,12 +84,25 @@ void run_sample(SampleOptions o) {
     throw InvalidInput("--from-data: the model '" + o.model + "' has no data_samples tensor");
 
   const int n = static_cast<int>(o.n), dim = model.net.dim, N = table.steps();
-  const std::vector<int> frames = kept_frames(N, static_cast<int>(std::min<int64_t>(o.stride, N)));
+  int stride = static_cast<int>(std::min<int64_t>(o.stride, N));
+#ifdef DIFFSCOPE_SAMPLE_PNG
+  int png_w = 1024, png_h = 1024;
+  if (!o.png.empty()) {
+    ui::parse_png_size("--size", o.size, &png_w, &png_h);
+    check_output_path("--png", o.png);
+    // Without --trajectory the picture's trails come from at most about 48 kept frames.
+    if (o.trajectory.empty()) stride = std::max(stride, (N + 47) / 48);
+  }
+  const bool keep_frames = !o.trajectory.empty() || !o.png.empty();
+#else
+  const bool keep_frames = !o.trajectory.empty();
+#endif
+  const std::vector<int> frames = kept_frames(N, stride);
   std::vector<float> x = allocate_floats("--n", static_cast<int64_t>(n) * dim);
   std::vector<float> traj;
-  if (!o.trajectory.empty())
-    traj = allocate_floats("--trajectory", static_cast<int64_t>(frames.size()) * n * dim);
+  if (keep_frames) traj = allocate_floats("--trajectory", static_cast<int64_t>(frames.size()) * n * dim);
   auto backend = make_backend(o.backend);
+  const auto t0 = std::chrono::steady_clock::now();
 
   if (o.from_data)
     fill_start_from_data(model, t_start, o.seed, n, x.data());
@@ -113,9 +133,31 @@ void run_sample(SampleOptions o) {
     progress.update(k);
   }
 
+  const double sample_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+
   write_npy_float(o.out, {n, dim}, x.data(), "--out");
-  if (!traj.empty())
+  if (!o.trajectory.empty())
     write_npy_float(o.trajectory, {static_cast<int64_t>(frames.size()), n, dim}, traj.data(), "--trajectory");
+#ifdef DIFFSCOPE_SAMPLE_PNG
+  if (!o.png.empty()) {
+    ui::SamplePng req;
+    req.model = &model;
+    req.B = n;
+    req.frames = traj.data();
+    req.n_frames = static_cast<int>(frames.size());
+    req.png = o.png;
+    req.width = png_w;
+    req.height = png_h;
+    req.run = {{"sampler", sampler_name(sampler)}, {"eta", o.eta},   {"steps", N},
+               {"t_start", t_start},           {"seed", o.seed},  {"n", n},
+               {"from_data", o.from_data},     {"precision", precision_name(precision)},
+               {"backend", o.backend},         {"device", backend->name()},
+               {"trajectory_stride", stride},  {"timings", {{"sample_ms", sample_ms}}}};
+    ui::render_sample_png(req);
+  }
+#else
+  (void)sample_ms;
+#endif
 }
 
 }  // namespace
@@ -141,6 +183,10 @@ void register_sample(CLI::App& app, Action& action) {
   sub->add_option("--precision", o->precision, "fp32 | tf32 | bf16 (tf32/bf16 need --backend cuda)")
       ->check(CLI::IsMember({"fp32", "tf32", "bf16"}))
       ->capture_default_str();
+#ifdef DIFFSCOPE_SAMPLE_PNG
+  sub->add_option("--png", o->png, "also render the run headless into this PNG (with a .json sidecar)");
+  sub->add_option("--size", o->size, "PNG size WxH")->capture_default_str();
+#endif
   sub->callback([o, &action] { action = [o] { run_sample(*o); }; });
 }
 

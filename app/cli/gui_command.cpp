@@ -14,6 +14,7 @@ namespace {
 struct GuiOptions {
   std::string model, backend = "", script, size, screenshot, config_dir;
   bool headless = false, no_persist = false;
+  std::vector<std::string> sets;
   int frames = 0, n = 0, steps = 0, t_start = -1;
 };
 
@@ -43,6 +44,8 @@ void register_gui(CLI::App& app, Action& action) {
   sub->add_option("--n", o->n, "number of samples (overrides the saved setting)");
   sub->add_option("--steps", o->steps, "steps N (overrides the saved setting)");
   sub->add_option("--t-start", o->t_start, "start timestep (overrides the saved setting)");
+  sub->add_option("--set", o->sets, "KEY=VALUE setting (repeatable): steps, t_start, n, sampler, precision, trail, "
+                                    "loop, vsync, ... (app/ui/settings_keys.h)");
   sub->add_flag("--no-persist", o->no_persist, "do not read or write the settings in the config folder");
   sub->add_option("--config-dir", o->config_dir, "settings folder (default $XDG_CONFIG_HOME/diffscope)");
   sub->callback([o, &action] {
@@ -56,6 +59,11 @@ void register_gui(CLI::App& app, Action& action) {
       ao.n_samples = o->n;
       ao.steps = o->steps;
       ao.t_start = o->t_start;
+      for (const std::string& kv : o->sets) {
+        const size_t eq = kv.find('=');
+        if (eq == std::string::npos || eq == 0) throw InvalidInput("--set " + kv + ": want KEY=VALUE");
+        ao.sets.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+      }
       if (o->headless) {
         ui::HeadlessOptions ho;
         parse_size(o->size, &ho.width, &ho.height);

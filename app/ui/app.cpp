@@ -14,6 +14,7 @@
 #include "ui/keys.h"
 #include "ui/panels.h"
 #include "ui/paths.h"
+#include "ui/settings_keys.h"
 #include "ui/view_fit.h"
 
 namespace diffscope::ui {
@@ -64,6 +65,7 @@ void App::init(float scale) {
   if (opts.n_samples > 0) settings.sampling.n_samples = opts.n_samples;
   if (opts.steps > 0) settings.sampling.steps = opts.steps;
   if (opts.t_start >= 0) settings.sampling.t_start = opts.t_start;
+  for (const auto& [k, v] : opts.sets) apply_setting(settings, k, v);
   backend_choice = settings.sampling.backend;
   std::string note;
   auto path = select_compute_path(backend_choice, trajectory.get(), &note);
@@ -215,10 +217,11 @@ void App::advance_simulation() {
       budget_ms = 14.0;  // keep the window responsive on the CPU
     }
   }
-  session->tick(max_steps, budget_ms);
   if (session->complete() && settings.view.loop_resimulate && shown_frame() >= session->n_steps()) {
-    settings.sampling.seed += 1;  // a new run with the next seed
+    settings.sampling.seed += 1;  // a new run with the next seed, computed in this same frame
+    apply_settings();
   }
+  session->tick(max_steps, budget_ms);
 }
 
 void App::update_cursor(double dt) {
@@ -363,7 +366,6 @@ void App::frame(int w, int h) {
 
   apply_settings();
   advance_simulation();
-  apply_settings();  // loop_resimulate may have changed the seed
   update_cursor(dt);
   update_projection();
   update_field();

@@ -24,6 +24,7 @@ struct AppOptions {
   std::string config_dir;     // "" = $XDG_CONFIG_HOME/diffscope
   int n_samples = 0;          // > 0 overrides the settings
   int steps = 0, t_start = -1;
+  std::vector<std::pair<std::string, std::string>> sets;  // `--set key=value`, applied after the saved settings
 };
 
 // Figures of the last frames, for the timing panel.
@@ -75,6 +76,7 @@ class App {
   // The timeline slider's rectangle in ImGui coordinates (for scripted drags).
   float timeline_x0 = 0, timeline_x1 = 0, timeline_y = 0;
   int fb_w = 0, fb_h = 0;
+  bool open_kernels = false;   // expand the kernel panel on the next frame (scripts)
   float ui_inset = 0;          // ImGui units covered by the left panel (last frame); the view centers right of it
 
   int shown_frame() const;   // cursor clamped to the computed frames

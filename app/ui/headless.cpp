@@ -13,11 +13,14 @@
 //   export snapshot|state|trajectory|grid|frames [PATH]
 //   screenshot PATH               the whole frame, UI included
 //   expect frame|computed|steps|t_start|n|complete|playing OP VALUE   (OP: == != >= <= > <)
+//   bench [cpu|gpu] [FILTER]      run the kernel panel's rows (and print them), open the panel
+//   measure FRAMES                frames/s over FRAMES frames (after 10 warm-up frames) with the per-frame figures
 //   print                         one JSON line with the state
 #include <epoxy/gl.h>
 #include <imgui.h>
 #include <imgui_impl_opengl3.h>
 
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -28,6 +31,7 @@
 #include "render/gl_buffers.h"
 #include "ui/keys.h"
 #include "ui/run.h"
+#include "ui/settings_keys.h"
 
 namespace diffscope::ui {
 namespace {
@@ -51,7 +55,11 @@ class HeadlessLoop {
     ImGuiIO& io = ImGui::GetIO();
     io.DisplaySize = ImVec2(float(m_w), float(m_h));
     io.DisplayFramebufferScale = ImVec2(1, 1);
-    io.DeltaTime = 1.0f / 60.0f;
+    // Real elapsed time, so the frame figures (and io.Framerate) are honest.
+    const auto now = std::chrono::steady_clock::now();
+    io.DeltaTime = m_frames == 0 ? 1.0f / 60.0f
+                                 : std::max(1e-4f, std::chrono::duration<float>(now - m_last).count());
+    m_last = now;
     ImGui_ImplOpenGL3_NewFrame();
     ImGui::NewFrame();
     m_target.bind();
@@ -71,6 +79,7 @@ class HeadlessLoop {
   int m_w, m_h;
   render::OffscreenTarget m_target;
   int m_frames = 0;
+  std::chrono::steady_clock::time_point m_last;
 };
 
 std::string state_json(App& app) {
@@ -102,41 +111,6 @@ bool compare(double a, const std::string& op, double b) {
   if (op == ">") return a > b;
   if (op == "<") return a < b;
   throw InvalidInput("script: expect: unknown operator '" + op + "'");
-}
-
-void apply_set(App& app, const std::string& key, const std::string& val) {
-  SamplingSettings& s = app.settings.sampling;
-  ViewSettings& v = app.settings.view;
-  auto i = [&] { return std::stoll(val); };
-  auto f = [&] { return std::stod(val); };
-  auto b = [&] { return val == "1" || val == "true" || val == "on"; };
-  if (key == "steps") s.steps = int(i());
-  else if (key == "t_start") s.t_start = int(i());
-  else if (key == "n") s.n_samples = int(i());
-  else if (key == "sampler") s.sampler = parse_sampler(val);
-  else if (key == "eta") s.eta = f();
-  else if (key == "seed") s.seed = uint64_t(i());
-  else if (key == "spl") s.steps_per_launch = int(i());
-  else if (key == "precision") s.precision = parse_precision(val);
-  else if (key == "from_data") s.from_data = b();
-  else if (key == "budget_mb") s.memory_budget_mb = int(i());
-  else if (key == "trail") v.trail_frames = int(i());
-  else if (key == "field") v.show_field = b();
-  else if (key == "field_x0") v.field_x0 = b();
-  else if (key == "data") v.show_data = b();
-  else if (key == "follow") v.follow_newest = b();
-  else if (key == "speed") v.play_speed = float(f());
-  else if (key == "loop") v.loop_resimulate = b();
-  else if (key == "steps_per_frame") v.steps_per_frame = int(i());
-  else if (key == "grid_cols") v.image_grid_cols = int(i());
-  else if (key == "point_size") v.point_size = float(f());
-  else if (key == "export_dir") app.settings.export_dir = val;
-  else if (key == "export_size") {
-    int w = 0, h = 0;
-    if (std::sscanf(val.c_str(), "%dx%d", &w, &h) != 2) throw InvalidInput("script: export_size wants WxH");
-    app.settings.export_width = w, app.settings.export_height = h;
-  } else
-    throw InvalidInput("script: unknown setting '" + key + "'");
 }
 
 }  // namespace
@@ -206,7 +180,7 @@ int run_headless(const AppOptions& app_opts, const HeadlessOptions& opts) {
         } else if (cmd == "set") {
           std::string key, val;
           in >> key >> val;
-          apply_set(app, key, val);
+          apply_setting(app.settings, key, val);
           loop.run_frame();
         } else if (cmd == "model") {
           std::string p;
@@ -286,6 +260,41 @@ int run_headless(const AppOptions& app_opts, const HeadlessOptions& opts) {
             std::printf("script:%d: expect %s %s %g failed: got %g\n", line_no, what.c_str(), op.c_str(), v, got);
             rc = 1;
           }
+        } else if (cmd == "bench") {  // bench [cpu|gpu] [filter]: the kernel panel's rows
+          std::string which = "cpu", filter;
+          in >> which >> filter;
+          app.open_kernels = true;
+          if (which == "gpu") {
+            if (!app.bench.run_gpu(filter)) std::printf("bench gpu: %s\n", app.bench.gpu_note().c_str());
+          } else if (app.session->has_model()) {
+            app.bench.run(app.session->model(), app.bench.config);
+          }
+          for (const auto& b : app.bench.rows())
+            std::printf("bench: %s | %s | median %.2f us p10 %.2f p90 %.2f | err %.3g%s\n", b.what.c_str(),
+                        b.backend.c_str(), b.median_us, b.p10_us, b.p90_us, b.max_err, b.rel_err ? " rel" : " abs");
+          loop.run_frame();
+          loop.run_frame();
+        } else if (cmd == "measure") {  // measure FRAMES: frames/s of the loop as it is set up
+          int n = 120;
+          in >> n;
+          for (int k = 0; k < 10; ++k) loop.run_frame();  // warm-up
+          const int runs0 = app.session->runs_completed();
+          double map = 0, unmap = 0, draw = 0, steps_ms = 0;
+          long steps = 0;
+          const auto t0 = std::chrono::steady_clock::now();
+          for (int k = 0; k < n; ++k) {
+            loop.run_frame();
+            map += app.stats.map_ms, unmap += app.stats.unmap_ms, draw += app.stats.draw_gpu_ms;
+            steps_ms += app.stats.steps_ms, steps += app.stats.steps_this_frame;
+          }
+          const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          std::printf("measure: %d frames in %.3f s = %.1f frames/s (%.2f ms/frame); B=%d steps=%d precision=%s "
+                      "trail=%d; runs completed %d; steps/frame %.1f; kernel %.2f ms/frame; map %.3f unmap %.3f "
+                      "GL draw %.3f ms/frame; path: %s\n",
+                      n, s, n / s, 1e3 * s / n, app.session->settings().n_samples, app.session->n_steps(),
+                      precision_name(app.session->settings().precision), app.settings.view.trail_frames,
+                      app.session->runs_completed() - runs0, double(steps) / n, steps_ms / n, map / n, unmap / n,
+                      draw / n, app.session->path_note().c_str());
         } else if (cmd == "print") {
           std::printf("%s\n", state_json(app).c_str());
         } else {

@@ -14,8 +14,9 @@ void panel_kernels(App& app) {
   const ImGuiIO& io = ImGui::GetIO();
   const float s = app.content_scale;
   ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - 8 * s, 110 * s), ImGuiCond_FirstUseEver, ImVec2(1, 0));
-  ImGui::SetNextWindowSize(ImVec2(420 * s, 420 * s), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(600 * s, 440 * s), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowCollapsed(true, ImGuiCond_FirstUseEver);
+  if (app.open_kernels) ImGui::SetNextWindowCollapsed(false, ImGuiCond_Always), app.open_kernels = false;
   if (!ImGui::Begin("Kernels & timing")) {
     ImGui::End();
     return;
@@ -23,12 +24,15 @@ void panel_kernels(App& app) {
   const FrameStats& st = app.stats;
   if (ImGui::CollapsingHeader("Per frame", ImGuiTreeNodeFlags_DefaultOpen)) {
     ImGui::Text("frame %.2f ms (%.0f fps)   GL draw %.3f ms", st.frame_ms, st.fps, st.draw_gpu_ms);
-    ImGui::Text("steps %d in %.2f ms   map %.3f / unmap %.3f ms   upload %.3f ms", st.steps_this_frame, st.steps_ms,
-                st.map_ms, st.unmap_ms, st.upload_ms);
+    ImGui::Text("steps %d in %.2f ms   upload %.3f ms", st.steps_this_frame, st.steps_ms, st.upload_ms);
+    ImGui::Text("interop map %.3f ms / unmap %.3f ms", st.map_ms, st.unmap_ms);
     std::vector<float> h(st.frame_ms_history.begin(), st.frame_ms_history.end());
-    if (!h.empty())
-      ImGui::PlotLines("##frame", h.data(), int(h.size()), 0, "frame ms", 0.0f,
-                       std::max(40.0f, *std::max_element(h.begin(), h.end())), ImVec2(-1, 50 * s));
+    if (!h.empty()) {
+      std::vector<float> sorted = h;
+      std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
+      const float scale = std::max(40.0f, 3.0f * sorted[sorted.size() / 2]);  // outliers (benchmarks) clip
+      ImGui::PlotLines("##frame", h.data(), int(h.size()), 0, "frame ms (last 240)", 0.0f, scale, ImVec2(-1, 50 * s));
+    }
     if (app.session->compute_path()) ImGui::TextDisabled("%s", app.session->compute_path()->device().c_str());
   }
   if (ImGui::CollapsingHeader("Kernels", ImGuiTreeNodeFlags_DefaultOpen)) {
@@ -51,7 +55,9 @@ void panel_kernels(App& app) {
       ImGui::SetNextItemWidth(120 * s);
       ImGui::InputText("filter", filter, sizeof filter);
     }
-    if (app.bench.has_run() && ImGui::BeginTable("bench", 6, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg)) {
+    if (app.bench.has_run() &&
+        ImGui::BeginTable("bench", 6, ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit |
+                                          ImGuiTableFlags_ScrollX, ImVec2(0, 0))) {
       ImGui::TableSetupColumn("workload");
       ImGui::TableSetupColumn("backend");
       ImGui::TableSetupColumn("median us");

@@ -6,6 +6,8 @@
 #include <imgui_impl_glfw.h>
 #include <imgui_impl_opengl3.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 
 #include "core/errors.h"
@@ -53,6 +55,8 @@ int run_window(const AppOptions& app_opts, const WindowOptions& win) {
     glfwSetWindowUserPointer(window, &app);
     glfwSetDropCallback(window, drop_callback);
     int frames = 0;
+    const int warm = win.max_frames > 0 ? std::max(1, win.max_frames / 10) : 0;
+    auto t_warm = std::chrono::steady_clock::now();
     while (!glfwWindowShouldClose(window)) {
       glfwPollEvents();
       if (app.vsync_dirty) {
@@ -70,6 +74,7 @@ int run_window(const AppOptions& app_opts, const WindowOptions& win) {
       glViewport(0, 0, w, h);
       ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
       ++frames;
+      if (frames == warm) t_warm = std::chrono::steady_clock::now();
       if (win.max_frames > 0 && frames >= win.max_frames) {
         if (!win.screenshot.empty()) {
           std::vector<uint8_t> px(size_t(w) * h * 4), flip(px.size());
@@ -84,7 +89,13 @@ int run_window(const AppOptions& app_opts, const WindowOptions& win) {
       }
       glfwSwapBuffers(window);
     }
-    std::printf("diffscope gui: %d frames, %.1f fps at the end, path: %s\n", frames, app.stats.fps,
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_warm).count();
+    std::printf("diffscope gui: %d frames, %.1f fps at the end, mean %.1f frames/s after %d warm-up frames; "
+                "B=%d steps=%d precision=%s trail=%d runs %d; GL: %s; path: %s\n",
+                frames, app.stats.fps, frames > warm && secs > 0 ? (frames - warm) / secs : 0.0, warm,
+                app.session->settings().n_samples, app.session->n_steps(),
+                precision_name(app.session->settings().precision), app.settings.view.trail_frames,
+                app.session->runs_completed(), reinterpret_cast<const char*>(glGetString(GL_RENDERER)),
                 app.session->path_note().c_str());
     app.shutdown();
   }

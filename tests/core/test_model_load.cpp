@@ -73,6 +73,21 @@ TEST(ModelLoad, SquareLayersKeepOutInOrientation) {
   EXPECT_EQ(m.net.b3, (std::vector<float>{7.f, 8.f}));
 }
 
+// Issue 6: a model file truncated (e.g. replaced while being copied) is refused, whatever the cut, and a
+// model already loaded does not depend on the file any more (the file is read once).
+TEST(ModelLoad, TruncatedFileRefusedAndLoadedModelIndependent) {
+  TempDir dir;
+  const std::string path = eps_net_builder(3, 5).write(dir.file("m.safetensors"));
+  const DiffusionModel before = load_diffusion_model(path);
+  const auto size = std::filesystem::file_size(path);
+  for (uintmax_t cut : {size - 1, size / 2, uintmax_t{12}, uintmax_t{8}, uintmax_t{3}, uintmax_t{0}}) {
+    std::filesystem::resize_file(path, cut);
+    const std::string msg = invalid_input_message([&] { load_diffusion_model(path); });
+    EXPECT_TRUE(has(msg, path + ": ")) << "cut at " << cut << ": " << msg;
+  }
+  EXPECT_EQ(before.net.W2, test::ramp(25, 3.0f));  // still the values that were loaded
+}
+
 TEST(ModelLoad, I64WeightRefusedNamingTensorAndDtype) {
   StBuilder b = eps_net_builder(2, 4);
   b.add("eps_net.0.weight", "I64", {4, 3}, std::string(4 * 3 * 8, '\0'));  // replaces the F32 entry

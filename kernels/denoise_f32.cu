@@ -1,6 +1,6 @@
 // denoise_f32.cu — the large-batch fused denoiser in fp32 (plain FMA, no tensor cores): one CTA per 64-row tile runs
 // all steps; activations stay in shared memory, transposed ([unit][row], row stride 68 floats); weights stream
-// through a double-buffered shared-memory stage (cp.async, 16 rows of W^T per chunk) from L2. Each thread owns a
+// through a double-buffered shared-memory stage (cp.async, 32 rows of W^T per chunk) from L2. Each thread owns a
 // 4-row x 16-column register tile (4 + 16 floats loaded per 64 FMAs). Layer 3 (dim outputs) uses a 4x4 tile for
 // dim % 4 == 0, or splits k over 16 lanes with a shuffle reduction for dim <= 4. SiLU with accurate expf, so the
 // result matches float64 to fp32 rounding. Fast path for hidden == 256; other shapes use the general kernel.
@@ -17,7 +17,7 @@ namespace diffscope::kernels {
 
 namespace {
 
-constexpr int kThreads = 256, kR = 64, kLda = 68, kKc = 16, kH = 256;
+constexpr int kThreads = 256, kR = 64, kLda = 68, kKc = 32, kH = 256;
 
 __device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
   const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));

@@ -176,6 +176,7 @@ void register_bench(CLI::App& app, Action& action) {
   sub->add_option("--model2", o->model2, "dim-2 model (.safetensors); default seeded random weights");
   sub->add_option("--mlp3", o->mlp3, "3-layer MLP weights (.safetensors); default seeded random 48-64-40-24");
   sub->add_option("--only", o->only, "run only workloads whose name contains this text");
+  sub->add_flag("--diag", o->diag, "latency diagnostics of the reference case (GPU)");
   sub->callback([o, &action] {
     action = [o] {
       std::vector<Row> rows;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -262,6 +263,49 @@ void bench_mlp3(const Options& o, CudaBackend& be, const Mlp3Weights& w, int B, 
     }
 }
 
+
+// Diagnostics for the latency-bound reference case: per-call time against the step count (fixed cost vs per-step
+// cost) for each path, a single launch timed with events, and the cluster kernel without its DSMEM pushes.
+void bench_diag(const Options& o, CudaBackend& be, const DiffusionModel& m, std::vector<Row>& rows) {
+  const int B = 8, dim = m.net.dim;
+  const cudaStream_t s = be.stream();
+  be.set_model(m);
+  const size_t n = size_t(B) * dim;
+  gpu::GpuBuffer<float> x0(n), x(n);
+  gpu::GpuBuffer<int32_t> t(B);
+  std::vector<int32_t> ht(B, 999);
+  t.copy_from_host(ht, s);
+  kernels::launch_philox_fill(x0.data(), B, dim, 1, 1000, 0, s);
+  auto reset = [&] { CUDA_CHECK_THROW(cudaMemcpyAsync(x.data(), x0.data(), n * sizeof(float), cudaMemcpyDeviceToDevice, s)); };
+  struct V { kernels::DenoisePath path; Precision p; int S; const char* env; bool events; };
+  const V vs[] = {{kernels::DenoisePath::Cluster, Precision::Fp32, 1, nullptr, false},
+                  {kernels::DenoisePath::Cluster, Precision::Fp32, 4, nullptr, false},
+                  {kernels::DenoisePath::Cluster, Precision::Fp32, 16, nullptr, false},
+                  {kernels::DenoisePath::Cluster, Precision::Fp32, 64, nullptr, false},
+                  {kernels::DenoisePath::Cluster, Precision::Fp32, 16, nullptr, true},
+                  {kernels::DenoisePath::Cluster, Precision::Fp32, 16, "1", false},
+                  {kernels::DenoisePath::General, Precision::Fp32, 16, nullptr, false},
+                  {kernels::DenoisePath::Tiled, Precision::Fp32, 16, nullptr, false},
+                  {kernels::DenoisePath::TensorCore, Precision::Bf16, 1, nullptr, false},
+                  {kernels::DenoisePath::TensorCore, Precision::Bf16, 16, nullptr, false}};
+  for (const V& v : vs) {
+    if (v.env) setenv("DIFFSCOPE_CLUSTER_DIAG", v.env, 1);
+    be.force_denoise_path(v.path);
+    auto run = [&] { be.denoise_device(x.data(), t.data(), B, v.S, nullptr, v.p, s); };
+    const Stats st = v.events ? time_events(s, 3, o.quick ? 10 : 50, reset, run) : time_graph(s, 20, o.quick ? 10 : 30, reset, run);
+    Row r;
+    r.workload = "diag denoise B=8 dim=64 S=" + std::to_string(v.S);
+    r.impl = "fused";
+    r.precision = precision_name(v.p);
+    r.path = std::string(kernels::denoise_path_name(v.path)) + (v.env ? " no-DSMEM-push" : "");
+    r.median_us = st.median, r.p10_us = st.p10, r.p90_us = st.p90, r.reps = st.n;
+    r.note = v.events ? "events around one launch" : "CUDA graph of 20 calls";
+    rows.push_back(r);
+    if (v.env) unsetenv("DIFFSCOPE_CLUSTER_DIAG");
+  }
+  be.force_denoise_path(kernels::DenoisePath::Auto);
+}
+
 }  // namespace
 
 std::vector<Row> run_gpu_benchmarks(const Options& o) {
@@ -270,6 +314,10 @@ std::vector<Row> run_gpu_benchmarks(const Options& o) {
   const DiffusionModel m2 = o.model2.empty() ? random_model(2, 256, 2) : load_diffusion_model(o.model2);
   const Mlp3Weights w = o.mlp3.empty() ? random_mlp3(3) : load_mlp3(o.mlp3);
   std::vector<Row> rows;
+  if (o.diag) {
+    bench_diag(o, be, m64, rows);
+    return rows;
+  }
   bench_denoise(o, be, m64, 8, 16, rows);
   bench_mlp3(o, be, w, 16, rows);
   bench_mlp3(o, be, w, 1 << 20, rows);

@@ -12,6 +12,7 @@ struct Options {
   std::string model2;          // .safetensors for the dim-2 workload
   std::string mlp3;            // .safetensors 3-layer MLP (default: seeded random 48-64-40-24)
   std::string only;            // run only workloads whose name contains this
+  bool diag = false;           // latency diagnostics of the reference case instead of the workloads
 };
 
 struct Row {

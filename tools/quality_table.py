@@ -6,11 +6,15 @@ For every model with `data_samples` (held-out points): half A = the first half o
 Energy distance (V-statistic, Euclidean: 2 E|X-Y| - E|X-X'| - E|Y-Y'|, means over all pairs) against half A,
 every comparison at the same n = min(1000, |half B|): samples of `diffscope sample --backend cpu` for ddim
 (eta 0), ddpm and ddpm-mean from t_start 999 with 1000 steps and a fixed seed; half B (data vs data); pure
-noise (the sampler's own start noise, tools/philox.py, step_key T). Needs numpy only (no torch).
+noise (the sampler's own start noise, tools/philox.py, step_key T). Needs numpy only (no torch; scikit-learn for
+the digits' fresh-data reference). --repeat K also runs ddim and ddpm at seeds seed..seed+K-1 (mean ± sd), and
+every row gets a fresh-data reference: 20 new data sets of n points vs half A (mean ± sd), which shows how
+much the single half-B figure varies.
 
 Writes <models>/quality.json and prints a markdown table; with --card it replaces the table between the
 markers `<!-- quality-table -->` and `<!-- /quality-table -->` in <models>/README.md. For digits8x8 it also
-writes <models>/digits8x8_samples.png: the first 64 ddim samples as an 8x8 grid.
+writes <models>/digits8x8_samples.png: the first 64 ddim samples as an 8x8 grid; for the 2D sets
+<models>/samples_2d.png: per set, n held-out points (left) beside the n ddim samples (right), [-2.6, 2.6]^2.
 """
 import argparse
 import json
@@ -86,15 +90,50 @@ def digit_grid(x, cells=8, zoom=6):
     return np.kron(img, np.ones((zoom, zoom)))
 
 
-def run_sample(binary, model, sampler, n, seed, out):
+def scatter_panel(pts, size=200, lim=2.6):
+    """(n, 2) points in [-lim, lim]^2 -> (size, size) image in [0, 1]: dark dots on white."""
+    img = np.ones((size, size))
+    ij = np.floor((np.asarray(pts)[:, :2] + lim) / (2 * lim) * size).astype(int)
+    ok = (ij >= 0).all(1) & (ij < size).all(1)
+    for di in (0, 1):
+        for dj in (0, 1):
+            img[np.clip(size - 1 - ij[ok, 1] - di, 0, size - 1), np.clip(ij[ok, 0] + dj, 0, size - 1)] = 0.15
+    img[0, :] = img[-1, :] = img[:, 0] = img[:, -1] = 0.6
+    return img
+
+
+def run_sample(binary, model, sampler, n, seed, out, steps=1000):
     cmd = [binary, "sample", "--model", model, "--n", str(n), "--sampler", sampler, "--eta", "0",
-           "--steps", "1000", "--t-start", "999", "--seed", str(seed), "--backend", "cpu", "--out", out]
+           "--steps", str(steps), "--t-start", "999", "--seed", str(seed), "--backend", "cpu", "--out", out]
     t0 = time.time()
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     return np.load(out).astype(np.float64), time.time() - t0
 
 
-def measure(binary, path, seed, n_max):
+def fresh_data_reference(meta, A, n, draws=20):
+    """Energy distance of `draws` fresh data sets of n points vs half A: (mean, sd). 2D sets: new draws from
+    the generator (tools/toy_data.py) normalised with the file's data_offset/data_scale; digits8x8: random
+    n-image subsets of the 1437 training images. Shows how much the single data-vs-data figure varies."""
+    import toy_data
+    name = meta.get("dataset", "")
+    vals = []
+    if name in toy_data.DATASETS_2D:
+        off = np.array([float(v) for v in meta["data_offset"].split(",")])
+        scale = float(meta["data_scale"])
+        for k in range(draws):
+            raw = toy_data.raw_2d(name, n, np.random.default_rng([4242, k]))
+            vals.append(energy_distance((raw - off) * scale, A))
+    elif name == "digits8x8":
+        train = toy_data.load_dataset(name, 0)["train"].astype(np.float64)
+        for k in range(draws):
+            idx = np.random.default_rng([4242, k]).choice(len(train), n, replace=False)
+            vals.append(energy_distance(train[idx], A))
+    else:
+        return None
+    return float(np.mean(vals)), float(np.std(vals, ddof=1))
+
+
+def measure(binary, path, seed, n_max, steps=1000, samplers=SAMPLERS, repeat=1):
     data, meta = read_safetensors_np(path, {"data_samples"})
     if "data_samples" not in data:
         return None
@@ -104,26 +143,41 @@ def measure(binary, path, seed, n_max):
     n = min(n_max, half)
     T = int(meta.get("T", "1000"))
     row = {"dataset": meta.get("dataset", os.path.basename(path)), "dim": held.shape[1], "n": n,
-           "n_half_a": half, "seed": seed,
+           "n_half_a": half, "seed": seed, "steps": steps,
            "data_vs_data": energy_distance(B[:n], A),
            "noise": energy_distance(philox.normal_noise(seed, T, n, held.shape[1]), A)}
     with tempfile.TemporaryDirectory() as tmp:
-        for s in SAMPLERS:
-            x, secs = run_sample(binary, path, s, n, seed, os.path.join(tmp, "x.npy"))
+        for s in samplers:
+            x, secs = run_sample(binary, path, s, n, seed, os.path.join(tmp, "x.npy"), steps)
             row[s] = energy_distance(x, A)
             row[s + "_seconds"] = round(secs, 2)
             if s == "ddim":
                 row["_ddim_samples"] = x
+            if repeat > 1 and s != "ddpm-mean":  # the same sampler at seeds seed+1 .. seed+repeat-1
+                vals = [row[s]] + [energy_distance(run_sample(binary, path, s, n, seed + k, os.path.join(
+                    tmp, "x.npy"), steps)[0], A) for k in range(1, repeat)]
+                row[s + "_seeds"] = [round(v, 6) for v in vals]
+    ref = fresh_data_reference(meta, A, n)
+    if ref is not None:
+        row["fresh_data_mean"], row["fresh_data_sd"] = ref
     return row
 
 
+def _mean_sd(v):
+    return "%.4f ± %.4f" % (np.mean(v), np.std(v, ddof=1)) if v and len(v) > 1 else "—"
+
+
 def markdown(rows):
-    lines = ["| model | n (vs half A) | ddim | ddpm | ddpm-mean | data vs data | pure noise | ddim / data | ddpm / data |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines = ["| model | n (vs half A) | ddim | ddpm | ddpm-mean | data vs data (half B) | pure noise | ddim / data "
+             "| ddpm / data | ddim, %s seeds | ddpm, same seeds | fresh data, 20 draws |" % (
+                 len(rows[0].get("ddim_seeds", [])) or "—"),
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
-        lines.append("| %s | %d (%d) | %.4f | %.4f | %.3f | %.4f | %.3f | %.2f | %.2f |" % (
+        fresh = "%.4f ± %.4f" % (r["fresh_data_mean"], r["fresh_data_sd"]) if "fresh_data_mean" in r else "—"
+        lines.append("| %s | %d (%d) | %.4f | %.4f | %.3f | %.4f | %.3f | %.2f | %.2f | %s | %s | %s |" % (
             r["dataset"], r["n"], r["n_half_a"], r["ddim"], r["ddpm"], r["ddpm-mean"], r["data_vs_data"],
-            r["noise"], r["ddim"] / r["data_vs_data"], r["ddpm"] / r["data_vs_data"]))
+            r["noise"], r["ddim"] / r["data_vs_data"], r["ddpm"] / r["data_vs_data"],
+            _mean_sd(r.get("ddim_seeds")), _mean_sd(r.get("ddpm_seeds")), fresh))
     return "\n".join(lines)
 
 
@@ -133,6 +187,10 @@ def main():
     ap.add_argument("--models", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "assets", "models"))
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--n", type=int, default=1000)
+    ap.add_argument("--steps", type=int, default=1000, help="steps N from t_start 999")
+    ap.add_argument("--samplers", default=",".join(SAMPLERS))
+    ap.add_argument("--repeat", type=int, default=1, help="also run ddim and ddpm at this many seeds (mean ± sd)")
+    ap.add_argument("--json", default="quality.json", help="output file name inside --models ('' for none)")
     ap.add_argument("--only", default="", help="comma list of data sets (default: every model with data_samples)")
     ap.add_argument("--card", action="store_true", help="write the table into <models>/README.md")
     args = ap.parse_args()
@@ -140,23 +198,37 @@ def main():
     names = sorted(f[:-len(".safetensors")] for f in os.listdir(models) if f.endswith(".safetensors"))
     if args.only:
         names = [n for n in names if n in args.only.split(",")]
-    rows = []
+    rows, panels = [], []
     for name in names:
-        r = measure(args.bin, os.path.join(models, name + ".safetensors"), args.seed, args.n)
+        r = measure(args.bin, os.path.join(models, name + ".safetensors"), args.seed, args.n, args.steps,
+                    args.samplers.split(","), args.repeat)
         if r is None:
             print("%s: no data_samples, skipped" % name)
             continue
         x = r.pop("_ddim_samples")
-        if name == "digits8x8":
+        if name == "digits8x8" and args.steps == 1000:
             write_png_gray(os.path.join(models, "digits8x8_samples.png"), digit_grid(x[:64]))
-        print("%-13s n=%d ddim %.4f ddpm %.4f ddpm-mean %.3f data %.4f noise %.3f (%.0fs)" % (
-            name, r["n"], r["ddim"], r["ddpm"], r["ddpm-mean"], r["data_vs_data"], r["noise"],
-            sum(r[s + "_seconds"] for s in SAMPLERS)), flush=True)
+        elif r["dim"] == 2 and args.steps == 1000:
+            held = read_safetensors_np(os.path.join(models, name + ".safetensors"), {"data_samples"})[0]
+            panels.append(np.concatenate([scatter_panel(held["data_samples"][:r["n"]]), np.ones((200, 4)),
+                                          scatter_panel(x)], axis=1))
+        print("%-13s n=%d steps=%d %s data %.5f noise %.5f" % (
+            name, r["n"], args.steps, " ".join("%s %.5f (%.1fs)" % (s, r[s], r[s + "_seconds"])
+                                               for s in args.samplers.split(",")),
+            r["data_vs_data"], r["noise"]) + ("  fresh data %.5f ± %.5f" % (r["fresh_data_mean"], r["fresh_data_sd"])
+                                             if "fresh_data_mean" in r else "") +
+              "".join("  %s seeds %s" % (s, r[s + "_seeds"]) for s in SAMPLERS if s + "_seeds" in r), flush=True)
         rows.append(r)
+    if panels:  # one row per 2D set: held-out data (left) and ddim samples (right), same axes
+        gap = np.ones((4, panels[0].shape[1]))
+        write_png_gray(os.path.join(models, "samples_2d.png"),
+                       np.concatenate([p for q in panels for p in (q, gap)][:-1], axis=0))
+    if not args.json:
+        return
     table = markdown(rows)
     print(table)
-    with open(os.path.join(models, "quality.json"), "w") as f:
-        json.dump({"command": "tools/quality_table.py --seed %d --n %d" % (args.seed, args.n),
+    with open(os.path.join(models, args.json), "w") as f:
+        json.dump({"command": "tools/quality_table.py --seed %d --n %d --steps %d" % (args.seed, args.n, args.steps),
                    "metric": "energy distance, V-statistic, Euclidean, vs half A of data_samples",
                    "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()), "rows": rows}, f, indent=1)
     if args.card:

@@ -1,0 +1,18 @@
+// metrics.h — sample-quality metrics: the energy distance between two point sets (issue 3's quality table
+// and the model-quality CI test). No CUDA, no GL.
+#pragma once
+
+namespace diffscope {
+
+// Mean Euclidean distance over all n*m pairs (X_i, Y_j), accumulated in double.
+// X: (n, dim), Y: (m, dim), row-major float32. Throws InvalidInput if n, m or dim < 1 or a pointer is null.
+double mean_pairwise_distance(const float* X, int n, const float* Y, int m, int dim);
+
+// Energy distance, V-statistic (Szekely & Rizzo 2013, "Energy statistics", eq. 4 with plain means):
+//   2 E|X-Y| - E|X-X'| - E|Y-Y'|,
+// every mean over all pairs, the zero diagonal of the X-X' and Y-Y' terms included (so it is >= 0 and
+// biased upward by about E|X-X'|/n + E|Y-Y'|/m: compare figures only at the same n and m).
+// Same as tools/quality_table.py's energy_distance. Throws InvalidInput as mean_pairwise_distance.
+double energy_distance(const float* X, int n, const float* Y, int m, int dim);
+
+}  // namespace diffscope

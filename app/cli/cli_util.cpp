@@ -91,13 +91,20 @@ void check_output_path(const std::string& arg, const std::string& path) {
     throw InvalidInput(arg + " '" + path + "': folder '" + dir + "' is not writable");
 }
 
-std::vector<float> allocate_floats(const std::string& what, int64_t count) {
+std::vector<float> allocate_floats(const std::string& what, double count) {
+  // Refuse up front what cannot fit in physical memory (overcommit would let it fail later, or be killed).
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page_bytes = ::sysconf(_SC_PAGESIZE);
+  const double bytes = 4.0 * count;
+  const double memory_bytes = static_cast<double>(pages) * static_cast<double>(page_bytes);
+  if (!(count >= 0) || (pages > 0 && page_bytes > 0 && bytes > memory_bytes))
+    throw ResourceUnavailable(what + ": needs " + std::to_string(bytes / 1e9) + " GB, more than this machine's " +
+                              std::to_string(memory_bytes / 1e9) + " GB of memory");
   try {
     return std::vector<float>(static_cast<size_t>(count));
   } catch (const std::bad_alloc&) {
   } catch (const std::length_error&) {
   }
-  throw ResourceUnavailable(what + ": out of memory allocating " + std::to_string(count * 4) + " bytes");
+  throw ResourceUnavailable(what + ": out of memory allocating " + std::to_string(bytes / 1e9) + " GB");
 }
 
 Progress::Progress(std::string label, int64_t total)

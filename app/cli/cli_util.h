@@ -33,9 +33,9 @@ void check_finite(const std::string& arg, const Matrix2D& m);
 // Before any work: `path`'s folder exists and is writable, and `path` is not a folder. InvalidInput else.
 void check_output_path(const std::string& arg, const std::string& path);
 
-// A float buffer of `count` elements; throws ResourceUnavailable naming `what` and the bytes if the
-// allocation fails.
-std::vector<float> allocate_floats(const std::string& what, int64_t count);
+// A float buffer of `count` elements (a double, so products of sizes cannot overflow). Throws
+// ResourceUnavailable naming `what` and the size when it exceeds physical memory or the allocation fails.
+std::vector<float> allocate_floats(const std::string& what, double count);
 
 // "label: done/total" on stderr, rewritten in place, only when stderr is a terminal.
 class Progress {

@@ -37,7 +37,7 @@ void run_denoise(const DenoiseOptions& o) {
   const int B = static_cast<int>(x.rows), dim = model.net.dim, S = o.steps;
 
   std::vector<float> traj;
-  if (!o.trajectory.empty()) traj = allocate_floats("--trajectory", (static_cast<int64_t>(S) + 1) * B * dim);
+  if (!o.trajectory.empty()) traj = allocate_floats("--trajectory", (static_cast<double>(S) + 1) * B * dim);
   auto backend = make_backend(o.backend);
 
   Progress progress("denoise rows", B);

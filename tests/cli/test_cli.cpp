@@ -258,6 +258,17 @@ TEST_F(Cli, Mlp3RefusesBiasAndWrongWidth) {
   for (double v : y.data) EXPECT_NEAR(v, 0.12, 1e-6);
 }
 
+TEST_F(Cli, TrajectoryTooLargeForMemoryExits3) {
+  // (S+1, B, dim) = (2^31, 8, 64) float32 is 4.4 TB: refused before any work, nothing written.
+  const std::string name = "ref_b8_d64_h256_s16";
+  const Result r = run("denoise --model " + golden("ref_d64_h256.safetensors") + " --x " + golden(name + "_x.npy") +
+                       " --t-start " + golden(name + "_t_start.npy") + " --steps 2147483647 --out " + out("y.npy") +
+                       " --trajectory " + out("t.npy"));
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("--trajectory"), std::string::npos) << r.err;
+  EXPECT_TRUE(m_dir.entries().empty());
+}
+
 TEST_F(Cli, BackendAndUsageExitCodes) {
   const std::string args = "denoise --model " + golden("d2_h256.safetensors") + " --x " + golden("d2_h256_s16_x.npy") +
                            " --t-start " + golden("d2_h256_s16_t_start.npy") + " --steps 16 --out " + out("y.npy") +

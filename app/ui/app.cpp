@@ -88,7 +88,8 @@ void App::init(float scale) {
   m_last_time = now_s();
 }
 
-void App::load_model(const std::string& path) {
+void App::load_model(const std::string& name_or_path) {
+  const std::string path = resolve_model(name_or_path);  // bundled names ("digits8x8") or paths
   try {
     session->load_model(path);
     model_error.clear();

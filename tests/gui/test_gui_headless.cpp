@@ -58,6 +58,7 @@ TEST_F(GuiHeadless, ScriptedTimelineStepsTStartAndExports) {
                  "expect steps == 25\nexpect t_start == 300\nexpect frame == 25\n"
                  "export snapshot\nexport state " + d + "/state.npy\nexport trajectory " + d + "/traj.npy\n"
                  "export snapshot /proc/no/such/dir/x.png\n"
+                 "set export_size 96x64\nexport frames\n"
                  "screenshot " + d + "/ui.png\n");
   const Result r = run_gui("--no-persist --size 1024x700 --model '" + model + "' --script '" + m_dir.file("s.txt") + "'");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
@@ -108,6 +109,15 @@ TEST_F(GuiHeadless, ScriptedTimelineStepsTStartAndExports) {
   // The unwritable path: an error line, the run went on (the screenshot after it exists).
   EXPECT_NE(r.out.find("export snapshot: error:"), std::string::npos) << r.out;
   EXPECT_GT(guitest::read_png(m_dir.file("ui.png")).distinct_colors(), 20u);
+
+  // The frame sequence: one PNG per frame 0..25 in a new numbered folder, plus its sidecar.
+  const std::string seq = d + "/exports/frames_0001";
+  ASSERT_TRUE(std::filesystem::is_directory(seq)) << r.out;
+  EXPECT_TRUE(std::filesystem::exists(seq + "/sequence.json"));
+  EXPECT_TRUE(std::filesystem::exists(seq + "/frame_00000.png"));
+  EXPECT_TRUE(std::filesystem::exists(seq + "/frame_00025.png"));
+  EXPECT_FALSE(std::filesystem::exists(seq + "/frame_00026.png"));
+  EXPECT_EQ(guitest::read_png(seq + "/frame_00025.png").w, 96);
 
   // The exported state and trajectory equal the CLI's for the same settings.
   const Result c = guitest::run_cli("sample --backend cpu --model '" + model + "' --n 300 --steps 25 --t-start 300 "

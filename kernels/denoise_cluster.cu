@@ -32,7 +32,7 @@ constexpr int kBM = 8;  // rows
 
 struct ClusterLayout {
   int C, HC, K1;
-  size_t w1, w2, w3, b1, b2, u, h1, h2, ep, red, total;  // float offsets
+  size_t w1, w2, w3, b1, b2, b3, u, h1, h2, ep, red, total;  // float offsets
 };
 
 __host__ __device__ inline ClusterLayout cluster_layout(int dim, int H, int C) {
@@ -46,6 +46,7 @@ __host__ __device__ inline ClusterLayout cluster_layout(int dim, int H, int C) {
   o = al(o); L.w2 = o; o += static_cast<size_t>(H) * L.HC;     // [k][o]
   o = al(o); L.w3 = o; o += static_cast<size_t>(L.HC) * dim;   // [k in slice][d]
   o = al(o); L.b1 = o; o += L.HC;
+  o = al(o); L.b3 = o; o += dim;
   L.b2 = o; o += L.HC;
   o = al(o); L.u = o;  o += static_cast<size_t>(kBM) * L.K1;
   o = al(o); L.h1 = o; o += static_cast<size_t>(kBM) * H;
@@ -66,6 +67,7 @@ __device__ __forceinline__ void cl_layer(const float* act, int lda, int K, const
     float acc[kBM];
 #pragma unroll
     for (int r = 0; r < kBM; ++r) acc[r] = 0.f;
+#pragma unroll 4
     for (int k = ks; k < K; k += NS) {
       const float w = Ws[k * N + o];
 #pragma unroll
@@ -77,9 +79,13 @@ __device__ __forceinline__ void cl_layer(const float* act, int lda, int K, const
   __syncthreads();
   for (int i = threadIdx.x; i < kBM * N; i += kThreads) {
     const int r = i / N, oo = i % N;
-    float s = 0.f;
-    for (int j = 0; j < NS; ++j) s += red[(j * kBM + r) * N + oo];
-    fin(r, oo, s);
+    float s4[4] = {0.f, 0.f, 0.f, 0.f};
+    int j = 0;
+    for (; j + 4 <= NS; j += 4)
+#pragma unroll
+      for (int q = 0; q < 4; ++q) s4[q] += red[((j + q) * kBM + r) * N + oo];
+    for (; j < NS; ++j) s4[0] += red[(j * kBM + r) * N + oo];
+    fin(r, oo, (s4[0] + s4[1]) + (s4[2] + s4[3]));
   }
 }
 
@@ -92,21 +98,24 @@ __global__ void __launch_bounds__(kThreads) kernel_denoise_cluster(const Denoise
   const ClusterLayout L = cluster_layout(dim, H, C);
   extern __shared__ float4 sm4[];
   float* sm = reinterpret_cast<float*>(sm4);
-  float *w1 = sm + L.w1, *w2 = sm + L.w2, *w3 = sm + L.w3, *b1 = sm + L.b1, *b2 = sm + L.b2;
+  float *w1 = sm + L.w1, *w2 = sm + L.w2, *w3 = sm + L.w3, *b1 = sm + L.b1, *b2 = sm + L.b2, *b3 = sm + L.b3;
   float *u = sm + L.u, *h1 = sm + L.h1, *h2 = sm + L.h2, *ep = sm + L.ep, *red = sm + L.red;
   float* h1s = red + kThreads * kBM;  // this CTA's h1 slice (kBM, HC) before it is pushed
   __shared__ RowStep rs[kBM];
   const int HC = L.HC, K1 = L.K1, h0 = rank * HC;
 
   // Weight slices, read coalesced (k fastest) and stored transposed [k][o].
+#pragma unroll 4
   for (int i = threadIdx.x; i < K1 * HC; i += kThreads) {
     const int o = i / K1, k = i % K1;
     w1[k * HC + o] = a.net.W1[static_cast<size_t>(h0 + o) * K1 + k];
   }
+#pragma unroll 8
   for (int i = threadIdx.x; i < H * HC; i += kThreads) {
     const int o = i / H, k = i % H;
     w2[k * HC + o] = a.net.W2[static_cast<size_t>(h0 + o) * H + k];
   }
+#pragma unroll 4
   for (int i = threadIdx.x; i < HC * dim; i += kThreads) {
     const int d = i / HC, k = i % HC;
     w3[k * dim + d] = a.net.W3[static_cast<size_t>(d) * H + h0 + k];
@@ -115,6 +124,7 @@ __global__ void __launch_bounds__(kThreads) kernel_denoise_cluster(const Denoise
     b1[i] = a.net.b1[h0 + i];
     b2[i] = a.net.b2[h0 + i];
   }
+  for (int i = threadIdx.x; i < dim; i += kThreads) b3[i] = a.net.b3[i];
   for (int i = threadIdx.x; i < kBM * dim; i += kThreads) {
     const int r = i / dim, d = i % dim;
     u[r * K1 + d] = r < a.B ? a.x[static_cast<size_t>(r) * dim + d] : 0.f;
@@ -181,9 +191,13 @@ __global__ void __launch_bounds__(kThreads) kernel_denoise_cluster(const Denoise
         const int r = i / dim, d = i % dim;
         const RowStep& s = rs[r];
         if (!s.active) continue;
-        float e = 0.f;
-        for (int c = 0; c < C; ++c) e += ep[(c * kBM + r) * dim + d];
-        e += a.net.b3[d];
+        float e4[4] = {0.f, 0.f, 0.f, 0.f};
+        int c = 0;
+        for (; c + 4 <= C; c += 4)
+#pragma unroll
+          for (int q = 0; q < 4; ++q) e4[q] += ep[((c + q) * kBM + r) * dim + d];
+        for (; c < C; ++c) e4[0] += ep[(c * kBM + r) * dim + d];
+        const float e = ((e4[0] + e4[1]) + (e4[2] + e4[3])) + b3[d];
         float xv = s.A * u[r * K1 + d] + s.B * e;
         if (s.S != 0.f) {
           float z[4];

@@ -40,9 +40,21 @@ __global__ void __launch_bounds__(kWarps * 32, 1)
   // Weights into shared memory (once per CTA).
   {
     const int n1 = NB1 * KB1 * 32, n3 = NB3 * KBH * 32, n2 = n2s * KBH * 32;
-    for (int i = threadIdx.x; i < n1; i += blockDim.x) sF1[i] = gF1[i];
-    for (int i = threadIdx.x; i < n3; i += blockDim.x) sF3[i] = gF3[i];
-    for (int i = threadIdx.x; i < n2; i += blockDim.x) sF2[i] = gF2[i];
+    // Eight loads in flight per thread: the copy is latency-bound for the small-batch case.
+    auto copy = [](BF* dst, const BF* __restrict__ src, int n) {
+      int i = threadIdx.x;
+      for (; i + 7 * static_cast<int>(blockDim.x) < n; i += 8 * blockDim.x) {
+        BF v[8];
+#pragma unroll
+        for (int q = 0; q < 8; ++q) v[q] = src[i + q * blockDim.x];
+#pragma unroll
+        for (int q = 0; q < 8; ++q) dst[i + q * blockDim.x] = v[q];
+      }
+      for (; i < n; i += blockDim.x) dst[i] = src[i];
+    };
+    copy(sF1, gF1, n1);
+    copy(sF3, gF3, n3);
+    copy(sF2, gF2, n2);
     for (int i = threadIdx.x; i < H; i += blockDim.x) {
       sb1[i] = a.net.b1[i];
       sw1t[i] = w1t_g[i];

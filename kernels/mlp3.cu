@@ -58,8 +58,18 @@ __global__ void __launch_bounds__(kThreads) kernel_mlp3_small(const DeviceMlp3 w
   float* h2 = h1 + al(B * d1);
   auto copy = [](float* dst, const float* src, int n) {
     if ((reinterpret_cast<uintptr_t>(src) & 15) == 0) {
-      for (int i = threadIdx.x; i < n / 4; i += kThreads)
-        reinterpret_cast<float4*>(dst)[i] = __ldg(reinterpret_cast<const float4*>(src) + i);
+      // Eight 16-byte loads in flight per thread: this copy is latency-bound.
+      const float4* s4 = reinterpret_cast<const float4*>(src);
+      float4* d4 = reinterpret_cast<float4*>(dst);
+      int i = threadIdx.x;
+      for (; i + 7 * kThreads < n / 4; i += 8 * kThreads) {
+        float4 v[8];
+#pragma unroll
+        for (int q = 0; q < 8; ++q) v[q] = __ldg(s4 + i + q * kThreads);
+#pragma unroll
+        for (int q = 0; q < 8; ++q) d4[i + q * kThreads] = v[q];
+      }
+      for (; i < n / 4; i += kThreads) d4[i] = __ldg(s4 + i);
       for (int i = (n / 4) * 4 + threadIdx.x; i < n; i += kThreads) dst[i] = src[i];
     } else {
       for (int i = threadIdx.x; i < n; i += kThreads) dst[i] = src[i];
@@ -82,6 +92,7 @@ __global__ void __launch_bounds__(kThreads) kernel_mlp3_small(const DeviceMlp3 w
         rr[m] = idx / N;
         jj[m] = idx % N;
       }
+#pragma unroll 4
       for (int k = 0; k < K; ++k)
 #pragma unroll
         for (int m = 0; m < 4; ++m) acc[m] = fmaf(in[rr[m] * K + k], WT[k * N + jj[m]], acc[m]);

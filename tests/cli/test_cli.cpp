@@ -269,6 +269,36 @@ TEST_F(Cli, TrajectoryTooLargeForMemoryExits3) {
   EXPECT_TRUE(m_dir.entries().empty());
 }
 
+#ifdef DIFFSCOPE_HAVE_GUI
+// GUI builds: `sample --png` renders the run headless (EGL) into a PNG with a JSON sidecar that records the
+// run; skipped where no headless GL context exists (exit 3).
+TEST_F(Cli, SamplePngWritesPictureAndSidecar) {
+  const std::string base = "sample --model " + golden("d2_h256.safetensors") + " --n 50 --steps 10 --seed 3 --out " +
+                           out("s.npy") + " --png " + out("s.png");
+  expect_bad_input(base + " --size 10x10", "--size");
+  const Result r = run(base + " --size 64x48");
+  if (r.code == 3) GTEST_SKIP() << r.err;
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::string png = slurp(out("s.png"));
+  ASSERT_GE(png.size(), 24u);
+  EXPECT_EQ(png.substr(1, 3), "PNG");
+  const auto be32 = [&](size_t at) {
+    return (uint32_t(uint8_t(png[at])) << 24) | (uint32_t(uint8_t(png[at + 1])) << 16) |
+           (uint32_t(uint8_t(png[at + 2])) << 8) | uint32_t(uint8_t(png[at + 3]));
+  };
+  EXPECT_EQ(be32(16), 64u);  // IHDR width
+  EXPECT_EQ(be32(20), 48u);  // IHDR height
+  const nlohmann::json j = nlohmann::json::parse(slurp(out("s.json")));
+  EXPECT_EQ(j.at("sampler"), "ddim");
+  EXPECT_EQ(j.at("steps"), 10);
+  EXPECT_EQ(j.at("seed"), 3);
+  EXPECT_EQ(j.at("n"), 50);
+  std::vector<std::string> entries = m_dir.entries();
+  std::sort(entries.begin(), entries.end());
+  EXPECT_EQ(entries, (std::vector<std::string>{"s.json", "s.npy", "s.png"}));
+}
+#endif
+
 TEST_F(Cli, BackendAndUsageExitCodes) {
   const std::string args = "denoise --model " + golden("d2_h256.safetensors") + " --x " + golden("d2_h256_s16_x.npy") +
                            " --t-start " + golden("d2_h256_s16_t_start.npy") + " --steps 16 --out " + out("y.npy") +

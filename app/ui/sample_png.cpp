@@ -66,6 +66,7 @@ void render_sample_png(const SamplePng& r) {
   }
   nlohmann::json j = r.run;
   j["kind"] = "sample";
+  if (!j.contains("N")) j["N"] = r.B;  // SEMANTICS §6 names the sample count N
   j["generator"] = "diffscope sample --png";
   j["model"] = {{"file", m.path}, {"sha256", sha256_file(m.path)}};
   auto ds = m.metadata.find("dataset");

@@ -1,0 +1,50 @@
+// test_sample_png.cpp — `diffscope sample ... --png out.png --size WxH` (issue 5, "Headless"): the run is
+// rendered through EGL (Mesa here) into a PNG of that size that is not blank, with a sidecar naming the
+// model's SHA-256 and the settings (SEMANTICS §6); a bad --size is refused with exit 2 before any work.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "gui_test_util.h"
+#include "ui/sha256.h"
+
+namespace diffscope {
+namespace {
+
+TEST(SamplePng, RendersTheRunWithSidecar) {
+  test::TempDir dir, logs;
+  const std::string model = guitest::model_2d();
+  const guitest::Result r = guitest::run_cli("sample --backend cpu --model '" + model +
+                                                 "' --n 800 --steps 20 --t-start 600 --seed 5 --out '" +
+                                                 dir.file("x.npy") + "' --png '" + dir.file("p.png") +
+                                                 "' --size 320x240",
+                                             logs.path());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const guitest::Png p = guitest::read_png(dir.file("p.png"));
+  EXPECT_EQ(p.w, 320);
+  EXPECT_EQ(p.h, 240);
+  EXPECT_GT(p.distinct_colors(), 20u);
+  EXPECT_GT(p.non_background(), 0.002);
+  const auto j = nlohmann::json::parse(guitest::slurp(dir.file("p.json")));
+  EXPECT_EQ(j["model"]["sha256"].get<std::string>(), ui::sha256_file(model));
+  EXPECT_EQ(j["steps"].get<int>(), 20);
+  EXPECT_EQ(j["t_start"].get<int>(), 600);
+  EXPECT_EQ(j["seed"].get<int>(), 5);
+  EXPECT_EQ(j["N"].get<int>(), 800);
+  EXPECT_EQ(j["sampler"], "ddim");
+  EXPECT_EQ(j["size"][0].get<int>(), 320);
+}
+
+TEST(SamplePng, BadSizeIsRefused) {
+  test::TempDir dir, logs;
+  const guitest::Result r = guitest::run_cli("sample --backend cpu --model '" + guitest::model_2d() +
+                                                 "' --n 10 --steps 2 --out '" + dir.file("x.npy") + "' --png '" +
+                                                 dir.file("p.png") + "' --size 12x99999",
+                                             logs.path());
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--size"), std::string::npos) << r.err;
+  EXPECT_TRUE(dir.entries().empty());
+}
+
+}  // namespace
+}  // namespace diffscope

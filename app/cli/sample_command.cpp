@@ -109,8 +109,10 @@ void run_sample(SampleOptions o) {
   else
     fill_start_noise(model, o.seed, n, x.data());
 
-  // Run between the kept frames (and, on a terminal, in about 100 chunks to show progress).
-  std::vector<int> stops = traj.empty() ? std::vector<int>{N} : frames;
+  // Run between the kept frames (and, on a terminal, in about 100 chunks to show progress). With stride 1
+  // the backend writes every frame itself (one call instead of N).
+  const bool every_frame = !traj.empty() && stride == 1;
+  std::vector<int> stops = traj.empty() || every_frame ? std::vector<int>{N} : frames;
   Progress progress("sample steps", N);
   if (progress.enabled()) {
     const int tick = std::max(1, N / 100);
@@ -124,9 +126,10 @@ void run_sample(SampleOptions o) {
   int k = 0;
   for (int stop : stops) {
     if (stop <= k) continue;
-    backend->run_steps(model, table, k, stop, x.data(), n, o.seed, nullptr, precision);
+    float* step_frames = every_frame ? traj.data() + (k + 1) * frame_elems : nullptr;
+    backend->run_steps(model, table, k, stop, x.data(), n, o.seed, step_frames, precision);
     k = stop;
-    if (!traj.empty() && next_frame < frames.size() && frames[next_frame] == k) {
+    if (!every_frame && !traj.empty() && next_frame < frames.size() && frames[next_frame] == k) {
       std::memcpy(traj.data() + next_frame * frame_elems, x.data(), sizeof(float) * frame_elems);
       ++next_frame;
     }

@@ -127,6 +127,18 @@ TEST_F(Cli, SampleReproducesGoldenWithStridedTrajectory) {
   EXPECT_LT(test::rel_frobenius(std::vector<double>(traj.data.begin(), traj.data.begin() + 74), start.data), 1e-6);
   const NpyDouble s = read_npy_double(out("s.npy"), "s");
   EXPECT_EQ(std::vector<double>(traj.data.begin() + 3 * 74, traj.data.end()), s.data);
+  // Every frame (stride 1, N + 1 = 51 frames) holds the strided frames bit for bit.
+  const Result all = run("sample --model " + golden("d2_h256.safetensors") +
+                         " --sampler ddim --eta 1 --steps 50 --t-start 999 --seed 1234 --n 37 --out " + out("s1.npy") +
+                         " --trajectory " + out("traj1.npy"));
+  ASSERT_EQ(all.code, 0) << all.err;
+  const NpyDouble traj1 = read_npy_double(out("traj1.npy"), "traj1");
+  ASSERT_EQ(traj1.shape, (std::vector<int64_t>{51, 37, 2}));
+  const int kept[] = {0, 20, 40, 50};
+  for (int i = 0; i < 4; ++i)
+    EXPECT_TRUE(std::equal(traj.data.begin() + i * 74, traj.data.begin() + (i + 1) * 74,
+                           traj1.data.begin() + kept[i] * 74))
+        << "frame " << kept[i];
 
   // The ddpm default N = t_start + 1 (100 steps from 99).
   const Result d = run("sample --model " + golden("d2_h256.safetensors") +

@@ -70,6 +70,9 @@ void launch_eps_field(const DeviceNet& net, const float* pts, int n, int t, int 
 // Start noise: x[i] = z(row_offset + i, step_key) (SEMANTICS §7).
 void launch_philox_fill(float* x, int B, int dim, uint64_t seed, uint32_t step_key, uint32_t row_offset, cudaStream_t s);
 
+// Keeps `blocks` CTAs busy for `ms` milliseconds (benchmark warm-up: lets the clocks leave their idle state).
+void launch_busy(cudaStream_t s, int blocks, double ms);
+
 // ---- Unfused baseline (cuBLAS GEMMs + elementwise kernels), same contract as launch_denoise --------------
 // Workspace: u (B, dim+1), h1 (B, hidden), h2 (B, hidden), e (B, dim) floats, plus bf16 copies of u/h1/h2 for bf16.
 struct UnfusedWorkspace {

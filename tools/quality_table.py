@@ -9,7 +9,9 @@ every comparison at the same n = min(1000, |half B|): samples of `diffscope samp
 noise (the sampler's own start noise, tools/philox.py, step_key T). Needs numpy only (no torch; scikit-learn for
 the digits' fresh-data reference). --repeat K also runs ddim and ddpm at seeds seed..seed+K-1 (mean ± sd), and
 every row gets a fresh-data reference: 20 new data sets of n points vs half A (mean ± sd), which shows how
-much the single half-B figure varies.
+much the single half-B figure varies. A last column gives the mean distance from each sample to its
+nearest point of half A (ddim / ddpm / half B): it shows samples that sit off the data (between rings,
+between squares), which the energy distance at this n hardly sees.
 
 Writes <models>/quality.json and prints a markdown table; with --card it replaces the table between the
 markers `<!-- quality-table -->` and `<!-- /quality-table -->` in <models>/README.md. For digits8x8 it also
@@ -57,6 +59,15 @@ def pairwise_mean_dist(X, Y):
     xx = (X * X).sum(1)[:, None]
     yy = (Y * Y).sum(1)[None, :]
     return float(np.sqrt(np.maximum(xx + yy - 2 * X @ Y.T, 0)).mean())
+
+
+def mean_nn_distance(X, A):
+    """Mean over rows of X of the Euclidean distance to the nearest row of A: how far samples sit off the data
+    (a precision-like check the energy distance lacks)."""
+    X = np.asarray(X, np.float64)
+    A = np.asarray(A, np.float64)
+    d2 = (X * X).sum(1)[:, None] + (A * A).sum(1)[None, :] - 2 * X @ A.T
+    return float(np.sqrt(np.maximum(d2.min(1), 0)).mean())
 
 
 def energy_distance(X, Y):
@@ -144,12 +155,13 @@ def measure(binary, path, seed, n_max, steps=1000, samplers=SAMPLERS, repeat=1):
     T = int(meta.get("T", "1000"))
     row = {"dataset": meta.get("dataset", os.path.basename(path)), "dim": held.shape[1], "n": n,
            "n_half_a": half, "seed": seed, "steps": steps,
-           "data_vs_data": energy_distance(B[:n], A),
+           "data_vs_data": energy_distance(B[:n], A), "data_nn": mean_nn_distance(B[:n], A),
            "noise": energy_distance(philox.normal_noise(seed, T, n, held.shape[1]), A)}
     with tempfile.TemporaryDirectory() as tmp:
         for s in samplers:
             x, secs = run_sample(binary, path, s, n, seed, os.path.join(tmp, "x.npy"), steps)
             row[s] = energy_distance(x, A)
+            row[s + "_nn"] = mean_nn_distance(x, A)
             row[s + "_seconds"] = round(secs, 2)
             if s == "ddim":
                 row["_ddim_samples"] = x
@@ -169,15 +181,16 @@ def _mean_sd(v):
 
 def markdown(rows):
     lines = ["| model | n (vs half A) | ddim | ddpm | ddpm-mean | data vs data (half B) | pure noise | ddim / data "
-             "| ddpm / data | ddim, %s seeds | ddpm, same seeds | fresh data, 20 draws |" % (
+             "| ddpm / data | ddim, %s seeds | ddpm, same seeds | fresh data, 20 draws | nearest-data distance: ddim / ddpm / data |" % (
                  len(rows[0].get("ddim_seeds", [])) or "—"),
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         fresh = "%.4f ± %.4f" % (r["fresh_data_mean"], r["fresh_data_sd"]) if "fresh_data_mean" in r else "—"
-        lines.append("| %s | %d (%d) | %.4f | %.4f | %.3f | %.4f | %.3f | %.2f | %.2f | %s | %s | %s |" % (
+        nn = "%.3f / %.3f / %.3f" % (r["ddim_nn"], r["ddpm_nn"], r["data_nn"]) if "ddpm_nn" in r else "—"
+        lines.append("| %s | %d (%d) | %.4f | %.4f | %.3f | %.4f | %.3f | %.2f | %.2f | %s | %s | %s | %s |" % (
             r["dataset"], r["n"], r["n_half_a"], r["ddim"], r["ddpm"], r["ddpm-mean"], r["data_vs_data"],
             r["noise"], r["ddim"] / r["data_vs_data"], r["ddpm"] / r["data_vs_data"],
-            _mean_sd(r.get("ddim_seeds")), _mean_sd(r.get("ddpm_seeds")), fresh))
+            _mean_sd(r.get("ddim_seeds")), _mean_sd(r.get("ddpm_seeds")), fresh, nn))
     return "\n".join(lines)
 
 
@@ -215,7 +228,8 @@ def main():
         print("%-13s n=%d steps=%d %s data %.5f noise %.5f" % (
             name, r["n"], args.steps, " ".join("%s %.5f (%.1fs)" % (s, r[s], r[s + "_seconds"])
                                                for s in args.samplers.split(",")),
-            r["data_vs_data"], r["noise"]) + ("  fresh data %.5f ± %.5f" % (r["fresh_data_mean"], r["fresh_data_sd"])
+            r["data_vs_data"], r["noise"]) + "  nn %s data %.4f" % (
+                " ".join("%s %.4f" % (s, r[s + "_nn"]) for s in args.samplers.split(",")), r["data_nn"]) + ("  fresh data %.5f ± %.5f" % (r["fresh_data_mean"], r["fresh_data_sd"])
                                              if "fresh_data_mean" in r else "") +
               "".join("  %s seeds %s" % (s, r[s + "_seeds"]) for s in SAMPLERS if s + "_seeds" in r), flush=True)
         rows.append(r)

@@ -4,6 +4,9 @@
 // model's data_samples. Thresholds are the figures measured with exactly these settings
 // (tools/quality_table.py's metric on `diffscope sample` output, 2026-11-30) times 2, and each must also
 // stay far below the pure-noise figure at the same n. Plus closed-form cases of the metric itself.
+// This guards against regressions (a broken loader, sampler or noise shows up as a jump towards the noise
+// figure); it does not prove the samples are good: at these n the energy distance cannot tell the rings
+// model's filled disk from its four rings (see assets/models/README.md).
 #include <gtest/gtest.h>
 
 #include <algorithm>

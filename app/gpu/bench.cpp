@@ -289,6 +289,9 @@ void bench_diag(const Options& o, CudaBackend& be, const DiffusionModel& m, std:
                   {kernels::DenoisePath::Cluster, Precision::Fp32, 16, "1", false},
                   {kernels::DenoisePath::General, Precision::Fp32, 16, nullptr, false},
                   {kernels::DenoisePath::Tiled, Precision::Fp32, 16, nullptr, false},
+                  {kernels::DenoisePath::SingleCta, Precision::Bf16, 1, nullptr, false},
+                  {kernels::DenoisePath::SingleCta, Precision::Bf16, 16, nullptr, false},
+                  {kernels::DenoisePath::SingleCta, Precision::Bf16, 64, nullptr, false},
                   {kernels::DenoisePath::TensorCore, Precision::Bf16, 1, nullptr, false},
                   {kernels::DenoisePath::TensorCore, Precision::Bf16, 16, nullptr, false}};
   for (const V& v : vs) {

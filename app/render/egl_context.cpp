@@ -23,12 +23,14 @@ EGLContext try_context(EGLDisplay dpy, std::string* why) {
     eglTerminate(dpy);
     return EGL_NO_CONTEXT;
   }
-  const EGLint cfg_attr[] = {EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT, EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8,
-                             EGL_BLUE_SIZE, 8, EGL_ALPHA_SIZE, 8, EGL_NONE};
+  // A pbuffer-capable config (the device platform has no window configs), else any OpenGL config, else
+  // none at all (EGL_KHR_no_config_context): we never create a surface.
   EGLConfig cfg = nullptr;
   EGLint n = 0;
-  if (!eglChooseConfig(dpy, cfg_attr, &cfg, 1, &n) || n < 1) {
-    // Some implementations list no configs for surfaceless use: try the no-config extension.
+  for (EGLint surface : {EGLint(EGL_PBUFFER_BIT), EGLint(EGL_DONT_CARE)}) {
+    const EGLint cfg_attr[] = {EGL_SURFACE_TYPE, surface, EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT, EGL_RED_SIZE, 8,
+                               EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_NONE};
+    if (eglChooseConfig(dpy, cfg_attr, &cfg, 1, &n) && n >= 1) break;
     cfg = nullptr;
   }
   const EGLint ctx_attr[] = {EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 3,

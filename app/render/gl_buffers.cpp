@@ -89,6 +89,22 @@ std::vector<uint8_t> OffscreenTarget::read_rgba_top_down() const {
   return out;
 }
 
+SavedFramebuffer::SavedFramebuffer() {
+  glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &fbo);
+  glGetIntegerv(GL_VIEWPORT, viewport);
+}
+
+void SavedFramebuffer::restore() const {
+  glBindFramebuffer(GL_FRAMEBUFFER, static_cast<GLuint>(fbo));
+  glViewport(viewport[0], viewport[1], viewport[2], viewport[3]);
+}
+
+size_t max_storage_block_bytes() {
+  GLint64 v = 0;
+  glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &v);
+  return v > 0 ? static_cast<size_t>(v) : 0;
+}
+
 GpuTimer::~GpuTimer() {
   if (m_q[0]) glDeleteQueries(2, m_q);
 }

@@ -51,6 +51,17 @@ class OffscreenTarget {
   int m_w = 0, m_h = 0;
 };
 
+// The bound draw framebuffer and viewport, restored later (exports draw into their own target mid-frame).
+struct SavedFramebuffer {
+  SavedFramebuffer();
+  void restore() const;
+  GLint fbo = 0;
+  GLint viewport[4] = {0, 0, 0, 0};
+};
+
+// GL_MAX_SHADER_STORAGE_BLOCK_SIZE: the largest trajectory the shaders can bind whole (128 MB on llvmpipe).
+size_t max_storage_block_bytes();
+
 // GL_TIME_ELAPSED around a span of GL work; results read one frame late so the CPU never waits.
 class GpuTimer {
  public:

@@ -56,6 +56,8 @@ void App::init(float scale) {
   io.Fonts->Clear();
   io.Fonts->AddFontDefault(&font);
 
+  if (const size_t max_ssbo = render::max_storage_block_bytes(); max_ssbo > 0)
+    max_budget_mb = static_cast<int>(std::min<size_t>(max_ssbo >> 20, 65536));
   trajectory = std::make_unique<render::GlTrajectoryBuffer>();
   renderer = std::make_unique<render::Renderer>();
   session = std::make_unique<SamplingSession>(trajectory.get());
@@ -198,6 +200,7 @@ void App::update_projection() {
 }
 
 void App::apply_settings() {
+  settings.sampling.memory_budget_mb = std::min(settings.sampling.memory_budget_mb, max_budget_mb);
   if (session->apply(settings.sampling)) {
     cursor = 0;
     replaying = false;
@@ -379,16 +382,14 @@ void App::frame(int w, int h) {
     session->compute_path()->before_draw();
     ct = session->compute_path()->take_timings();
   }
-  GLint fbo = 0;
-  glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &fbo);
+  const render::SavedFramebuffer target;
   draw_timer.begin();
   renderer->draw_scene(scene_input(shown_slot()), w, h);
   draw_timer.end();
   if (m_want_snapshot) {
     m_want_snapshot = false;
     exporter->snapshot(*this);
-    glBindFramebuffer(GL_FRAMEBUFFER, fbo);
-    glViewport(0, 0, w, h);
+    target.restore();
   }
   if (settings.view.show_ui) draw_panels(*this);
 

@@ -76,6 +76,7 @@ class App {
   // The timeline slider's rectangle in ImGui coordinates (for scripted drags).
   float timeline_x0 = 0, timeline_x1 = 0, timeline_y = 0;
   int fb_w = 0, fb_h = 0;
+  int max_budget_mb = 65536;   // GL_MAX_SHADER_STORAGE_BLOCK_SIZE: the renderer binds the whole trajectory
   bool open_kernels = false;   // expand the kernel panel on the next frame (scripts)
   float ui_inset = 0;          // ImGui units covered by the left panel (last frame); the view centers right of it
 

@@ -63,10 +63,7 @@ ExportResult Exporter::finish(ExportResult r) {
 }
 
 std::vector<uint8_t> Exporter::render_scene(App& app, int slot, int w, int h) {
-  GLint prev = 0;
-  glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &prev);
-  GLint vp[4];
-  glGetIntegerv(GL_VIEWPORT, vp);
+  const render::SavedFramebuffer prev;
   m_target.ensure(w, h);
   m_target.bind();
   if (app.session->compute_path()) app.session->compute_path()->before_draw();
@@ -74,8 +71,7 @@ std::vector<uint8_t> Exporter::render_scene(App& app, int slot, int w, int h) {
   in.inset_left_px = 0;  // exports have no UI
   app.renderer->draw_scene(in, w, h);
   std::vector<uint8_t> px = m_target.read_rgba_top_down();
-  glBindFramebuffer(GL_FRAMEBUFFER, prev);
-  glViewport(vp[0], vp[1], vp[2], vp[3]);
+  prev.restore();
   return px;
 }
 
@@ -163,15 +159,12 @@ ExportResult Exporter::image_grid(App& app, std::string path) {
     const int scale = std::max(1, app.settings.image_grid_scale);
     const int cell = (in.image_side + 1) * scale;  // one image pixel of gap per cell
     const int w = cols * cell, h = rows * cell;
-    GLint prev = 0, vp[4];
-    glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &prev);
-    glGetIntegerv(GL_VIEWPORT, vp);
+    const render::SavedFramebuffer prev;
     m_target.ensure(w, h);
     m_target.bind();
     app.renderer->draw_image_grid(in, {0, 0, w, h}, rows);
     const auto px = m_target.read_rgba_top_down();
-    glBindFramebuffer(GL_FRAMEBUFFER, prev);
-    glViewport(vp[0], vp[1], vp[2], vp[3]);
+    prev.restore();
     write_png_rgba(path, px, w, h, 3);
     nlohmann::json j = sidecar(app, "image_grid");
     j["png"] = fs::path(path).filename().string();

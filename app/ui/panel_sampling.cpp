@@ -59,7 +59,8 @@ void panel_sampling(App& app) {
     app.backend_choice = kBackends[b];
     app.backend_changed = true;
   }
-  ImGui::SliderInt("budget MB", &s.memory_budget_mb, 16, 8192, "%d", clamp | ImGuiSliderFlags_Logarithmic);
+  ImGui::SliderInt("budget MB", &s.memory_budget_mb, 16, std::min(8192, app.max_budget_mb), "%d",
+                   clamp | ImGuiSliderFlags_Logarithmic);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("trajectory memory budget; above it every k-th frame is kept");
 
   // Progress of the re-simulation.

@@ -13,6 +13,8 @@ void launch_denoise_cluster(const DenoiseArgs& a, cudaStream_t s);
 bool denoise_cluster_supported(int dim, int hidden, int B);
 void launch_denoise_f32(const DenoiseArgs& a, cudaStream_t s);
 bool denoise_f32_supported(int dim, int hidden);
+void launch_denoise_cta(const DenoiseArgs& a, cudaStream_t s);
+bool denoise_cta_supported(int dim, int hidden, int B);
 
 const char* denoise_path_name(DenoisePath p) {
   switch (p) {
@@ -21,6 +23,7 @@ const char* denoise_path_name(DenoisePath p) {
     case DenoisePath::TensorCore: return "tensor-core";
     case DenoisePath::Cluster: return "cluster";
     case DenoisePath::Tiled: return "tiled-fp32";
+    case DenoisePath::SingleCta: return "single-cta";
   }
   return "?";
 }
@@ -32,6 +35,7 @@ bool denoise_path_supported(DenoisePath path, int dim, int hidden, int B, Precis
     case DenoisePath::TensorCore: return p != Precision::Fp32 && denoise_tc_supported(dim, hidden);
     case DenoisePath::Cluster: return p == Precision::Fp32 && denoise_cluster_supported(dim, hidden, B);
     case DenoisePath::Tiled: return denoise_f32_supported(dim, hidden);
+    case DenoisePath::SingleCta: return p == Precision::Bf16 && denoise_cta_supported(dim, hidden, B);
   }
   return false;
 }
@@ -41,7 +45,9 @@ DenoisePath launch_denoise(const DenoiseArgs& a, Precision p, cudaStream_t s, De
   DenoisePath path = force;
   const int dim = a.net.dim, H = a.net.hidden;
   if (path == DenoisePath::Auto) {
-    if (denoise_path_supported(DenoisePath::TensorCore, dim, H, a.B, p) && a.net.f2_bf16)
+    if (denoise_path_supported(DenoisePath::SingleCta, dim, H, a.B, p) && a.net.f2_bf16)
+      path = DenoisePath::SingleCta;
+    else if (denoise_path_supported(DenoisePath::TensorCore, dim, H, a.B, p) && a.net.f2_bf16)
       path = DenoisePath::TensorCore;
     else if (denoise_path_supported(DenoisePath::Cluster, dim, H, a.B, p))
       path = DenoisePath::Cluster;
@@ -58,6 +64,7 @@ DenoisePath launch_denoise(const DenoiseArgs& a, Precision p, cudaStream_t s, De
     case DenoisePath::TensorCore: launch_denoise_tc(a, p, s); break;
     case DenoisePath::Cluster: launch_denoise_cluster(a, s); break;
     case DenoisePath::Tiled: launch_denoise_f32(a, s); break;
+    case DenoisePath::SingleCta: launch_denoise_cta(a, s); break;
     default: launch_denoise_general(a, s); break;
   }
   return path;

@@ -50,8 +50,9 @@ struct DenoiseArgs {
 };
 
 // Which kernel runs a call. Auto picks the fastest path that supports the shape and precision:
-// TensorCore (tf32/bf16, hidden 256, dim <= 64), Cluster (fp32, B <= 8), Tiled (fp32 FMA, hidden 256), General (any).
-enum class DenoisePath { Auto, General, TensorCore, Cluster, Tiled };
+// SingleCta (bf16, B <= 16, hidden 256, dim <= 64), TensorCore (tf32/bf16, hidden 256, dim <= 64), Cluster (fp32,
+// B <= 8), Tiled (fp32 FMA, hidden 256), General (any).
+enum class DenoisePath { Auto, General, TensorCore, Cluster, Tiled, SingleCta };
 const char* denoise_path_name(DenoisePath p);
 
 // The fused denoiser: one launch for all steps. Returns the path it used. Never fails for a valid shape:

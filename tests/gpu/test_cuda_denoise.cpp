@@ -104,7 +104,8 @@ TEST_P(DenoiseVsFloat64, MatchesReference) {
 
 const Precision F = Precision::Fp32, T32 = Precision::Tf32, B16 = Precision::Bf16;
 const DenoisePath AUTO = DenoisePath::Auto, GEN = DenoisePath::General, TC = DenoisePath::TensorCore,
-                  CL = DenoisePath::Cluster, TIL = DenoisePath::Tiled;
+                  CL = DenoisePath::Cluster, TIL = DenoisePath::Tiled,
+                  CTA = DenoisePath::SingleCta;
 
 INSTANTIATE_TEST_SUITE_P(
     Cuda, DenoiseVsFloat64,
@@ -135,7 +136,11 @@ INSTANTIATE_TEST_SUITE_P(
         DenoiseCase{4097, 2, 256, 16, 1, F, TIL}, DenoiseCase{12345, 64, 256, 16, 1, F, TIL, 41},
         DenoiseCase{1, 3, 256, 16, 0, F, TIL}, DenoiseCase{131, 8, 256, 16, 1, F, TIL},
         DenoiseCase{64, 2, 256, 1000, 0, F, TIL}, DenoiseCase{70, 64, 256, 1000, 1, F, TIL},
-        DenoiseCase{200, 4, 256, 1, 2, B16, TIL}),
+        DenoiseCase{200, 4, 256, 1, 2, B16, TIL},
+        // The single-CTA bf16 kernel (B <= 16).
+        DenoiseCase{8, 64, 256, 16, 0, B16, CTA}, DenoiseCase{16, 17, 256, 16, 1, B16, CTA},
+        DenoiseCase{1, 2, 256, 16, 1, B16, CTA}, DenoiseCase{13, 64, 256, 16, 1, B16, CTA},
+        DenoiseCase{8, 64, 256, 1000, 0, B16, CTA}, DenoiseCase{5, 3, 256, 1000, 1, B16, CTA}),
     [](const ::testing::TestParamInfo<DenoiseCase>& i) {
       std::string n = case_name(i.param);
       std::replace(n.begin(), n.end(), '-', '_');
@@ -186,7 +191,8 @@ INSTANTIATE_TEST_SUITE_P(
                       StepsCase{Sampler::Ddim, 0.0, 999, 50, 1000, 2, F}, StepsCase{Sampler::DdpmMean, 0.0, 999, 1000, 5, 64, F},
                       StepsCase{Sampler::Ddpm, 0.0, 99, 100, 4097, 2, B16}, StepsCase{Sampler::Ddim, 1.0, 999, 50, 333, 64, T32},
                       StepsCase{Sampler::Ddpm, 0.0, 99, 100, 3, 64, F},
-                      StepsCase{Sampler::Ddpm, 0.0, 99, 100, 4097, 2, F}, StepsCase{Sampler::Ddim, 1.0, 999, 50, 333, 64, F}),
+                      StepsCase{Sampler::Ddpm, 0.0, 99, 100, 4097, 2, F}, StepsCase{Sampler::Ddim, 1.0, 999, 50, 333, 64, F},
+                      StepsCase{Sampler::Ddpm, 0.0, 99, 100, 11, 64, B16}),
     [](const ::testing::TestParamInfo<StepsCase>& i) {
       return std::string(sampler_name(i.param.sampler)).substr(0, 4) + "_i" + std::to_string(i.index) + "_" +
              precision_name(i.param.p);

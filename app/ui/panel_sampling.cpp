@@ -55,10 +55,11 @@ void panel_sampling(App& app) {
   const bool have_cuda = cuda_available();
   static const char* kBackends[] = {"auto", "cpu", "cuda"};
   int b = app.backend_choice == "cpu" ? 1 : app.backend_choice == "cuda" ? 2 : 0;
-  if (ImGui::Combo("backend", &b, kBackends, have_cuda ? 3 : 2)) {
+  if (ImGui::Combo("backend", &b, kBackends, 3)) {
     app.backend_choice = kBackends[b];
     app.backend_changed = true;
   }
+  if (!have_cuda && b == 2) ImGui::TextDisabled("no CUDA device here: running on the CPU");
   ImGui::SliderInt("budget MB", &s.memory_budget_mb, 16, std::min(8192, app.max_budget_mb), "%d",
                    clamp | ImGuiSliderFlags_Logarithmic);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("trajectory memory budget; above it every k-th frame is kept");

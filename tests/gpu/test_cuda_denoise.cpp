@@ -20,12 +20,14 @@ namespace {
 using kernels::DenoisePath;
 using test::rel_err;
 
-// Tolerances after S steps (relative Frobenius vs float64). bf16/tf32 measured values are logged by each test.
+// Tolerances after S steps (relative Frobenius vs float64), about 4x the largest error measured on the H200 over
+// this suite (bench/RESULTS.md, "Errors"): tf32 3e-5 (16 steps) / 2.5e-4 (1000 steps), bf16 8e-5 / 2.3e-3.
+// Each test logs its measured error ("[measured] ...").
 double tolerance(Precision p, int S) {
   switch (p) {
     case Precision::Fp32: return 1e-5;
-    case Precision::Tf32: return S >= 1000 ? 2e-2 : 5e-3;
-    case Precision::Bf16: return S >= 1000 ? 8e-2 : 3e-2;
+    case Precision::Tf32: return S >= 1000 ? 1e-3 : 1e-4;
+    case Precision::Bf16: return S >= 1000 ? 1e-2 : 5e-4;
   }
   return 0;
 }
@@ -98,7 +100,8 @@ TEST_P(DenoiseVsFloat64, MatchesReference) {
           tg[(size_t(f) * n + i) * c.dim + d] = trajectory[(size_t(f) * c.B + rows[i]) * c.dim + d];
     // Every element written (NaN poisoned) and close to the reference's frames.
     for (float v : trajectory) ASSERT_TRUE(std::isfinite(v)) << "unwritten trajectory element";
-    EXPECT_LT(rel_err(tg, trajd), tolerance(c.p, c.S)) << "trajectory " << case_name(c);
+    // Frames: fp32 1e-5; tf32/bf16 twice the output tolerance (not logged separately).
+    EXPECT_LT(rel_err(tg, trajd), c.p == Precision::Fp32 ? 1e-5 : 2 * tolerance(c.p, c.S)) << "trajectory " << case_name(c);
   }
 }
 
@@ -179,7 +182,8 @@ TEST_P(StepsVsFloat64, MatchesReference) {
   const double err = rel_err(xg, xd), ferr = rel_err(frames, framesd);
   std::printf("[measured] run_steps %s eta=%.2f t=%d N=%d B=%d dim=%d %s rel_err=%.3e frames=%.3e\n",
               sampler_name(c.sampler), c.eta, c.t_start, N, c.B, c.dim, precision_name(c.p), err, ferr);
-  const double tol = c.p == Precision::Fp32 ? 1e-5 : (c.p == Precision::Tf32 ? 2e-2 : 8e-2);
+  // Measured max: tf32 3.0e-5, bf16 1.0e-5 (N <= 100 here).
+  const double tol = c.p == Precision::Fp32 ? 1e-5 : (c.p == Precision::Tf32 ? 2e-4 : 1e-3);
   EXPECT_LT(err, tol);
   EXPECT_LT(ferr, tol);
 }

@@ -61,7 +61,8 @@ TEST_P(Mlp3VsFloat64, MatchesReference) {
   const double err = rel_err(y, yd);
   std::printf("[measured] mlp3 B=%d %d-%d-%d-%d %s%s rel_err=%.3e\n", c.B, c.d0, c.d1, c.d2, c.d3, precision_name(c.p),
               c.unfused ? " unfused" : "", err);
-  const double tol = c.p == Precision::Fp32 ? 1e-5 : (c.p == Precision::Tf32 ? 5e-3 : 2e-2);
+  // Measured max on the H200: tf32 5.4e-4, bf16 4.5e-3 (bench/RESULTS.md).
+  const double tol = c.p == Precision::Fp32 ? 1e-5 : (c.p == Precision::Tf32 ? 2.5e-3 : 2e-2);
   EXPECT_LT(err, tol);
 }
 
@@ -108,7 +109,7 @@ TEST(CudaGolden, Denoise) {
       be.denoise(m, x.data.data(), t.data.data(), B, S, nullptr, p);
       const double err = rel_err(x.data, want.data);
       std::printf("[measured] golden %s %s rel_err=%.3e\n", c.at("name").get<std::string>().c_str(), precision_name(p), err);
-      const double tol = p == F ? 1e-5 : (p == T32 ? (S >= 1000 ? 2e-2 : 5e-3) : (S >= 1000 ? 8e-2 : 3e-2));
+      const double tol = p == F ? 1e-5 : (p == T32 ? (S >= 1000 ? 1e-3 : 1e-4) : (S >= 1000 ? 1e-2 : 5e-4));
       EXPECT_LT(err, tol) << precision_name(p);
     }
   }
@@ -130,7 +131,7 @@ TEST(CudaGolden, Mlp3) {
       be.mlp3(w, x.data.data(), B, y.data(), p);
       const double err = rel_err(y, want.data);
       std::printf("[measured] golden %s %s rel_err=%.3e\n", c.at("name").get<std::string>().c_str(), precision_name(p), err);
-      EXPECT_LT(err, p == F ? 1e-5 : (p == T32 ? 5e-3 : 2e-2)) << precision_name(p);
+      EXPECT_LT(err, p == F ? 1e-5 : (p == T32 ? 2.5e-3 : 2e-2)) << precision_name(p);
     }
   }
 }

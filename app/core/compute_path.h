@@ -46,6 +46,12 @@ class ComputePath {
   // Starts a run: resizes the target to layout.total_bytes() when needed, writes x0 (B, dim) as frame 0.
   virtual void begin(const DiffusionModel& model, const StepTable& table, const TrajectoryLayout& layout,
                      const float* x0, uint64_t seed, Precision precision) = 0;
+  // Like begin() from pure start noise (SEMANTICS §7, step_key T) drawn where the path runs: the GPU paths
+  // draw it on the device (no host fill, no upload). Returns false when the path has no such shortcut.
+  virtual bool begin_from_noise(const DiffusionModel&, const StepTable&, const TrajectoryLayout&, uint64_t,
+                                Precision) {
+    return false;
+  }
   // Steps [k_begin, k_end) of the table; writes the kept frames k_begin+1 .. k_end.
   virtual void advance(int k_begin, int k_end) = 0;
   // eps (or the predicted clean point when x0) of the network at pts (n, dim), timestep t: out (n, dim).

@@ -47,6 +47,21 @@ class CudaComputePath final : public ComputePath {
 
   void begin(const DiffusionModel& model, const StepTable& table, const TrajectoryLayout& layout, const float* x0,
              uint64_t seed, Precision precision) override {
+    start(model, table, layout, seed, precision);
+    CUDA_CHECK_THROW(cudaMemcpyAsync(m_d_x.data(), x0, layout.frame_bytes(), cudaMemcpyHostToDevice, m_be.stream()));
+    write_frame0();
+  }
+
+  bool begin_from_noise(const DiffusionModel& model, const StepTable& table, const TrajectoryLayout& layout,
+                        uint64_t seed, Precision precision) override {
+    start(model, table, layout, seed, precision);
+    m_be.start_noise_device(m_d_x.data(), layout.B, seed, m_be.stream());
+    write_frame0();
+    return true;
+  }
+
+  void start(const DiffusionModel& model, const StepTable& table, const TrajectoryLayout& layout, uint64_t seed,
+             Precision precision) {
     unmap();
     m_be.set_model(model);
     m_be.set_step_table(table);
@@ -61,15 +76,20 @@ class CudaComputePath final : public ComputePath {
       if (m_interop) try_register();
     }
     m_d_x.resize(layout.frame_floats());
-    CUDA_CHECK_THROW(cudaMemcpyAsync(m_d_x.data(), x0, layout.frame_bytes(), cudaMemcpyHostToDevice, m_be.stream()));
+  }
+
+  // Frame 0 (the start state in m_d_x) into slot 0 of the trajectory buffer.
+  void write_frame0() {
+    const size_t fb = m_layout.frame_bytes();
     if (m_interop) {
       map();
-      CUDA_CHECK_THROW(cudaMemcpyAsync(m_mapped, m_d_x.data(), layout.frame_bytes(), cudaMemcpyDeviceToDevice,
-                                       m_be.stream()));
+      CUDA_CHECK_THROW(cudaMemcpyAsync(m_mapped, m_d_x.data(), fb, cudaMemcpyDeviceToDevice, m_be.stream()));
     } else {
+      ensure_pinned(fb);
+      CUDA_CHECK_THROW(cudaMemcpyAsync(m_pinned, m_d_x.data(), fb, cudaMemcpyDeviceToHost, m_be.stream()));
       CUDA_CHECK_THROW(cudaStreamSynchronize(m_be.stream()));
       const double t0 = now_ms();
-      m_target->upload(0, layout.frame_bytes(), x0);
+      m_target->upload(0, fb, m_pinned);
       m_timings.upload_ms += now_ms() - t0;
     }
   }
@@ -89,7 +109,7 @@ class CudaComputePath final : public ComputePath {
         m_be.run_steps_device(k_begin, k_end, m_d_x.data(), m_layout.B, m_seed, base + size_t(k_begin + 1) * ff,
                               m_precision, s);
       } else {
-        m_d_frames.resize(size_t(k_end - k_begin) * ff);
+        m_d_frames.reserve(size_t(k_end - k_begin) * ff);  // grows only
         m_be.run_steps_device(k_begin, k_end, m_d_x.data(), m_layout.B, m_seed, m_d_frames.data(), m_precision, s);
         for (int j = k_begin + 1; j <= k_end; ++j) {
           const int slot = m_layout.slot_of_frame(j);
@@ -100,7 +120,7 @@ class CudaComputePath final : public ComputePath {
       }
     } else {
       // Staging: device frames -> pinned host -> glBufferSubData.
-      m_d_frames.resize(size_t(k_end - k_begin) * ff);
+      m_d_frames.reserve(size_t(k_end - k_begin) * ff);  // grows only
       m_be.run_steps_device(k_begin, k_end, m_d_x.data(), m_layout.B, m_seed, m_d_frames.data(), m_precision, s);
       int kept = 0;
       for (int j = k_begin + 1; j <= k_end; ++j) kept += m_layout.slot_of_frame(j) >= 0;
@@ -127,8 +147,8 @@ class CudaComputePath final : public ComputePath {
   void field(const float* pts, int n, int t, bool x0, float* out) override {
     if (!m_model || n <= 0) return;
     const size_t bytes = size_t(n) * m_model->net.dim * sizeof(float);
-    m_d_pts.resize(size_t(n) * m_model->net.dim);
-    m_d_out.resize(size_t(n) * m_model->net.dim);
+    m_d_pts.reserve(size_t(n) * m_model->net.dim);
+    m_d_out.reserve(size_t(n) * m_model->net.dim);
     cudaStream_t s = m_be.stream();
     CUDA_CHECK_THROW(cudaMemcpyAsync(m_d_pts.data(), pts, bytes, cudaMemcpyHostToDevice, s));
     m_be.eps_field_device(m_d_pts.data(), n, t, x0, m_d_out.data(), s);

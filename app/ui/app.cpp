@@ -176,7 +176,8 @@ render::SceneInput App::scene_input(int slot) const {
 
 void App::fit_camera() {
   if (!session->has_model()) return;
-  const Projection p = fit_projection(session->model(), session->start_state().data(), session->layout().B);
+  const Projection p = fit_projection(session->model(), session->start_state().empty() ? nullptr : session->start_state().data(),
+                     session->layout().B);
   const CameraFit c = diffscope::ui::fit_camera(session->model(), p);
   settings.view.cam_x = c.cx;
   settings.view.cam_y = c.cy;
@@ -187,7 +188,8 @@ void App::update_projection() {
   if (!session->has_model() || m_proj_model == &session->model()) return;
   m_proj_model = &session->model();
   const DiffusionModel& m = session->model();
-  const Projection p = fit_projection(m, session->start_state().data(), session->layout().B);
+  const Projection p = fit_projection(m, session->start_state().empty() ? nullptr : session->start_state().data(),
+                                      session->layout().B);
   renderer->set_projection(p.mean, p.axis0, p.axis1);
   if (settings.view.cam_auto) fit_camera();
   renderer->set_data(m.data_samples.data(), m.n_data, m.net.dim);

@@ -69,12 +69,16 @@ void SamplingSession::start_run() {
     const SamplingSettings& s = m_settings;
     m_table = build_step_table(m_model->schedule, s.sampler, s.t_start, s.steps, s.eta);
     m_layout = TrajectoryLayout::make(s.steps, s.n_samples, dim(), size_t(s.memory_budget_mb) << 20);
-    m_x0.resize(m_layout.frame_floats());
-    if (s.from_data)
-      fill_start_from_data(*m_model, s.t_start, s.seed, s.n_samples, m_x0.data());
-    else
-      fill_start_noise(*m_model, s.seed, s.n_samples, m_x0.data());
-    m_path->begin(*m_model, m_table, m_layout, m_x0.data(), s.seed, s.precision);
+    if (!s.from_data && m_path->begin_from_noise(*m_model, m_table, m_layout, s.seed, s.precision)) {
+      m_x0.clear();  // drawn on the device
+    } else {
+      m_x0.resize(m_layout.frame_floats());
+      if (s.from_data)
+        fill_start_from_data(*m_model, s.t_start, s.seed, s.n_samples, m_x0.data());
+      else
+        fill_start_noise(*m_model, s.seed, s.n_samples, m_x0.data());
+      m_path->begin(*m_model, m_table, m_layout, m_x0.data(), s.seed, s.precision);
+    }
     m_running = true;
     m_run_start_ms = now_ms();
   } catch (const std::exception& e) {

@@ -55,7 +55,7 @@ class SamplingSession {
   int newest_slot() const;
   // Timestep label of frame j: t of the next step, or -1 ("clean") after the last one.
   int timestep_of_frame(int j) const;
-  // The start state (frame 0) on the host.
+  // The start state (frame 0) on the host; empty when the GPU path drew it on the device.
   const std::vector<float>& start_state() const { return m_x0; }
   // Wall time of the last complete run (ms) and its step count.
   double last_run_ms() const { return m_last_run_ms; }

@@ -61,6 +61,7 @@ void App::init(float scale) {
   trajectory = std::make_unique<render::GlTrajectoryBuffer>();
   renderer = std::make_unique<render::Renderer>();
   session = std::make_unique<SamplingSession>(trajectory.get());
+  session->set_max_budget_mb(max_budget_mb);
   exporter = std::make_unique<Exporter>();
 
   if (!opts.backend.empty()) settings.sampling.backend = opts.backend;
@@ -202,7 +203,6 @@ void App::update_projection() {
 }
 
 void App::apply_settings() {
-  settings.sampling.memory_budget_mb = std::min(settings.sampling.memory_budget_mb, max_budget_mb);
   if (session->apply(settings.sampling)) {
     cursor = 0;
     replaying = false;

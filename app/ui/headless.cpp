@@ -22,6 +22,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -142,7 +143,8 @@ int run_headless(const AppOptions& app_opts, const HeadlessOptions& opts) {
   int rc = 0;
   {
     App app(app_opts);
-    app.init(1.0f);
+    const char* scale_env = std::getenv("DIFFSCOPE_UI_SCALE");  // HiDPI layout checks without a monitor
+    app.init(scale_env && std::atof(scale_env) > 0 ? float(std::atof(scale_env)) : 1.0f);
     if (!app.settings_note.empty()) std::fprintf(stderr, "%s", app.settings_note.c_str());
     if (!app.model_error.empty()) std::fprintf(stderr, "model: %s\n", app.model_error.c_str());
     HeadlessLoop loop(app, opts.width, opts.height);

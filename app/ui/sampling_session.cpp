@@ -68,7 +68,8 @@ void SamplingSession::start_run() {
   try {
     const SamplingSettings& s = m_settings;
     m_table = build_step_table(m_model->schedule, s.sampler, s.t_start, s.steps, s.eta);
-    m_layout = TrajectoryLayout::make(s.steps, s.n_samples, dim(), size_t(s.memory_budget_mb) << 20);
+    const int budget_mb = std::min(s.memory_budget_mb, m_max_budget_mb);
+    m_layout = TrajectoryLayout::make(s.steps, s.n_samples, dim(), size_t(budget_mb) << 20);
     if (!s.from_data && m_path->begin_from_noise(*m_model, m_table, m_layout, s.seed, s.precision)) {
       m_x0.clear();  // drawn on the device
     } else {

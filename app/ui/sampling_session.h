@@ -37,6 +37,8 @@ class SamplingSession {
   // Clamps `s` in place into the valid ranges (SEMANTICS §3, core/ranges.h; the GUI clamps, the CLI refuses)
   // and, if anything that affects the numbers changed, restarts the run. Returns true on restart.
   bool apply(SamplingSettings& s);
+  // The most the trajectory may take whatever the settings say (the GL limit of one shader storage block).
+  void set_max_budget_mb(int mb) { m_max_budget_mb = mb; }
   // Forces a restart with the current settings (e.g. "re-simulate").
   void restart();
 
@@ -78,6 +80,7 @@ class SamplingSession {
   bool m_running = false;
   double m_run_start_ms = 0, m_last_run_ms = 0;
   int m_runs = 0;
+  int m_max_budget_mb = 1 << 30;
   std::string m_error;
 };
 

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 
 #include "core/errors.h"
 #include "render/gl_buffers.h"
@@ -42,6 +43,7 @@ int run_window(const AppOptions& app_opts, const WindowOptions& win) {
   glfwMakeContextCurrent(window);
   float sx = 1, sy = 1;
   glfwGetWindowContentScale(window, &sx, &sy);
+  if (const char* e = std::getenv("DIFFSCOPE_UI_SCALE"); e && std::atof(e) > 0) sx = float(std::atof(e));
 
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();

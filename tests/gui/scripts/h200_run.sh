@@ -24,5 +24,5 @@ timeout 60 $B gui --no-persist --backend cuda --size 1600x1000 --frames 400 --sc
   --set vsync=0 --set spl=50 --set point_size=2 --set point_alpha=0.5 >>$L 2>&1; echo "rc=$?" >>$L
 echo "== 4. the GUI tests (CPU backend, NVIDIA EGL, window on :99)" >>$L
 (cd $DIFFSCOPE_ROOT && DIFFSCOPE_BIN=$B timeout 90 $D/gui_tests >>$L 2>&1); echo "rc=$?" >>$L
-cp h200_ui.png h200_field.png h200_digits.png h200_kernels.png window_nvidia.png h200_snap.json $OUT/ 2>>$L
+cp h200_ui.png h200_field.png h200_digits.png h200_kernels.png window_nvidia.png h200_snap.png h200_snap.json $OUT/ 2>>$L
 date -u >>$L

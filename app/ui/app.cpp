@@ -95,6 +95,7 @@ void App::load_model(const std::string& name_or_path) {
   const std::string path = resolve_model(name_or_path);  // bundled names ("digits8x8") or paths
   try {
     session->load_model(path);
+    exporter->remember_model(session->model().path);
     model_error.clear();
     path_field = path;
     settings.sampling.model_path = session->model().path;

@@ -122,9 +122,22 @@ nlohmann::json Exporter::sidecar(App& app, const std::string& kind) {
   return j;
 }
 
+// The sidecar goes with the file just written: if it cannot be written, that file is removed too, so an
+// export leaves both or neither (issue 6: nothing half-written).
 static void write_sidecar(const std::string& main_path, const nlohmann::json& j) {
   const fs::path p(main_path);
-  write_file_atomic((p.parent_path() / (p.stem().string() + ".json")).string(), j.dump(2) + "\n", "export");
+  try {
+    write_file_atomic((p.parent_path() / (p.stem().string() + ".json")).string(), j.dump(2) + "\n", "export");
+  } catch (...) {
+    std::error_code ec;
+    fs::remove(p, ec);
+    throw;
+  }
+}
+
+void Exporter::remember_model(const std::string& path) {
+  m_sha_path = path;
+  m_sha = sha256_file(path);
 }
 
 ExportResult Exporter::snapshot(App& app, std::string path) {

@@ -43,6 +43,9 @@ class Exporter {
   // The sidecar of SEMANTICS §6 for what is shown now (model file + SHA-256, sampler, eta, steps, t_start,
   // seed, N, precision, backend, device, timings, frame).
   nlohmann::json sidecar(App& app, const std::string& kind);
+  // Hashes the model file as it is when loaded, so the sidecar names the loaded bytes even if the file
+  // is replaced or truncated later.
+  void remember_model(const std::string& path);
 
   std::vector<std::string> messages;  // newest last: "wrote ..." / "error: ..."
   std::string last_path, last_error;

@@ -12,10 +12,12 @@
 //   mouse X Y [down|up]           move the mouse (pixels) and set the left button
 //   export snapshot|state|trajectory|grid|frames [PATH]
 //   screenshot PATH               the whole frame, UI included
-//   expect frame|computed|steps|t_start|n|complete|playing OP VALUE   (OP: == != >= <= > <)
+//   expect frame|computed|steps|t_start|n|complete|playing|gl_errors OP VALUE   (OP: == != >= <= > <)
 //   bench [cpu|gpu] [FILTER]      run the kernel panel's rows (and print them), open the panel
 //   measure FRAMES                frames/s over FRAMES frames (after 10 warm-up frames) with the per-frame figures
-//   print                         one JSON line with the state
+//   size W H                      the display size from now on (0 0: a minimised window)
+//   stop_after SECONDS            skip the rest of the script once SECONDS have passed since this line (soak runs)
+//   print                         one JSON line with the state (gl_errors: GL errors seen after frames so far)
 #include <epoxy/gl.h>
 #include <imgui.h>
 #include <imgui_impl_opengl3.h>
@@ -52,7 +54,14 @@ class HeadlessLoop {
  public:
   HeadlessLoop(App& app, int w, int h) : m_app(app), m_w(w), m_h(h) { m_target.ensure(w, h); }
 
+  // A window's framebuffer can be 0x0 (minimised): the app then draws with an empty viewport.
+  void resize(int w, int h) {
+    m_w = std::max(0, w), m_h = std::max(0, h);
+    m_target.ensure(std::max(1, m_w), std::max(1, m_h));
+  }
+
   void run_frame() {
+    const auto t_begin = std::chrono::steady_clock::now();
     ImGuiIO& io = ImGui::GetIO();
     io.DisplaySize = ImVec2(float(m_w), float(m_h));
     io.DisplayFramebufferScale = ImVec2(1, 1);
@@ -67,33 +76,45 @@ class HeadlessLoop {
     m_app.frame(m_w, m_h);
     ImGui::Render();
     m_target.bind();
+    glViewport(0, 0, m_w, m_h);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
     glFinish();
+    for (GLenum e; (e = glGetError()) != GL_NO_ERROR;) {
+      if (++m_gl_errors <= 8) std::fprintf(stderr, "GL error 0x%04x after frame %d (%dx%d)\n", e, m_frames, m_w, m_h);
+    }
+    m_work_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_begin).count();
     ++m_frames;
   }
 
   int frames() const { return m_frames; }
+  int gl_errors() const { return m_gl_errors; }
+  double work_ms() const { return m_work_ms; }  // wall time of the last run_frame()
+  int width() const { return m_w; }
+  int height() const { return m_h; }
   const render::OffscreenTarget& target() const { return m_target; }
 
  private:
   App& m_app;
   int m_w, m_h;
   render::OffscreenTarget m_target;
-  int m_frames = 0;
+  int m_frames = 0, m_gl_errors = 0;
+  double m_work_ms = 0;
   std::chrono::steady_clock::time_point m_last;
 };
 
-std::string state_json(App& app) {
+std::string state_json(App& app, const HeadlessLoop& loop) {
   std::ostringstream s;
   s << "{\"frame\": " << app.shown_frame() << ", \"computed\": " << app.session->computed_steps()
     << ", \"steps\": " << app.session->n_steps() << ", \"t_start\": " << app.session->settings().t_start
     << ", \"n\": " << app.session->settings().n_samples << ", \"complete\": " << (app.session->complete() ? 1 : 0)
     << ", \"playing\": " << (app.playing ? 1 : 0) << ", \"fps\": " << app.stats.fps << ", \"path\": \""
-    << app.session->path_note() << "\", \"last_run_ms\": " << app.session->last_run_ms() << "}";
+    << app.session->path_note() << "\", \"last_run_ms\": " << app.session->last_run_ms()
+    << ", \"gl_errors\": " << loop.gl_errors() << ", \"frame_work_ms\": " << loop.work_ms()
+    << ", \"size\": [" << loop.width() << ", " << loop.height() << "]}";
   return s.str();
 }
 
-double state_value(App& app, const std::string& what) {
+double state_value(App& app, const HeadlessLoop& loop, const std::string& what) {
   if (what == "frame") return app.shown_frame();
   if (what == "computed") return app.session->computed_steps();
   if (what == "steps") return app.session->n_steps();
@@ -101,6 +122,7 @@ double state_value(App& app, const std::string& what) {
   if (what == "n") return app.session->settings().n_samples;
   if (what == "complete") return app.session->complete() ? 1 : 0;
   if (what == "playing") return app.playing ? 1 : 0;
+  if (what == "gl_errors") return loop.gl_errors();
   throw InvalidInput("script: expect: unknown quantity '" + what + "'");
 }
 
@@ -159,8 +181,13 @@ int run_headless(const AppOptions& app_opts, const HeadlessOptions& opts) {
       lines = {"wait_complete 100000"};
     }
     int line_no = 0;
+    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
     for (const std::string& raw : lines) {
       ++line_no;
+      if (std::chrono::steady_clock::now() >= deadline) {
+        std::printf("script:%d: stop_after: time is up after %d frames\n", line_no, loop.frames());
+        break;
+      }
       std::string line = raw.substr(0, raw.find('#'));
       std::istringstream in(line);
       std::string cmd;
@@ -251,13 +278,13 @@ int run_headless(const AppOptions& app_opts, const HeadlessOptions& opts) {
         } else if (cmd == "screenshot") {
           std::string path;
           in >> path;
-          write_png_rgba(path, loop.target().read_rgba_top_down(), opts.width, opts.height, 3);
+          write_png_rgba(path, loop.target().read_rgba_top_down(), loop.target().width(), loop.target().height(), 3);
           std::printf("screenshot: %s\n", path.c_str());
         } else if (cmd == "expect") {
           std::string what, op;
           double v = 0;
           in >> what >> op >> v;
-          const double got = state_value(app, what);
+          const double got = state_value(app, loop, what);
           if (!compare(got, op, v)) {
             std::printf("script:%d: expect %s %s %g failed: got %g\n", line_no, what.c_str(), op.c_str(), v, got);
             rc = 1;
@@ -297,8 +324,20 @@ int run_headless(const AppOptions& app_opts, const HeadlessOptions& opts) {
                       precision_name(app.session->settings().precision), app.settings.view.trail_frames,
                       app.session->runs_completed() - runs0, double(steps) / n, steps_ms / n, map / n, unmap / n,
                       draw / n, app.session->path_note().c_str());
+        } else if (cmd == "stop_after") {
+          double secs = 0;
+          in >> secs;
+          deadline = std::chrono::steady_clock::now() +
+                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(secs));
+        } else if (cmd == "size") {
+          int w = -1, h = -1;
+          in >> w >> h;
+          if (w < 0 || h < 0 || w > 16384 || h > 16384)
+            throw InvalidInput("script: size W H with each in [0, 16384]");
+          loop.resize(w, h);
+          loop.run_frame();
         } else if (cmd == "print") {
-          std::printf("%s\n", state_json(app).c_str());
+          std::printf("%s\n", state_json(app, loop).c_str());
         } else {
           throw InvalidInput("script:" + std::to_string(line_no) + ": unknown command '" + cmd + "'");
         }
@@ -310,10 +349,10 @@ int run_headless(const AppOptions& app_opts, const HeadlessOptions& opts) {
       std::fflush(stdout);
     }
     if (!opts.screenshot.empty()) {
-      write_png_rgba(opts.screenshot, loop.target().read_rgba_top_down(), opts.width, opts.height, 3);
+      write_png_rgba(opts.screenshot, loop.target().read_rgba_top_down(), loop.target().width(), loop.target().height(), 3);
       std::printf("screenshot: %s\n", opts.screenshot.c_str());
     }
-    std::printf("%s\n", state_json(app).c_str());
+    std::printf("%s\n", state_json(app, loop).c_str());
     app.shutdown();
   }
   ImGui_ImplOpenGL3_Shutdown();

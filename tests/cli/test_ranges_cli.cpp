@@ -1,0 +1,145 @@
+// test_ranges_cli.cpp — every boundary of the CLI's ranges (SEMANTICS §3, §9; issue 6): `sample` and
+// `denoise` accept lo and hi and refuse lo - 1 and hi + 1 with exit 2 and one line naming the argument, the
+// value and the range from core/ranges.h; a refused run writes nothing. t_start's range follows the model's
+// schedule (T from the file's metadata), not a constant.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "../core/io_test_util.h"
+#include "../test_paths.h"
+#include "core/npy.h"
+
+namespace diffscope {
+namespace {
+
+struct CliRun {
+  int code = -1;
+  std::string err;
+};
+
+class CliRanges : public ::testing::Test {
+ protected:
+  test::TempDir m_dir, m_logs;
+  std::string m_golden = test::data_path("golden/d2_h256.safetensors");  // T = 1000, dim 2
+
+  CliRun run(const std::string& args) {
+    const std::string e = m_logs.file("stderr");
+    const std::string cmd = "'" + test::cli_binary() + "' " + args + " >/dev/null 2>'" + e + "' </dev/null";
+    const int status = std::system(cmd.c_str());
+    std::ifstream f(e);
+    std::stringstream s;
+    s << f.rdbuf();
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, s.str()};
+  }
+  // `sample` with `extra` to out.npy; returns the run and removes out.npy for the next call.
+  CliRun sample(const std::string& model, const std::string& extra) {
+    CliRun r = run("sample --model '" + model + "' --out '" + m_dir.file("out.npy") + "' " + extra);
+    return r;
+  }
+  void expect_accepted(const std::string& model, const std::string& extra, int64_t rows) {
+    SCOPED_TRACE(extra);
+    const CliRun r = sample(model, extra);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const NpyFloat x = read_npy_float(m_dir.file("out.npy"), "out");
+    EXPECT_EQ(x.shape[0], rows);
+    std::filesystem::remove(m_dir.file("out.npy"));
+  }
+  // Exit 2 with exactly one line "diffscope: error: <arg> = <value> is out of range; valid: [lo, hi]".
+  void expect_refused(const std::string& model, const std::string& extra, const std::string& line) {
+    SCOPED_TRACE(extra);
+    const CliRun r = sample(model, extra);
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_EQ(r.err, "diffscope: error: " + line + "\n");
+    EXPECT_TRUE(m_dir.entries().empty()) << "a refused run wrote something";
+  }
+};
+
+TEST_F(CliRanges, SampleTStartBoundaries) {
+  expect_accepted(m_golden, "--n 2 --t-start 0", 2);
+  expect_accepted(m_golden, "--n 2 --t-start 999 --steps 3", 2);
+  expect_refused(m_golden, "--n 2 --t-start -1", "--t-start = -1 is out of range; valid: [0, 999]");
+  expect_refused(m_golden, "--n 2 --t-start 1000", "--t-start = 1000 is out of range; valid: [0, 999]");
+}
+
+TEST_F(CliRanges, SampleStepsBoundaries) {
+  expect_accepted(m_golden, "--n 2 --t-start 9 --steps 1", 2);
+  expect_accepted(m_golden, "--n 2 --t-start 9 --steps 10", 2);
+  expect_refused(m_golden, "--n 2 --t-start 9 --steps 0", "--steps = 0 is out of range; valid: [1, 10]");
+  expect_refused(m_golden, "--n 2 --t-start 9 --steps 11", "--steps = 11 is out of range; valid: [1, 10]");
+  // The widest case: t_start = T-1 allows T steps.
+  expect_accepted(m_golden, "--n 2 --t-start 999 --steps 1000 --sampler ddpm-mean", 2);
+  expect_refused(m_golden, "--n 2 --t-start 999 --steps 1001", "--steps = 1001 is out of range; valid: [1, 1000]");
+}
+
+TEST_F(CliRanges, SampleEtaBoundaries) {
+  expect_accepted(m_golden, "--n 2 --t-start 20 --eta 0", 2);
+  expect_accepted(m_golden, "--n 2 --t-start 20 --eta 1", 2);
+  expect_refused(m_golden, "--n 2 --t-start 20 --eta -0.001", "--eta = -0.001 is out of range; valid: [0, 1]");
+  expect_refused(m_golden, "--n 2 --t-start 20 --eta 1.001", "--eta = 1.001 is out of range; valid: [0, 1]");
+  expect_refused(m_golden, "--n 2 --t-start 20 --eta nan", "--eta = nan is out of range; valid: [0, 1]");
+}
+
+TEST_F(CliRanges, SampleCountBoundaries) {
+  // A tiny network (hidden 4) so that n = 1e6 rows cost little; one step from t_start 0.
+  const std::string tiny = test::eps_net_builder(2, 4).write(m_logs.file("tiny.safetensors"));
+  expect_accepted(tiny, "--t-start 0 --n 1", 1);
+  expect_accepted(tiny, "--t-start 0 --n 1000000", 1'000'000);
+  expect_refused(tiny, "--t-start 0 --n 0", "--n = 0 is out of range; valid: [1, 1000000]");
+  expect_refused(tiny, "--t-start 0 --n 1000001", "--n = 1000001 is out of range; valid: [1, 1000000]");
+  expect_refused(tiny, "--t-start 0 --n -1", "--n = -1 is out of range; valid: [1, 1000000]");
+}
+
+TEST_F(CliRanges, TStartRangeComesFromTheModelsSchedule) {
+  // T = 50 from the file's metadata (SEMANTICS §1): t_start in [0, 49], steps up to 50.
+  const std::string m = test::eps_net_builder(2, 4).meta("T", "50").write(m_logs.file("t50.safetensors"));
+  expect_accepted(m, "--n 2 --t-start 49 --steps 50 --sampler ddpm-mean", 2);
+  expect_refused(m, "--n 2 --t-start 50", "--t-start = 50 is out of range; valid: [0, 49]");
+  expect_refused(m, "--n 2 --t-start 49 --steps 51", "--steps = 51 is out of range; valid: [1, 50]");
+}
+
+// denoise (SEMANTICS §4): t_start[b] in [0, T-1], S >= 1 (no upper bound: finished rows freeze).
+TEST_F(CliRanges, DenoiseBoundaries) {
+  const std::string x = m_logs.file("x.npy");
+  const std::vector<float> xv = {0.1f, -0.2f, 0.3f, 0.4f};
+  write_npy_float(x, {2, 2}, xv.data(), "x");
+  auto t_file = [&](int64_t a, int64_t b) {
+    const std::string p = m_logs.file("t" + std::to_string(a) + "_" + std::to_string(b) + ".npy");
+    std::string header = "{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }";
+    header += std::string(64 - (10 + header.size() + 1) % 64, ' ') + "\n";
+    std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
+    bytes += static_cast<char>(header.size() & 0xff);
+    bytes += static_cast<char>(header.size() >> 8);
+    bytes += header + test::raw_bytes(std::vector<int64_t>{a, b});
+    test::write_bytes(p, bytes);
+    return p;
+  };
+  auto denoise = [&](const std::string& t, int steps) {
+    return run("denoise --model '" + m_golden + "' --x '" + x + "' --t-start '" + t + "' --steps " +
+               std::to_string(steps) + " --out '" + m_dir.file("d.npy") + "'");
+  };
+  CliRun r = denoise(t_file(0, 999), 1);
+  EXPECT_EQ(r.code, 0) << r.err;
+  r = denoise(t_file(0, 999), 1000);
+  EXPECT_EQ(r.code, 0) << r.err;
+  std::filesystem::remove(m_dir.file("d.npy"));
+
+  r = denoise(t_file(-1, 5), 1);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "diffscope: error: --t-start[0] = -1 is out of range; valid: [0, 999]\n");
+  r = denoise(t_file(5, 1000), 1);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "diffscope: error: --t-start[1] = 1000 is out of range; valid: [0, 999]\n");
+  r = denoise(t_file(0, 999), 0);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--steps = 0 is out of range"), std::string::npos) << r.err;
+  EXPECT_TRUE(m_dir.entries().empty()) << "a refused denoise wrote something";
+}
+
+}  // namespace
+}  // namespace diffscope

@@ -16,7 +16,8 @@ void panel_sampling(App& app) {
   SamplingSettings& s = app.settings.sampling;
   const bool gpu = app.session->compute_path() && app.session->compute_path()->is_gpu();
   const ImGuiSliderFlags clamp = ImGuiSliderFlags_AlwaysClamp;
-  const int T = app.session->has_model() ? app.session->model().schedule.T : 1000;
+  // The slider bounds are core/ranges.h's ranges (SamplingSession::apply clamps typed values into the same).
+  const IntRange t_range = app.session->has_model() ? t_start_range(app.session->model().schedule) : IntRange{0, 999};
 
   static const char* kSamplers[] = {"ddim", "ddpm", "ddpm-mean"};
   int sampler = static_cast<int>(s.sampler);
@@ -27,12 +28,13 @@ void panel_sampling(App& app) {
                        "\"start from data\" for short denoising.");
   if (s.sampler == Sampler::Ddim) {
     float eta = static_cast<float>(s.eta);
-    if (ImGui::SliderFloat("eta", &eta, 0.0f, 1.0f, "%.2f", clamp)) s.eta = eta;
+    if (ImGui::SliderFloat("eta", &eta, float(kEtaMin), float(kEtaMax), "%.2f", clamp)) s.eta = eta;
   }
-  const int n_hi = static_cast<int>(sample_count_range(gpu).hi);
-  ImGui::SliderInt("samples", &s.n_samples, 1, n_hi, "%d", clamp | ImGuiSliderFlags_Logarithmic);
-  ImGui::SliderInt("t_start", &s.t_start, 0, T - 1, "%d", clamp);
-  ImGui::SliderInt("steps", &s.steps, 1, std::max(1, s.t_start + 1), "%d", clamp | ImGuiSliderFlags_Logarithmic);
+  const IntRange n_range = sample_count_range(gpu);
+  ImGui::SliderInt("samples", &s.n_samples, int(n_range.lo), int(n_range.hi), "%d", clamp | ImGuiSliderFlags_Logarithmic);
+  ImGui::SliderInt("t_start", &s.t_start, int(t_range.lo), int(t_range.hi), "%d", clamp);
+  const IntRange steps_range = sample_steps_range(std::max(0, s.t_start));
+  ImGui::SliderInt("steps", &s.steps, int(steps_range.lo), int(steps_range.hi), "%d", clamp | ImGuiSliderFlags_Logarithmic);
   ImGui::SliderInt("steps/launch", &s.steps_per_launch, 1, std::max(1, std::min(s.steps, 200)), "%d", clamp);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("S of the fused kernel: steps computed per launch");
   ImGui::InputScalar("seed", ImGuiDataType_U64, &s.seed);

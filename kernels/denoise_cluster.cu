@@ -1,14 +1,16 @@
 // denoise_cluster.cu — the small-batch (latency-bound) fused denoiser, fp32: one thread-block cluster of C CTAs
 // (16, else 8) runs all steps for B <= 8 rows. CTA c holds hidden units [c H/C, (c+1) H/C) of W1 and W2 and the
 // matching columns of W3 in shared memory, so the 397 KB of fp32 weights of the reference case are spread
-// over the cluster. Per step:
+// over the cluster, and owns output dims [c DC, (c+1) DC), DC = ceil(dim / C). Per step:
 //   h1 slice = SiLU(W1[slice] u + b1)            -> all-gathered into every CTA's h1 through distributed smem
 //   cluster.sync
 //   h2 slice = SiLU(W2[slice] h1 + b2)           (stays local)
-//   eps partial = W3[:, slice] h2 slice          -> sent to every CTA
+//   eps partial = W3[:, slice] h2 slice          -> each dim's partial sent to the CTA owning the dim
 //   cluster.sync
-//   eps = b3 + sum of the C partials (same order in every CTA), x <- A x + B eps + S z (every CTA keeps x)
-// Two cluster barriers per step; each CTA sums partials in rank order, so the replicas of x stay identical.
+//   owner: eps = b3 + sum of the C partials in rank order, x <- A x + B eps + S z -> all-gathered
+//   cluster.sync
+// Three cluster barriers per step, about 750 16-byte remote stores per CTA (dim 64) instead of 2,400 for an
+// all-to-all of the partials. Step coefficients are read 32 steps at a time, one chunk ahead.
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
@@ -28,11 +30,16 @@ namespace diffscope::kernels {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr int kBM = 8;  // rows
+constexpr int kBM = 8;   // rows
+constexpr int kCH = kThreads / kBM;  // steps per coefficient chunk (one RowStep per thread)
+
+// Row stride of a weight slice [k][o] with N outputs: padded so that the two k-chunks a warp reads at once
+// (N = 16: 16 outputs x 2 chunks 4 k apart) fall in different banks.
+__host__ __device__ inline int w_ld(int N) { return (N % 32 == 0) ? N : N + 4; }
 
 struct ClusterLayout {
-  int C, HC, K1;
-  size_t w1, w2, w3, b1, b2, b3, u, h1, h2, ep, red, total;  // float offsets
+  int C, HC, K1, K1p, DC;  // DC: output dims owned by each CTA (eps reduce, x update)
+  size_t w1, w2, w3, b1, b2, b3, u, h1, h2, ep, epr, xs, red, total;  // float offsets
 };
 
 __host__ __device__ inline ClusterLayout cluster_layout(int dim, int H, int C) {
@@ -40,38 +47,61 @@ __host__ __device__ inline ClusterLayout cluster_layout(int dim, int H, int C) {
   L.C = C;
   L.HC = H / C;
   L.K1 = dim + 1;
+  L.K1p = (L.K1 + 3) & ~3;
+  L.DC = (dim + C - 1) / C;
   size_t o = 0;
   auto al = [](size_t v) { return (v + 3) & ~size_t(3); };
-  L.w1 = o; o += static_cast<size_t>(L.K1) * L.HC;  // [k][o]
-  o = al(o); L.w2 = o; o += static_cast<size_t>(H) * L.HC;     // [k][o]
-  o = al(o); L.w3 = o; o += static_cast<size_t>(L.HC) * dim;   // [k in slice][d]
+  L.w1 = o; o += static_cast<size_t>(L.K1p) * w_ld(L.HC);             // [k][o], rows K1..K1p-1 zero
+  o = al(o); L.w2 = o; o += static_cast<size_t>(H) * w_ld(L.HC);      // [k][o]
+  o = al(o); L.w3 = o; o += static_cast<size_t>(L.HC) * w_ld(dim);    // [k in slice][d]
   o = al(o); L.b1 = o; o += L.HC;
   o = al(o); L.b3 = o; o += dim;
   L.b2 = o; o += L.HC;
-  o = al(o); L.u = o;  o += static_cast<size_t>(kBM) * L.K1;
+  o = al(o); L.u = o;  o += static_cast<size_t>(kBM) * L.K1p;         // [r][K1p]: x, t/T, zero pad
   o = al(o); L.h1 = o; o += static_cast<size_t>(kBM) * H;
   o = al(o); L.h2 = o; o += static_cast<size_t>(kBM) * L.HC;
-  o = al(o); L.ep = o; o += static_cast<size_t>(C) * kBM * dim;
+  o = al(o); L.ep = o; o += static_cast<size_t>(kBM) * dim;           // this CTA's eps partial [r][d]
+  o = al(o); L.epr = o; o += static_cast<size_t>(C) * kBM * L.DC;     // partials of the owned dims [c][r][j]
+  o = al(o); L.xs = o; o += static_cast<size_t>(kBM) * L.DC;          // new x of the owned dims [r][j]
   o = al(o); L.red = o; o += static_cast<size_t>(kThreads) * kBM + static_cast<size_t>(kBM) * L.HC;
   L.total = o;
   return L;
 }
 
-// Partial products of one layer: out(r, o) = sum_k act[r*lda + k] Ws[k*N + o] for o < N (<= 256), r < kBM, split
-// over NS = 256/N k-slices (interleaved k, conflict-free), reduced through `red`. Calls fin(r, o, value).
-template <class Fin>
+// Partial products of one layer: out(r, o) = sum_k act[r*lda + k] Ws[k*ldw + o] for o < N (<= 256), r < kBM,
+// split over NS = 256/N k-slices, reduced through `red`. Calls fin(r, o, value).
+// V: k in chunks of 4 (float4 activation loads; needs K % 4 == 0, lda % 4 == 0, 16-byte aligned act),
+// chunk c of slice ks = ks + NS j; else interleaved single k.
+template <bool V, class Fin>
 __device__ __forceinline__ void cl_layer(const float* act, int lda, int K, const float* Ws, int N, float* red, Fin fin) {
   const int NS = kThreads / N;
+  const int ldw = w_ld(N);
   const int o = threadIdx.x % N, ks = threadIdx.x / N;
   if (ks < NS) {
     float acc[kBM];
 #pragma unroll
     for (int r = 0; r < kBM; ++r) acc[r] = 0.f;
-#pragma unroll 4
-    for (int k = ks; k < K; k += NS) {
-      const float w = Ws[k * N + o];
+    if constexpr (V) {
+#pragma unroll 2
+      for (int k = 4 * ks; k < K; k += 4 * NS) {
+        const float w0 = Ws[k * ldw + o], w1 = Ws[(k + 1) * ldw + o], w2 = Ws[(k + 2) * ldw + o],
+                    w3 = Ws[(k + 3) * ldw + o];
 #pragma unroll
-      for (int r = 0; r < kBM; ++r) acc[r] = fmaf(act[r * lda + k], w, acc[r]);
+        for (int r = 0; r < kBM; ++r) {
+          const float4 a4 = *reinterpret_cast<const float4*>(act + r * lda + k);
+          acc[r] = fmaf(a4.x, w0, acc[r]);
+          acc[r] = fmaf(a4.y, w1, acc[r]);
+          acc[r] = fmaf(a4.z, w2, acc[r]);
+          acc[r] = fmaf(a4.w, w3, acc[r]);
+        }
+      }
+    } else {
+#pragma unroll 4
+      for (int k = ks; k < K; k += NS) {
+        const float w = Ws[k * ldw + o];
+#pragma unroll
+        for (int r = 0; r < kBM; ++r) acc[r] = fmaf(act[r * lda + k], w, acc[r]);
+      }
     }
 #pragma unroll
     for (int r = 0; r < kBM; ++r) red[(ks * kBM + r) * N + o] = acc[r];
@@ -89,8 +119,20 @@ __device__ __forceinline__ void cl_layer(const float* act, int lda, int K, const
   }
 }
 
+template <class Fin>
+__device__ __forceinline__ void cl_layer_any(bool vec, const float* act, int lda, int K, const float* Ws, int N,
+                                             float* red, Fin fin) {
+  if (vec)
+    cl_layer<true>(act, lda, K, Ws, N, red, fin);
+  else
+    cl_layer<false>(act, lda, K, Ws, N, red, fin);
+}
+
 // diag: benchmarking knob (DIFFSCOPE_CLUSTER_DIAG): bit 0 skips the DSMEM pushes (wrong results, timing only).
-__global__ void __launch_bounds__(kThreads) kernel_denoise_cluster(const DenoiseArgs a, int diag) {
+// Per step: h1 slices all-gathered (cluster barrier 1); h2 local; eps partials reduce-scattered to the CTA that
+// owns each output dim (barrier 2); the owner sums them in rank order, updates x of its dims and all-gathers
+// x (barrier 3).
+__global__ void __launch_bounds__(kThreads, 1) kernel_denoise_cluster(const DenoiseArgs a, int diag) {
   cg::cluster_group cluster = cg::this_cluster();
   const int C = static_cast<int>(cluster.num_blocks());
   const int rank = static_cast<int>(cluster.block_rank());
@@ -99,122 +141,158 @@ __global__ void __launch_bounds__(kThreads) kernel_denoise_cluster(const Denoise
   extern __shared__ float4 sm4[];
   float* sm = reinterpret_cast<float*>(sm4);
   float *w1 = sm + L.w1, *w2 = sm + L.w2, *w3 = sm + L.w3, *b1 = sm + L.b1, *b2 = sm + L.b2, *b3 = sm + L.b3;
-  float *u = sm + L.u, *h1 = sm + L.h1, *h2 = sm + L.h2, *ep = sm + L.ep, *red = sm + L.red;
+  float *u = sm + L.u, *h1 = sm + L.h1, *h2 = sm + L.h2, *ep = sm + L.ep, *epr = sm + L.epr, *xs = sm + L.xs,
+        *red = sm + L.red;
   float* h1s = red + kThreads * kBM;  // this CTA's h1 slice (kBM, HC) before it is pushed
-  __shared__ RowStep rs[kBM];
-  const int HC = L.HC, K1 = L.K1, h0 = rank * HC;
+  // Step coefficients of kCH steps x kBM rows; the next chunk is loaded into registers one chunk ahead.
+  __shared__ float4 cf[kCH * kBM];  // A, B, S, t/T
+  __shared__ int cft[kCH * kBM];    // t, or -1: frozen
+  const int HC = L.HC, K1 = L.K1, K1p = L.K1p, DC = L.DC, h0 = rank * HC;
+  const int ldw1 = w_ld(HC), ldw3 = w_ld(dim);
+  const int d0 = rank * DC, nd = max(0, min(dim, d0 + DC) - d0);  // owned dims [d0, d0 + nd)
 
   // Weight slices, read coalesced (k fastest) and stored transposed [k][o].
 #pragma unroll 4
-  for (int i = threadIdx.x; i < K1 * HC; i += kThreads) {
-    const int o = i / K1, k = i % K1;
-    w1[k * HC + o] = a.net.W1[static_cast<size_t>(h0 + o) * K1 + k];
+  for (int i = threadIdx.x; i < K1p * HC; i += kThreads) {
+    const int o = i / K1p, k = i % K1p;
+    w1[k * ldw1 + o] = k < K1 ? a.net.W1[static_cast<size_t>(h0 + o) * K1 + k] : 0.f;
   }
 #pragma unroll 8
   for (int i = threadIdx.x; i < H * HC; i += kThreads) {
     const int o = i / H, k = i % H;
-    w2[k * HC + o] = a.net.W2[static_cast<size_t>(h0 + o) * H + k];
+    w2[k * ldw1 + o] = a.net.W2[static_cast<size_t>(h0 + o) * H + k];
   }
 #pragma unroll 4
   for (int i = threadIdx.x; i < HC * dim; i += kThreads) {
     const int d = i / HC, k = i % HC;
-    w3[k * dim + d] = a.net.W3[static_cast<size_t>(d) * H + h0 + k];
+    w3[k * ldw3 + d] = a.net.W3[static_cast<size_t>(d) * H + h0 + k];
   }
   for (int i = threadIdx.x; i < HC; i += kThreads) {
     b1[i] = a.net.b1[h0 + i];
     b2[i] = a.net.b2[h0 + i];
   }
   for (int i = threadIdx.x; i < dim; i += kThreads) b3[i] = a.net.b3[i];
-  for (int i = threadIdx.x; i < kBM * dim; i += kThreads) {
-    const int r = i / dim, d = i % dim;
-    u[r * K1 + d] = r < a.B ? a.x[static_cast<size_t>(r) * dim + d] : 0.f;
+  for (int i = threadIdx.x; i < kBM * K1p; i += kThreads) {
+    const int r = i / K1p, d = i % K1p;
+    u[i] = (r < a.B && d < dim) ? a.x[static_cast<size_t>(r) * dim + d] : 0.f;
   }
-  // Step coefficients one step ahead (their global-memory latency overlaps the previous step).
-  RowStep next{};
-  if (threadIdx.x < kBM) next = row_step(a, threadIdx.x, a.k_begin);
+  auto load_coef = [&](int kk) {  // this thread's (step kk + threadIdx.x / kBM, row threadIdx.x % kBM)
+    const int k = kk + threadIdx.x / kBM;
+    RowStep r{};
+    if (k < a.k_end) r = row_step(a, threadIdx.x % kBM, k);
+    return r;
+  };
+  RowStep next = load_coef(a.k_begin);
   cluster.sync();  // every CTA's shared memory exists before remote writes
 
   const size_t frame_stride = static_cast<size_t>(a.B) * dim;
   const bool vec_h1 = (HC % 4) == 0 && (H % 4) == 0;
-  const bool vec_ep = (dim % 4) == 0;
+  const bool vec_x = (DC % 4) == 0 && (dim % DC) == 0;  // every owned range full, 16-byte pieces
+  const bool v2 = (H % 4) == 0, v3 = (HC % 4) == 0;     // layer 1 always (K1p, padded)
+  const bool push = !(diag & 1);
   for (int k = a.k_begin; k < a.k_end; ++k) {
-    if (threadIdx.x < kBM) {
-      rs[threadIdx.x] = next;
-      u[threadIdx.x * K1 + dim] = next.tt;
-      if (k + 1 < a.k_end) next = row_step(a, threadIdx.x, k + 1);
+    const int kc = (k - a.k_begin) % kCH;
+    if (kc == 0) {  // new chunk: publish the loaded one, start loading the one after
+      __syncthreads();  // the previous chunk is no longer read
+      cf[threadIdx.x] = make_float4(next.A, next.B, next.S, next.tt);
+      cft[threadIdx.x] = next.active ? next.t : -1;
+      next = load_coef(k + kCH);
     }
-    const bool any = __syncthreads_or(threadIdx.x < kBM && rs[threadIdx.x].active);
-    if (any) {  // uniform across the cluster: every CTA sees the same rows
-      // layer 1 slice -> local h1s, then pushed to every CTA's h1 (16-byte remote stores)
-      cl_layer(u, K1, K1, w1, HC, red, [&](int r, int o, float s) { h1s[r * HC + o] = silu_exact(s + b1[o]); });
-      __syncthreads();
-      if (diag & 1) {
-      } else if (vec_h1) {
-        const int per_row = HC / 4, n = C * kBM * per_row;
-        for (int i = threadIdx.x; i < n; i += kThreads) {
-          const int c = i / (kBM * per_row), rem = i % (kBM * per_row), r = rem / per_row, q = rem % per_row;
-          float4* dst = reinterpret_cast<float4*>(cluster.map_shared_rank(h1, c) + r * H + h0) + q;
-          *dst = reinterpret_cast<const float4*>(h1s + r * HC)[q];
+    if (threadIdx.x < kBM) {
+      const float4 c = cf[kc * kBM + threadIdx.x];  // written by this thread (same index) or before a barrier
+      u[threadIdx.x * K1p + dim] = c.w;
+    }
+    const bool any = __syncthreads_or(threadIdx.x < kBM && cft[kc * kBM + threadIdx.x] >= 0);
+    float* f = a.frames ? a.frames + (k - a.k_begin) * frame_stride : nullptr;
+    if (!any) {  // uniform across the cluster: every row frozen this step, x unchanged
+      if (f)
+        for (int i = threadIdx.x; i < a.B * nd; i += kThreads) {
+          const int r = i / nd, d = d0 + i % nd;
+          f[r * dim + d] = u[r * K1p + d];
         }
-      } else {
-        for (int i = threadIdx.x; i < C * kBM * HC; i += kThreads) {
-          const int c = i / (kBM * HC), rem = i % (kBM * HC), r = rem / HC, o = rem % HC;
-          cluster.map_shared_rank(h1, c)[r * H + h0 + o] = h1s[r * HC + o];
-        }
+      continue;
+    }
+    // layer 1 slice -> local h1s, then pushed to every CTA's h1 (16-byte remote stores)
+    cl_layer<true>(u, K1p, K1p, w1, HC, red, [&](int r, int o, float s) { h1s[r * HC + o] = silu_exact(s + b1[o]); });
+    __syncthreads();
+    if (!push) {
+    } else if (vec_h1) {
+      const int per_row = HC / 4, n = C * kBM * per_row;
+      for (int i = threadIdx.x; i < n; i += kThreads) {
+        const int c = i / (kBM * per_row), rem = i % (kBM * per_row), r = rem / per_row, q = rem % per_row;
+        float4* dst = reinterpret_cast<float4*>(cluster.map_shared_rank(h1, c) + r * H + h0) + q;
+        *dst = reinterpret_cast<const float4*>(h1s + r * HC)[q];
       }
-      cluster.sync();
-      // layer 2 slice (local)
-      cl_layer(h1, H, H, w2, HC, red, [&](int r, int o, float s) { h2[r * HC + o] = silu_exact(s + b2[o]); });
-      __syncthreads();
-      // layer 3 partial -> own ep[rank] first, then pushed to every other CTA
-      float* mine = ep + rank * kBM * dim;
-      cl_layer(h2, HC, HC, w3, dim, red, [&](int r, int d, float s) { mine[r * dim + d] = s; });
-      __syncthreads();
-      if (diag & 1) {
-      } else if (vec_ep) {
-        const int n4 = kBM * dim / 4;
-        for (int i = threadIdx.x; i < C * n4; i += kThreads) {
-          const int c = i / n4, q = i % n4;
-          if (c == rank) continue;
-          reinterpret_cast<float4*>(cluster.map_shared_rank(ep, c) + rank * kBM * dim)[q] =
-              reinterpret_cast<const float4*>(mine)[q];
-        }
-      } else {
-        for (int i = threadIdx.x; i < C * kBM * dim; i += kThreads) {
-          const int c = i / (kBM * dim), q = i % (kBM * dim);
-          if (c != rank) cluster.map_shared_rank(ep, c)[rank * kBM * dim + q] = mine[q];
-        }
+    } else {
+      for (int i = threadIdx.x; i < C * kBM * HC; i += kThreads) {
+        const int c = i / (kBM * HC), rem = i % (kBM * HC), r = rem / HC, o = rem % HC;
+        cluster.map_shared_rank(h1, c)[r * H + h0 + o] = h1s[r * HC + o];
       }
-      cluster.sync();
-      // eps = b3 + sum of partials in rank order; affine update (every CTA, identical)
+    }
+    cluster.sync();  // 1: h1 complete everywhere
+    // layer 2 slice (local)
+    cl_layer_any(v2, h1, H, H, w2, HC, red, [&](int r, int o, float s) { h2[r * HC + o] = silu_exact(s + b2[o]); });
+    __syncthreads();
+    // layer 3 partial over this CTA's hidden slice -> ep, then each dim's partial to the CTA that owns the dim
+    cl_layer_any(v3, h2, HC, HC, w3, dim, red, [&](int r, int d, float s) { ep[r * dim + d] = s; });
+    __syncthreads();
+    if (!push) {
+    } else if (vec_x) {
+      const int q4 = dim / 4;  // float4 pieces of a row
+      for (int i = threadIdx.x; i < kBM * q4; i += kThreads) {
+        const int r = i / q4, d = (i % q4) * 4, c = d / DC, j = d % DC;
+        *reinterpret_cast<float4*>(cluster.map_shared_rank(epr, c) + (rank * kBM + r) * DC + j) =
+            *reinterpret_cast<const float4*>(ep + r * dim + d);
+      }
+    } else {
       for (int i = threadIdx.x; i < kBM * dim; i += kThreads) {
-        const int r = i / dim, d = i % dim;
-        const RowStep& s = rs[r];
-        if (!s.active) continue;
-        float e4[4] = {0.f, 0.f, 0.f, 0.f};
-        int c = 0;
-        for (; c + 4 <= C; c += 4)
-#pragma unroll
-          for (int q = 0; q < 4; ++q) e4[q] += ep[((c + q) * kBM + r) * dim + d];
-        for (; c < C; ++c) e4[0] += ep[(c * kBM + r) * dim + d];
-        const float e = ((e4[0] + e4[1]) + (e4[2] + e4[3])) + b3[d];
-        float xv = s.A * u[r * K1 + d] + s.B * e;
-        if (s.S != 0.f) {
-          float z[4];
-          philox_normal4(a.seed, a.row_offset + r, static_cast<uint32_t>(s.t), d / 4, z);
-          xv += s.S * z[d % 4];
-        }
-        u[r * K1 + d] = xv;
+        const int r = i / dim, d = i % dim, c = d / DC, j = d % DC;
+        cluster.map_shared_rank(epr, c)[(rank * kBM + r) * DC + j] = ep[i];
       }
+    }
+    cluster.sync();  // 2: every partial of the owned dims arrived
+    // owned dims: eps = b3 + partials in rank order; x <- A x + B eps + S z; frame; then x to every CTA
+    for (int i = threadIdx.x; i < kBM * nd; i += kThreads) {
+      const int r = i / nd, j = i % nd, d = d0 + j;
+      const float4 c = cf[kc * kBM + r];
+      const int t = cft[kc * kBM + r];
+      float xv = u[r * K1p + d];
+      if (t >= 0) {
+        float e = b3[d];
+        for (int q = 0; q < C; ++q) e += epr[(q * kBM + r) * DC + j];
+        xv = c.x * xv + c.y * e;
+        if (c.z != 0.f) {
+          float z[4];
+          philox_normal4(a.seed, a.row_offset + r, static_cast<uint32_t>(t), d / 4, z);
+          const int m = d % 4;
+          xv += c.z * (m == 0 ? z[0] : m == 1 ? z[1] : m == 2 ? z[2] : z[3]);
+        }
+      }
+      xs[r * DC + j] = xv;
+      if (f && r < a.B) f[r * dim + d] = xv;
     }
     __syncthreads();
-    if (a.frames) {  // each CTA writes a share of the frame
-      float* f = a.frames + (k - a.k_begin) * frame_stride;
-      for (int i = rank * kThreads + threadIdx.x; i < a.B * dim; i += C * kThreads) f[i] = u[(i / dim) * K1 + i % dim];
+    if (!push) {
+      for (int i = threadIdx.x; i < kBM * nd; i += kThreads) u[(i / nd) * K1p + d0 + i % nd] = xs[(i / nd) * DC + i % nd];
+    } else if (vec_x) {
+      const int q4 = nd > 0 ? DC / 4 : 0;  // a CTA owning no dim pushes nothing
+      for (int i = threadIdx.x; i < C * kBM * q4; i += kThreads) {
+        const int c = i / (kBM * q4), rem = i % (kBM * q4), r = rem / q4, q = rem % q4;
+        *reinterpret_cast<float4*>(cluster.map_shared_rank(u, c) + r * K1p + d0 + 4 * q) =
+            *reinterpret_cast<const float4*>(xs + r * DC + 4 * q);
+      }
+    } else {
+      for (int i = threadIdx.x; i < C * kBM * nd; i += kThreads) {
+        const int c = i / (kBM * nd), rem = i % (kBM * nd), r = rem / nd, j = rem % nd;
+        cluster.map_shared_rank(u, c)[r * K1p + d0 + j] = xs[r * DC + j];
+      }
     }
+    cluster.sync();  // 3: x complete everywhere
   }
-  if (rank == 0)
-    for (int i = threadIdx.x; i < a.B * dim; i += kThreads) a.x[i] = u[(i / dim) * K1 + i % dim];
+  for (int i = threadIdx.x; i < a.B * nd; i += kThreads) {
+    const int r = i / nd, d = d0 + i % nd;
+    a.x[static_cast<size_t>(r) * dim + d] = u[r * K1p + d];
+  }
   cluster.sync();  // no CTA exits while others may still write into it
 }
 

@@ -1,5 +1,6 @@
 // dispatch.cu — picks the denoiser kernel for a call (kernels.h): tensor cores for tf32/bf16 where the shape has
-// a fast path, the thread-block-cluster kernel for small fp32 batches, the general kernel for everything else.
+// a fast path, the thread-block-cluster kernel (fp32 arithmetic) for small fp32 and tf32 batches, the general
+// kernel for everything else.
 #include <stdexcept>
 
 #include "kernels/kernels.h"
@@ -33,7 +34,9 @@ bool denoise_path_supported(DenoisePath path, int dim, int hidden, int B, Precis
     case DenoisePath::Auto:
     case DenoisePath::General: return true;
     case DenoisePath::TensorCore: return p != Precision::Fp32 && denoise_tc_supported(dim, hidden);
-    case DenoisePath::Cluster: return p == Precision::Fp32 && denoise_cluster_supported(dim, hidden, B);
+    // Cluster computes in fp32, which is a legal (more accurate) tf32: it also serves tf32 at tiny batches.
+    case DenoisePath::Cluster:
+      return (p == Precision::Fp32 || p == Precision::Tf32) && denoise_cluster_supported(dim, hidden, B);
     case DenoisePath::Tiled: return denoise_f32_supported(dim, hidden);
     case DenoisePath::SingleCta: return p == Precision::Bf16 && denoise_cta_supported(dim, hidden, B);
   }
@@ -47,6 +50,8 @@ DenoisePath launch_denoise(const DenoiseArgs& a, Precision p, cudaStream_t s, De
   if (path == DenoisePath::Auto) {
     if (denoise_path_supported(DenoisePath::SingleCta, dim, H, a.B, p) && a.net.f2_bf16)
       path = DenoisePath::SingleCta;
+    else if (p == Precision::Tf32 && denoise_path_supported(DenoisePath::Cluster, dim, H, a.B, p))
+      path = DenoisePath::Cluster;  // B <= 8: latency-bound; the one-warp tensor-core kernel is ~4x slower here
     else if (denoise_path_supported(DenoisePath::TensorCore, dim, H, a.B, p) && a.net.f2_bf16)
       path = DenoisePath::TensorCore;
     else if (denoise_path_supported(DenoisePath::Cluster, dim, H, a.B, p))

@@ -108,6 +108,128 @@ __global__ void __launch_bounds__(kThreads) kernel_mlp3_small(const DeviceMlp3 w
   layer(h2, d2, W3, d3, y, false);
 }
 
+// Tiny batches (B <= 16, outputs <= 256 per layer): one CTA. Every weight and x go to shared memory with
+// cp.async in three groups (x + W1, W2, W3), so layer 1 starts while W2/W3 are still in flight and all loads
+// are issued at once. Each layer: thread (j, s) computes output j for all 16 rows over the k-chunks of split s
+// (4 k at a time: one 16-byte activation load per row and 4 weight loads per 64 FMA), then the splits are
+// summed in order through `red`.
+constexpr int kTR = 16;  // rows
+
+__device__ __forceinline__ void mlp_cp_async16(void* smem, const void* gmem) {
+  const unsigned sa = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(sa), "l"(gmem));
+}
+__device__ __forceinline__ void mlp_cp_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void mlp_cp_wait() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+// Copies n floats (16-byte pieces asynchronously when both ends are aligned; the rest with plain loads).
+__device__ __forceinline__ void mlp_copy_async(float* dst, const float* src, int n) {
+  int done = 0;
+  if ((reinterpret_cast<uintptr_t>(src) & 15) == 0 && (reinterpret_cast<uintptr_t>(dst) & 15) == 0) {
+    for (int i = threadIdx.x; i < n / 4; i += kThreads) mlp_cp_async16(dst + 4 * i, src + 4 * i);
+    done = (n / 4) * 4;
+  }
+  for (int i = done + threadIdx.x; i < n; i += kThreads) dst[i] = __ldg(src + i);
+}
+
+template <bool V, class Fin>
+__device__ __forceinline__ void tiny_layer(const float* in, int K, const float* WT, int N, float* red, Fin fin) {
+  const int S = kThreads / N;  // N <= 256
+  const int j = threadIdx.x % N, sp = threadIdx.x / N;
+  if (sp < S) {
+    float acc[kTR];
+#pragma unroll
+    for (int r = 0; r < kTR; ++r) acc[r] = 0.f;
+    if constexpr (V) {
+#pragma unroll 2
+      for (int k = 4 * sp; k < K; k += 4 * S) {
+        const float w0 = WT[k * N + j], w1 = WT[(k + 1) * N + j], w2 = WT[(k + 2) * N + j], w3 = WT[(k + 3) * N + j];
+#pragma unroll
+        for (int r = 0; r < kTR; ++r) {
+          const float4 a4 = *reinterpret_cast<const float4*>(in + r * K + k);
+          acc[r] = fmaf(a4.x, w0, acc[r]);
+          acc[r] = fmaf(a4.y, w1, acc[r]);
+          acc[r] = fmaf(a4.z, w2, acc[r]);
+          acc[r] = fmaf(a4.w, w3, acc[r]);
+        }
+      }
+    } else {
+#pragma unroll 4
+      for (int k = sp; k < K; k += S) {
+        const float w = WT[k * N + j];
+#pragma unroll
+        for (int r = 0; r < kTR; ++r) acc[r] = fmaf(in[r * K + k], w, acc[r]);
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < kTR; ++r) red[(sp * kTR + r) * N + j] = acc[r];
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < kTR * N; i += kThreads) {
+    const int r = i / N, jj = i % N;
+    float v = 0.f;
+    for (int q = 0; q < S; ++q) v += red[(q * kTR + r) * N + jj];
+    fin(r, jj, v);
+  }
+}
+
+template <class Fin>
+__device__ __forceinline__ void tiny_layer_any(const float* in, int K, const float* WT, int N, float* red, Fin fin) {
+  if (K % 4 == 0)
+    tiny_layer<true>(in, K, WT, N, red, fin);
+  else
+    tiny_layer<false>(in, K, WT, N, red, fin);
+}
+
+struct TinyLayout {
+  size_t W1, W2, W3, xs, h1, h2, red, total;  // float offsets
+};
+__host__ __device__ inline TinyLayout tiny_layout(int d0, int d1, int d2, int d3) {
+  auto al = [](size_t v) { return (v + 3) & ~size_t(3); };
+  TinyLayout L;
+  size_t o = 0;
+  L.W1 = o; o = al(o + size_t(d0) * d1);
+  L.W2 = o; o = al(o + size_t(d1) * d2);
+  L.W3 = o; o = al(o + size_t(d2) * d3);
+  L.xs = o; o = al(o + size_t(kTR) * d0);
+  L.h1 = o; o = al(o + size_t(kTR) * d1);
+  L.h2 = o; o = al(o + size_t(kTR) * d2);
+  L.red = o; o += size_t(kThreads) * kTR;
+  L.total = o;
+  return L;
+}
+
+__global__ void __launch_bounds__(kThreads, 1) kernel_mlp3_tiny(const DeviceMlp3 w, const float* __restrict__ x, int B,
+                                                                 float* __restrict__ y) {
+  extern __shared__ float4 smem_tiny4[];
+  float* sm = reinterpret_cast<float*>(smem_tiny4);
+  const int d0 = w.d0, d1 = w.d1, d2 = w.d2, d3 = w.d3;
+  const TinyLayout L = tiny_layout(d0, d1, d2, d3);
+  float *W1 = sm + L.W1, *W2 = sm + L.W2, *W3 = sm + L.W3, *xs = sm + L.xs, *h1 = sm + L.h1, *h2 = sm + L.h2,
+        *red = sm + L.red;
+  mlp_copy_async(xs, x, B * d0);
+  mlp_copy_async(W1, w.W1T, d0 * d1);
+  mlp_cp_commit();
+  mlp_copy_async(W2, w.W2T, d1 * d2);
+  mlp_cp_commit();
+  mlp_copy_async(W3, w.W3T, d2 * d3);
+  mlp_cp_commit();
+  for (int i = B * d0 + threadIdx.x; i < kTR * d0; i += kThreads) xs[i] = 0.f;  // rows >= B
+  mlp_cp_wait<2>();
+  __syncthreads();
+  tiny_layer_any(xs, d0, W1, d1, red, [&](int r, int j, float v) { h1[r * d1 + j] = fmaxf(v, 0.f); });
+  mlp_cp_wait<1>();
+  __syncthreads();
+  tiny_layer_any(h1, d1, W2, d2, red, [&](int r, int j, float v) { h2[r * d2 + j] = fmaxf(v, 0.f); });
+  mlp_cp_wait<0>();
+  __syncthreads();
+  tiny_layer_any(h2, d2, W3, d3, red, [&](int r, int j, float v) {
+    if (r < B) y[static_cast<size_t>(r) * d3 + j] = v;
+  });
+}
+
 size_t mlp3_small_smem(const DeviceMlp3& w, int B) {
   auto al = [](size_t v) { return (v + 3) & ~size_t(3); };
   return sizeof(float) * (al(size_t(w.d0) * w.d1) + al(size_t(w.d1) * w.d2) + al(size_t(w.d2) * w.d3) +
@@ -309,11 +431,18 @@ Mlp3Path launch_mlp3(const DeviceMlp3& w, const float* x, int B, float* y, Preci
                                                          static_cast<const uint4*>(w.f_tf32[1]), static_cast<const uint4*>(w.f_tf32[2]));
     return path;
   }
-  // fp32 fast paths: one CTA with the weights in shared memory for small batches; one thread per row for the
-  // reference sizes at large batches.
+  // fp32 fast paths: one CTA with the weights in shared memory for small batches (B <= 16: kernel_mlp3_tiny);
+  // one thread per row for the reference sizes at large batches.
   const bool aligned = (reinterpret_cast<uintptr_t>(x) % 16 == 0) && (reinterpret_cast<uintptr_t>(y) % 16 == 0) &&
                        (reinterpret_cast<uintptr_t>(w.W1) % 16 == 0) && (reinterpret_cast<uintptr_t>(w.W2) % 16 == 0) &&
                        (reinterpret_cast<uintptr_t>(w.W3) % 16 == 0);
+  const size_t tiny_smem = tiny_layout(w.d0, w.d1, w.d2, w.d3).total * sizeof(float);
+  if (B <= kTR && w.d1 <= 256 && w.d2 <= 256 && w.d3 <= 256 && tiny_smem <= 200 * 1024) {
+    if (tiny_smem > 48 * 1024)
+      cudaFuncSetAttribute(kernel_mlp3_tiny, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(tiny_smem));
+    kernel_mlp3_tiny<<<1, kThreads, tiny_smem, s>>>(w, x, B, y);
+    return Mlp3Path::General;
+  }
   if (B <= 64 && mlp3_small_smem(w, B) <= 200 * 1024) {
     const size_t smem = mlp3_small_smem(w, B);
     if (smem > 48 * 1024)

@@ -143,7 +143,12 @@ INSTANTIATE_TEST_SUITE_P(
         // The single-CTA bf16 kernel (B <= 16).
         DenoiseCase{8, 64, 256, 16, 0, B16, CTA}, DenoiseCase{16, 17, 256, 16, 1, B16, CTA},
         DenoiseCase{1, 2, 256, 16, 1, B16, CTA}, DenoiseCase{13, 64, 256, 16, 1, B16, CTA},
-        DenoiseCase{8, 64, 256, 1000, 0, B16, CTA}, DenoiseCase{5, 3, 256, 1000, 1, B16, CTA}),
+        DenoiseCase{8, 64, 256, 1000, 0, B16, CTA}, DenoiseCase{5, 3, 256, 1000, 1, B16, CTA},
+        // The cluster kernel: tf32 at B <= 8 (Auto picks it, fp32 arithmetic); dims owned by only some CTAs
+        // (52 = 13 x 4 of 16; 2), steps crossing the 32-step coefficient chunks with frozen rows.
+        DenoiseCase{8, 64, 256, 16, 0, T32, CL}, DenoiseCase{8, 64, 256, 16, 1, T32, AUTO},
+        DenoiseCase{8, 52, 256, 40, 1, F, CL}, DenoiseCase{7, 2, 256, 70, 1, F, CL},
+        DenoiseCase{6, 64, 256, 1000, 1, F, CL}),
     [](const ::testing::TestParamInfo<DenoiseCase>& i) {
       std::string n = case_name(i.param);
       std::replace(n.begin(), n.end(), '-', '_');
@@ -301,6 +306,17 @@ TEST(CudaClosedForm, ZeroAndConstantEps) {
     be.run_steps(m, tab, 0, tab.steps(), x.data(), 1, 1, nullptr, F);
     EXPECT_NEAR(x[0], -157.407281, 157.407281 * 1e-5) << n << " ddim steps";
   }
+}
+
+// Tiny tf32 batches run the cluster kernel (fp32 arithmetic: the one-warp tensor-core kernel is ~4x slower there).
+TEST(CudaPaths, Tf32TinyBatchRunsCluster) {
+  SKIP_WITHOUT_CUDA();
+  const DiffusionModel m = test::random_model(64, 256, 2);
+  CudaBackend be;
+  std::vector<float> x = test::random_x(size_t(8) * 64, 3);
+  std::vector<int64_t> t(8, 999);
+  be.denoise(m, x.data(), t.data(), 8, 4, nullptr, T32);
+  EXPECT_EQ(be.last_denoise_path(), CL);
 }
 
 // A wrong forced path is an error, not a silent fallback.

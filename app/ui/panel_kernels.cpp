@@ -31,7 +31,7 @@ void panel_kernels(App& app) {
       std::vector<float> sorted = h;
       std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
       const float scale = std::max(40.0f, 3.0f * sorted[sorted.size() / 2]);  // outliers (benchmarks) clip
-      ImGui::PlotLines("##frame", h.data(), int(h.size()), 0, "frame ms (last 240)", 0.0f, scale, ImVec2(-1, 50 * s));
+      ImGui::PlotLines("##frame", h.data(), int(h.size()), 0, "frame ms (last 240)", 0.0f, scale, ImVec2(ImGui::GetContentRegionAvail().x, 50 * s));
     }
     if (app.session->compute_path()) ImGui::TextDisabled("%s", app.session->compute_path()->device().c_str());
   }
@@ -82,7 +82,7 @@ void panel_kernels(App& app) {
     const auto& hist = app.bench.history();
     if (!hist.empty())
       ImGui::PlotLines("##hist", hist.data(), int(hist.size()), 0, "denoiser launch median (us)", 0.0f, FLT_MAX,
-                       ImVec2(-1, 50 * s));
+                       ImVec2(ImGui::GetContentRegionAvail().x, 50 * s));
     const std::string note = app.bench.gpu_note();
     if (!note.empty()) ImGui::TextDisabled("%s", note.c_str());
   }

@@ -15,8 +15,9 @@
 #   - fewer than 3 cycles ran (cycle 0 is the warm-up; cycle 1 is the reference);
 #   - memory grows: the largest RSS during the last complete cycle exceeds the largest RSS during cycle 1 by
 #     more than 64 MiB + 10% (the same actions, so the same buffers: what remains is growth);
-#   - frame time drifts: the median frame time of the last complete cycle exceeds 2x the median of cycle 1 plus
-#     5 ms. Generous on purpose: the machine is shared (CI has 2 cores), so only a per-frame cost that grows
+#   - frame time drifts: the mean frame time of the last complete cycle exceeds 2x the mean of cycle 1 plus
+#     5 ms (the mean, not the median: a cycle's frame times are bimodal — a 2D model and an image model — so its
+#     median jumps between the two modes). Generous on purpose: the machine is shared (CI has 2 cores), so only a per-frame cost that grows
 #     with the session (a doubling) should fail it.
 # Figures are printed at the end and kept in $SOAK_OUT/summary.txt (with the logs) when SOAK_OUT is set.
 # Environment: DIFFSCOPE_BIN (default build/bin/diffscope), SOAK_SEED (default 1), SOAK_CYCLE (default 24), SOAK_OUT.
@@ -147,20 +148,20 @@ rss_of() { awk -v lo=$(($1 * cycle)) -v hi=$((($1 + 1) * cycle)) '$3 >= lo && $3
 # Frame time: median and p99 of the frame_work_ms of cycle k.
 ms_of() {
   sed -n "$(($1 * cycle + 1)),$((($1 + 1) * cycle))p" "$out/frame_ms.txt" | sort -g |
-    awk '{ v[NR] = $1 } END { p = int(0.99 * NR + 0.999); printf "%.2f %.2f", v[int((NR + 1) / 2)], v[p] }'
+    awk '{ v[NR] = $1; s += $1 } END { p = int(0.99 * NR + 0.999); printf "%.2f %.2f %.2f", v[int((NR + 1) / 2)], v[p], s / NR }'
 }
 rss_ref=$(rss_of 1) rss_last=$(rss_of "$last")
-read -r med_ref p99_ref <<<"$(ms_of 1)"
-read -r med_last p99_last <<<"$(ms_of "$last")"
+read -r med_ref p99_ref mean_ref <<<"$(ms_of 1)"
+read -r med_last p99_last mean_last <<<"$(ms_of "$last")"
 all=$(sort -g "$out/frame_ms.txt" | awk '{ v[NR] = $1 } END { printf "median %.2f p99 %.2f max %.2f", v[int((NR + 1) / 2)], v[int(0.99 * NR + 0.999)], v[NR] }')
 note "RSS (MiB): first sample $(awk 'NR == 1 { printf "%.1f", $2 / 1024 }' "$out/rss.txt"), largest in cycle 1 ${rss_ref}," \
      "largest in cycle ${last} ${rss_last}, last sample $(awk 'END { printf "%.1f", $2 / 1024 }' "$out/rss.txt")"
-note "frame time (ms): cycle 1 median ${med_ref} p99 ${p99_ref}; cycle ${last} median ${med_last} p99 ${p99_last}; whole run ${all}"
+note "frame time (ms): cycle 1 mean ${mean_ref} median ${med_ref} p99 ${p99_ref}; cycle ${last} mean ${mean_last} median ${med_last} p99 ${p99_last}; whole run ${all}"
 if awk -v a="$rss_ref" -v b="$rss_last" 'BEGIN { exit !(b > a * 1.10 + 64) }'; then
   note "FAIL: memory grew from ${rss_ref} to ${rss_last} MiB between cycle 1 and cycle ${last} (bound: +64 MiB + 10%)"; fail=1
 fi
-if awk -v a="$med_ref" -v b="$med_last" 'BEGIN { exit !(b > 2 * a + 5) }'; then
-  note "FAIL: frame time drifted from median ${med_ref} to ${med_last} ms (bound: 2x + 5 ms)"; fail=1
+if awk -v a="$mean_ref" -v b="$mean_last" 'BEGIN { exit !(b > 2 * a + 5) }'; then
+  note "FAIL: frame time drifted from a mean of ${mean_ref} to ${mean_last} ms per frame (bound: 2x + 5 ms)"; fail=1
 fi
 [ "$fail" = 0 ] && note "PASS"
 exit "$fail"

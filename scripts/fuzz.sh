@@ -12,7 +12,9 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${DIFFSCOPE_FUZZ_BUILD:-$root/build-fuzz}"
 jobs="${FUZZ_JOBS:-1}"
 
-CC="${CC:-clang}" CXX="${CXX:-clang++}" cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+cc_default=$(command -v clang || command -v clang-14)
+cxx_default=$(command -v clang++ || command -v clang++-14)
+CC="${CC:-$cc_default}" CXX="${CXX:-$cxx_default}" cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DDIFFSCOPE_FUZZ=ON -DDIFFSCOPE_CUDA=OFF -DDIFFSCOPE_GUI=OFF >/dev/null
 cmake --build "$build" --target fuzz_safetensors fuzz_npy -j 2
 

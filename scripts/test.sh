@@ -16,9 +16,16 @@ if [ -z "${DISPLAY:-}" ] && command -v Xvfb >/dev/null 2>&1; then
   sleep 1
 fi
 ctest --test-dir build --output-on-failure -j 2
-echo "== ASan + UBSan build of the CPU tests"
+echo "== ASan + UBSan build of the CPU tests and of the headless app"
 scripts/build.sh asan
-ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -j 2 -LE 'gpu|gui'
+export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+# `sample --png` opens a Mesa EGL context; Mesa's dlclose()d driver leaves 112 bytes whose stack LeakSanitizer can
+# no longer name (<unknown module>), so that one test runs with ASan/UBSan but without the leak check.
+ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -j 2 -LE 'gpu|gui' -E 'SamplePng'
+ASAN_OPTIONS=detect_leaks=0 ctest --test-dir build-asan --output-on-failure -LE 'gpu|gui' -R 'SamplePng'
+rm -rf /tmp/diffscope-sanitize
+ASAN_OPTIONS=detect_leaks=1 build-asan/bin/diffscope gui --headless --backend cpu --no-persist --size 320x240 \
+  --model moons --script tests/gui/scripts/sanitize_short.txt
 if [ -x scripts/fuzz.sh ]; then
   echo "== short fuzz run"
   scripts/fuzz.sh "${DIFFSCOPE_FUZZ_SECONDS:-30}"

@@ -8,6 +8,7 @@
 
 #include "core/atomic_write.h"
 #include "core/errors.h"
+#include "core/file_read.h"
 #include "core/npy.h"
 #include "core/npy_parse.h"
 #include "core/safetensors.h"  // format_shape
@@ -88,29 +89,6 @@ uint64_t numel_of(const std::vector<int64_t>& shape, size_t item, const std::str
   }
   if (item && n > std::numeric_limits<uint64_t>::max() / item) fail(label, "shape " + format_shape(shape) + " is too large");
   return n;
-}
-
-std::string read_whole(const std::string& path, const std::string& label) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) fail(label, std::string("cannot open: ") + std::strerror(errno));
-  struct stat st {};
-  if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-    std::fclose(f);
-    fail(label, "not a regular file");
-  }
-  std::string bytes;
-  try {
-    bytes.resize(static_cast<size_t>(st.st_size));
-  } catch (const std::bad_alloc&) {
-    std::fclose(f);
-    throw ResourceUnavailable(label + ": out of memory reading " + std::to_string(st.st_size) + " bytes");
-  }
-  const size_t got = bytes.empty() ? 0 : std::fread(bytes.data(), 1, bytes.size(), f);
-  const bool err = std::ferror(f) != 0;
-  std::fclose(f);
-  if (err || got != bytes.size())
-    fail(label, "read " + std::to_string(got) + " of " + std::to_string(bytes.size()) + " bytes");
-  return bytes;
 }
 
 template <typename T>
@@ -258,7 +236,7 @@ void write_array(const std::string& path, const std::vector<int64_t>& shape, con
 
 NpyFloat read_npy_float(const std::string& path, const std::string& arg) {
   const std::string label = label_of(arg, path);
-  const std::string bytes = read_whole(path, label);
+  const std::string bytes = read_file_bytes(path, label, ".npy file");
   const NpyView v = parse_npy(bytes, label);
   if (v.kind != 'f') fail(label, "dtype '" + v.descr + "' (valid: '<f4', '<f8')");
   return NpyFloat{v.shape, convert_float<float>(v)};
@@ -266,7 +244,7 @@ NpyFloat read_npy_float(const std::string& path, const std::string& arg) {
 
 NpyDouble read_npy_double(const std::string& path, const std::string& arg) {
   const std::string label = label_of(arg, path);
-  const std::string bytes = read_whole(path, label);
+  const std::string bytes = read_file_bytes(path, label, ".npy file");
   const NpyView v = parse_npy(bytes, label);
   if (v.kind != 'f') fail(label, "dtype '" + v.descr + "' (valid: '<f4', '<f8')");
   return NpyDouble{v.shape, convert_float<double>(v)};
@@ -274,7 +252,7 @@ NpyDouble read_npy_double(const std::string& path, const std::string& arg) {
 
 NpyInt read_npy_int(const std::string& path, const std::string& arg) {
   const std::string label = label_of(arg, path);
-  const std::string bytes = read_whole(path, label);
+  const std::string bytes = read_file_bytes(path, label, ".npy file");
   const NpyView v = parse_npy(bytes, label);
   if (v.kind != 'i' && v.kind != 'u') fail(label, "dtype '" + v.descr + "' (valid: '<i8', '<i4')");
   NpyInt out{v.shape, std::vector<int64_t>(v.numel)};

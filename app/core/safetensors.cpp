@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/errors.h"
+#include "core/file_read.h"
 
 namespace diffscope {
 namespace {
@@ -44,30 +45,6 @@ uint64_t read_le_u64(const unsigned char* p) {
   uint64_t v = 0;
   for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
   return v;
-}
-
-// Reads the whole file in one go. The size comes from fstat, so nothing is allocated beyond the file.
-std::string read_whole_file(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) fail(path, std::string("cannot open model file: ") + std::strerror(errno));
-  struct stat st {};
-  if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-    std::fclose(f);
-    fail(path, "not a regular file");
-  }
-  std::string bytes;
-  try {
-    bytes.resize(static_cast<size_t>(st.st_size));
-  } catch (const std::bad_alloc&) {
-    std::fclose(f);
-    throw ResourceUnavailable(path + ": out of memory reading " + std::to_string(st.st_size) + " bytes");
-  }
-  const size_t got = bytes.empty() ? 0 : std::fread(bytes.data(), 1, bytes.size(), f);
-  const bool err = std::ferror(f) != 0;
-  std::fclose(f);
-  if (err || got != bytes.size())
-    fail(path, "read " + std::to_string(got) + " of " + std::to_string(bytes.size()) + " bytes");
-  return bytes;
 }
 
 // Reads a little-endian element of `n` bytes at p (n <= 8).
@@ -126,7 +103,7 @@ float bfloat16_to_float(uint16_t b) {
 SafetensorsFile SafetensorsFile::open(const std::string& path) {
   SafetensorsFile f;
   f.m_label = path;
-  f.m_bytes = read_whole_file(path);
+  f.m_bytes = read_file_bytes(path, path, "model file");
   f.parse();
   return f;
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cli/cli.h"
+#include "core/random_weights.h"
 #include "core/backend.h"
 #include "core/cpu_reference.h"
 #include "core/model.h"
@@ -29,35 +30,7 @@ namespace {
 
 using bench::Row;
 
-DiffusionModel seeded_model(int dim, int H, uint32_t seed) {
-  DiffusionModel m;
-  m.net.dim = dim;
-  m.net.hidden = H;
-  std::mt19937 rng(seed);
-  auto fill = [&](std::vector<float>& v, size_t n, int fan_in) {
-    std::uniform_real_distribution<float> u(-1.f / std::sqrt(float(fan_in)), 1.f / std::sqrt(float(fan_in)));
-    v.resize(n);
-    for (float& x : v) x = u(rng);
-  };
-  fill(m.net.W1, size_t(H) * (dim + 1), dim + 1);
-  fill(m.net.b1, H, dim + 1);
-  fill(m.net.W2, size_t(H) * H, H);
-  fill(m.net.b2, H, H);
-  fill(m.net.W3, size_t(dim) * H, H);
-  fill(m.net.b3, dim, H);
-  m.schedule = Schedule::linear(1000);
-  return m;
-}
 
-double rel_err(const std::vector<float>& a, const std::vector<double>& b) {
-  double num = 0, den = 0;
-  for (size_t i = 0; i < b.size(); ++i) {
-    const double d = a[i] - b[i];
-    num += d * d;
-    den += b[i] * b[i];
-  }
-  return std::sqrt(num / den);
-}
 
 template <class F>
 void time_host(Row& r, int reps, F run) {
@@ -79,7 +52,7 @@ std::vector<Row> cpu_rows(const bench::Options& o) {
   auto cpu = make_cpu_backend();
   const int reps = o.quick ? 3 : 20;
   {
-    const DiffusionModel m = o.model64.empty() ? seeded_model(64, 256, 64) : load_diffusion_model(o.model64);
+    const DiffusionModel m = o.model64.empty() ? make_random_model(64, 256, 64) : load_diffusion_model(o.model64);
     const int B = 8, S = 16, dim = m.net.dim, H = m.net.hidden;
     std::mt19937 rng(1);
     std::normal_distribution<float> nd;
@@ -97,7 +70,7 @@ std::vector<Row> cpu_rows(const bench::Options& o) {
     });
     std::vector<double> xd(x0.begin(), x0.end());
     cpu_ref::denoise<double>(m, xd.data(), t.data(), B, S, nullptr);
-    r.rel_err = rel_err(x, xd);
+    r.rel_err = relative_frobenius_error(x, xd);
     r.unit = "TFLOP/s";
     r.achieved = 2.0 * B * S * (double(dim + 1) * H + double(H) * H + double(H) * dim) / (r.median_us * 1e-6) / 1e12;
     r.note = "host clock, includes nothing but the call";
@@ -108,18 +81,7 @@ std::vector<Row> cpu_rows(const bench::Options& o) {
     if (!o.mlp3.empty()) {
       w = load_mlp3(o.mlp3);
     } else {
-      const DiffusionModel tmp = seeded_model(1, 1, 3);
-      (void)tmp;
-      w.d0 = 48, w.d1 = 64, w.d2 = 40, w.d3 = 24;
-      std::mt19937 rng(3);
-      auto fill = [&](std::vector<float>& v, size_t n, int fan_in) {
-        std::uniform_real_distribution<float> u(-1.f / std::sqrt(float(fan_in)), 1.f / std::sqrt(float(fan_in)));
-        v.resize(n);
-        for (float& e : v) e = u(rng);
-      };
-      fill(w.W1, 64 * 48, 48);
-      fill(w.W2, 40 * 64, 64);
-      fill(w.W3, 24 * 40, 40);
+      w = make_random_mlp3(48, 64, 40, 24, 3);
     }
     const int B = 16;
     std::mt19937 rng(2);
@@ -135,7 +97,7 @@ std::vector<Row> cpu_rows(const bench::Options& o) {
     time_host(r, reps * 10, [&] { cpu->mlp3(w, x.data(), B, y.data(), Precision::Fp32); });
     std::vector<double> xd(x.begin(), x.end()), yd(y.size());
     cpu_ref::mlp3<double>(w, xd.data(), B, yd.data());
-    r.rel_err = rel_err(y, yd);
+    r.rel_err = relative_frobenius_error(y, yd);
     rows.push_back(r);
   }
   return rows;

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/random_weights.h"
 #include "core/cpu_reference.h"
 #include "core/model.h"
 #include "core/schedule.h"
@@ -99,52 +100,6 @@ Stats time_graph(cudaStream_t s, int calls, int reps, const std::function<void()
   return stats_of(us);
 }
 
-// nn.Linear-like init, seeded.
-DiffusionModel random_model(int dim, int H, uint32_t seed) {
-  DiffusionModel m;
-  m.net.dim = dim;
-  m.net.hidden = H;
-  std::mt19937 rng(seed);
-  auto fill = [&](std::vector<float>& v, size_t n, int fan_in) {
-    std::uniform_real_distribution<float> u(-1.f / std::sqrt(float(fan_in)), 1.f / std::sqrt(float(fan_in)));
-    v.resize(n);
-    for (float& x : v) x = u(rng);
-  };
-  fill(m.net.W1, size_t(H) * (dim + 1), dim + 1);
-  fill(m.net.b1, H, dim + 1);
-  fill(m.net.W2, size_t(H) * H, H);
-  fill(m.net.b2, H, H);
-  fill(m.net.W3, size_t(dim) * H, H);
-  fill(m.net.b3, dim, H);
-  m.schedule = Schedule::linear(1000);
-  return m;
-}
-Mlp3Weights random_mlp3(uint32_t seed) {
-  Mlp3Weights w;
-  w.d0 = 48, w.d1 = 64, w.d2 = 40, w.d3 = 24;
-  std::mt19937 rng(seed);
-  auto fill = [&](std::vector<float>& v, size_t n, int fan_in) {
-    std::uniform_real_distribution<float> u(-1.f / std::sqrt(float(fan_in)), 1.f / std::sqrt(float(fan_in)));
-    v.resize(n);
-    for (float& x : v) x = u(rng);
-  };
-  fill(w.W1, 64 * 48, 48);
-  fill(w.W2, 40 * 64, 64);
-  fill(w.W3, 24 * 40, 40);
-  return w;
-}
-
-double rel_err(const std::vector<float>& a, const std::vector<double>& b) {
-  double num = 0, den = 0;
-  for (size_t i = 0; i < b.size(); ++i) {
-    if (!std::isfinite(a[i])) return INFINITY;
-    const double d = a[i] - b[i];
-    num += d * d;
-    den += b[i] * b[i];
-  }
-  return std::sqrt(num / den);
-}
-
 const Precision kPrecisions[] = {Precision::Fp32, Precision::Tf32, Precision::Bf16};
 
 void bench_denoise(const Options& o, CudaBackend& be, const DiffusionModel& m, int B, int S, std::vector<Row>& rows) {
@@ -203,7 +158,7 @@ void bench_denoise(const Options& o, CudaBackend& be, const DiffusionModel& m, i
       std::vector<float> got(size_t(n_chk) * dim);
       x.copy_to_host(got.data(), got.size(), s);
       CUDA_CHECK_THROW(cudaStreamSynchronize(s));
-      r.rel_err = rel_err(got, ref);
+      r.rel_err = relative_frobenius_error(got, ref);
       rows.push_back(r);
     }
 }
@@ -260,7 +215,7 @@ void bench_mlp3(const Options& o, CudaBackend& be, const Mlp3Weights& w, int B, 
       std::vector<float> got(size_t(n_chk) * w.d3);
       y.copy_to_host(got.data(), got.size(), s);
       CUDA_CHECK_THROW(cudaStreamSynchronize(s));
-      r.rel_err = rel_err(got, ref);
+      r.rel_err = relative_frobenius_error(got, ref);
       rows.push_back(r);
     }
 }
@@ -318,9 +273,9 @@ void bench_diag(const Options& o, CudaBackend& be, const DiffusionModel& m, std:
 
 std::vector<Row> run_gpu_benchmarks(const Options& o) {
   CudaBackend be;
-  const DiffusionModel m64 = o.model64.empty() ? random_model(64, 256, 64) : load_diffusion_model(o.model64);
-  const DiffusionModel m2 = o.model2.empty() ? random_model(2, 256, 2) : load_diffusion_model(o.model2);
-  const Mlp3Weights w = o.mlp3.empty() ? random_mlp3(3) : load_mlp3(o.mlp3);
+  const DiffusionModel m64 = o.model64.empty() ? make_random_model(64, 256, 64) : load_diffusion_model(o.model64);
+  const DiffusionModel m2 = o.model2.empty() ? make_random_model(2, 256, 2) : load_diffusion_model(o.model2);
+  const Mlp3Weights w = o.mlp3.empty() ? make_random_mlp3(48, 64, 40, 24, 3) : load_mlp3(o.mlp3);
   std::vector<Row> rows;
   if (o.diag) {
     bench_diag(o, be, m64, rows);

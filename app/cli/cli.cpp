@@ -64,6 +64,20 @@ int main(int argc, char** argv) {
 #ifdef DIFFSCOPE_HAVE_GUI
   register_gui(app, action);
 #endif
+#ifdef DIFFSCOPE_HAVE_GUI
+  // `diffscope --model digits8x8` means `diffscope gui --model digits8x8`: options without a subcommand are
+  // the app's (the top level itself has only --help and --version).
+  std::vector<char*> args(argv, argv + argc);
+  if (argc > 1 && argv[1][0] == '-') {
+    const std::string first = argv[1];
+    if (first != "-h" && first != "--help" && first != "--help-all" && first != "--version") {
+      static char gui_word[] = "gui";
+      args.insert(args.begin() + 1, gui_word);
+    }
+  }
+  argc = static_cast<int>(args.size());
+  argv = args.data();
+#endif
   try {
     return parse_and_run(app, action, argc, argv);
   } catch (const InvalidInput& e) {

@@ -24,9 +24,13 @@ std::unique_ptr<DenoiserBackend> make_backend(const std::string& name) {
   if (name == "cpu") return make_cpu_backend();
   if (name == "cuda") {
 #ifdef DIFFSCOPE_CLI_HAS_CUDA_BACKEND
-    return make_cuda_backend();
+    try {
+      return make_cuda_backend();
+    } catch (const ResourceUnavailable& e) {
+      throw ResourceUnavailable(std::string("--backend cuda: ") + e.what() + "; use --backend cpu");
+    }
 #else
-    throw ResourceUnavailable("--backend cuda: this build has no CUDA support");
+    throw ResourceUnavailable("--backend cuda: this build has no CUDA support; use --backend cpu");
 #endif
   }
   throw InvalidInput("--backend = '" + name + "' is not a backend; valid: cpu, cuda");

@@ -114,8 +114,12 @@ CudaBackend::CudaBackend() {
   const cudaError_t e = cudaGetDeviceCount(&n);
   if (e != cudaSuccess || n == 0) {
     (void)cudaGetLastError();
-    throw ResourceUnavailable(std::string("no CUDA device: ") +
-                              (e != cudaSuccess ? cudaGetErrorString(e) : "cudaGetDeviceCount returned 0"));
+    // With no NVIDIA driver at all the runtime says "driver version is insufficient"; say what that means.
+    const std::string why = e == cudaErrorInsufficientDriver ? "no NVIDIA driver is installed or it is older than "
+                                                               "this build's CUDA runtime"
+                            : e == cudaErrorNoDevice || e == cudaSuccess ? "no CUDA-capable GPU was found"
+                                                                         : cudaGetErrorString(e);
+    throw ResourceUnavailable("no CUDA device (" + why + ")");
   }
   m = std::make_unique<Impl>();
   CUDA_CHECK_THROW(cudaGetDevice(&m->device));

@@ -7,7 +7,9 @@
 #include <imgui_impl_opengl3.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 
@@ -19,6 +21,10 @@
 namespace diffscope::ui {
 namespace {
 void glfw_error(int code, const char* msg) { std::fprintf(stderr, "diffscope: glfw error %d: %s\n", code, msg); }
+
+// Ctrl+C or a kill from the terminal ends the frame loop like closing the window, so settings are saved.
+std::atomic<bool> g_quit_requested{false};
+extern "C" void on_quit_signal(int) { g_quit_requested.store(true); }
 
 void drop_callback(GLFWwindow* w, int count, const char** paths) {
   auto* app = static_cast<App*>(glfwGetWindowUserPointer(w));
@@ -59,7 +65,9 @@ int run_window(const AppOptions& app_opts, const WindowOptions& win) {
     int frames = 0;
     const int warm = win.max_frames > 0 ? std::max(1, win.max_frames / 10) : 0;
     auto t_warm = std::chrono::steady_clock::now();
-    while (!glfwWindowShouldClose(window)) {
+    std::signal(SIGINT, on_quit_signal);
+    std::signal(SIGTERM, on_quit_signal);
+    while (!glfwWindowShouldClose(window) && !g_quit_requested.load()) {
       glfwPollEvents();
       if (app.vsync_dirty) {
         glfwSwapInterval(app.settings.view.vsync ? 1 : 0);

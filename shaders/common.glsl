@@ -4,8 +4,7 @@ layout(std430, binding = 0) readonly buffer Traj { float traj[]; };   // (slots,
 layout(std430, binding = 2) readonly buffer Proj { float proj[]; };   // mean[dim], axis0[dim], axis1[dim]
 uniform int u_dim;
 uniform int u_B;
-uniform vec4 u_view;   // clip = (p - u_view.xy) * u_view.zw + u_offset
-uniform vec2 u_offset; // clip-space shift of the view center (the UI panel inset)
+uniform vec4 u_view;   // clip = (p - u_view.xy) * u_view.zw
 
 vec2 project_row(uint slot, uint row) {
   uint base = (slot * uint(u_B) + row) * uint(u_dim);
@@ -19,7 +18,7 @@ vec2 project_row(uint slot, uint row) {
   return vec2(x, y);
 }
 
-vec4 to_clip(vec2 p) { return vec4((p - u_view.xy) * u_view.zw + u_offset, 0.0, 1.0); }
+vec4 to_clip(vec2 p) { return vec4((p - u_view.xy) * u_view.zw, 0.0, 1.0); }
 
 // A smooth cyclic palette (Inigo Quilez's cosine palettes), keyed by the particle's starting angle.
 vec3 palette(float h) {

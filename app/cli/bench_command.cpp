@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -46,71 +47,86 @@ void time_host(Row& r, int reps, F run) {
   r.median_us = q(0.5), r.p10_us = q(0.1), r.p90_us = q(0.9), r.reps = reps;
 }
 
-// CPU reference backend rows: the small shapes only.
+// CPU reference backend rows: the small shapes only; each one only when `--only` selects its workload.
+void cpu_denoise_row(const bench::Options& o, DenoiserBackend& cpu, std::vector<Row>& rows) {
+  const int reps = o.quick ? 3 : 20;
+  const DiffusionModel m = o.model64.empty() ? make_random_model(64, 256, 64) : load_diffusion_model(o.model64);
+  const int B = 8, S = 16, dim = m.net.dim, H = m.net.hidden;
+  Row r;
+  r.workload = "denoise B=8 dim=" + std::to_string(dim) + " H=" + std::to_string(H) + " S=16";
+  if (!bench::selected(o, r.workload)) return;
+  std::mt19937 rng(1);
+  std::normal_distribution<float> nd;
+  std::vector<float> x0(size_t(B) * dim), x;
+  for (float& v : x0) v = nd(rng);
+  std::vector<int64_t> t(B, 999);
+  r.impl = "cpu";
+  r.precision = "fp32";
+  r.path = "Eigen";
+  time_host(r, reps, [&] {
+    x = x0;
+    cpu.denoise(m, x.data(), t.data(), B, S, nullptr, Precision::Fp32);
+  });
+  std::vector<double> xd(x0.begin(), x0.end());
+  cpu_ref::denoise<double>(m, xd.data(), t.data(), B, S, nullptr);
+  r.rel_err = relative_frobenius_error(x, xd);
+  r.unit = "TFLOP/s";
+  r.achieved = 2.0 * B * S * (double(dim + 1) * H + double(H) * H + double(H) * dim) / (r.median_us * 1e-6) / 1e12;
+  r.note = "host clock, includes nothing but the call";
+  rows.push_back(r);
+}
+
+void cpu_mlp3_row(const bench::Options& o, DenoiserBackend& cpu, std::vector<Row>& rows) {
+  const int reps = o.quick ? 30 : 200;
+  const Mlp3Weights w = o.mlp3.empty() ? make_random_mlp3(48, 64, 40, 24, 3) : load_mlp3(o.mlp3);
+  const int B = 16;
+  Row r;
+  r.workload = "mlp3 B=16 " + std::to_string(w.d0) + "-" + std::to_string(w.d1) + "-" + std::to_string(w.d2) + "-" +
+               std::to_string(w.d3);
+  if (!bench::selected(o, r.workload)) return;
+  std::mt19937 rng(2);
+  std::normal_distribution<float> nd;
+  std::vector<float> x(size_t(B) * w.d0), y(size_t(B) * w.d3);
+  for (float& v : x) v = nd(rng);
+  r.impl = "cpu";
+  r.precision = "fp32";
+  r.path = "Eigen";
+  time_host(r, reps, [&] { cpu.mlp3(w, x.data(), B, y.data(), Precision::Fp32); });
+  std::vector<double> xd(x.begin(), x.end()), yd(y.size());
+  cpu_ref::mlp3<double>(w, xd.data(), B, yd.data());
+  r.rel_err = relative_frobenius_error(y, yd);
+  rows.push_back(r);
+}
+
 std::vector<Row> cpu_rows(const bench::Options& o) {
   std::vector<Row> rows;
   auto cpu = make_cpu_backend();
-  const int reps = o.quick ? 3 : 20;
-  {
-    const DiffusionModel m = o.model64.empty() ? make_random_model(64, 256, 64) : load_diffusion_model(o.model64);
-    const int B = 8, S = 16, dim = m.net.dim, H = m.net.hidden;
-    std::mt19937 rng(1);
-    std::normal_distribution<float> nd;
-    std::vector<float> x0(size_t(B) * dim), x;
-    for (float& v : x0) v = nd(rng);
-    std::vector<int64_t> t(B, 999);
-    Row r;
-    r.workload = "denoise B=8 dim=" + std::to_string(dim) + " H=" + std::to_string(H) + " S=16";
-    r.impl = "cpu";
-    r.precision = "fp32";
-    r.path = "Eigen";
-    time_host(r, reps, [&] {
-      x = x0;
-      cpu->denoise(m, x.data(), t.data(), B, S, nullptr, Precision::Fp32);
-    });
-    std::vector<double> xd(x0.begin(), x0.end());
-    cpu_ref::denoise<double>(m, xd.data(), t.data(), B, S, nullptr);
-    r.rel_err = relative_frobenius_error(x, xd);
-    r.unit = "TFLOP/s";
-    r.achieved = 2.0 * B * S * (double(dim + 1) * H + double(H) * H + double(H) * dim) / (r.median_us * 1e-6) / 1e12;
-    r.note = "host clock, includes nothing but the call";
-    rows.push_back(r);
-  }
-  {
-    Mlp3Weights w;
-    if (!o.mlp3.empty()) {
-      w = load_mlp3(o.mlp3);
-    } else {
-      w = make_random_mlp3(48, 64, 40, 24, 3);
-    }
-    const int B = 16;
-    std::mt19937 rng(2);
-    std::normal_distribution<float> nd;
-    std::vector<float> x(size_t(B) * w.d0), y(size_t(B) * w.d3);
-    for (float& v : x) v = nd(rng);
-    Row r;
-    r.workload = "mlp3 B=16 " + std::to_string(w.d0) + "-" + std::to_string(w.d1) + "-" + std::to_string(w.d2) + "-" +
-                 std::to_string(w.d3);
-    r.impl = "cpu";
-    r.precision = "fp32";
-    r.path = "Eigen";
-    time_host(r, reps * 10, [&] { cpu->mlp3(w, x.data(), B, y.data(), Precision::Fp32); });
-    std::vector<double> xd(x.begin(), x.end()), yd(y.size());
-    cpu_ref::mlp3<double>(w, xd.data(), B, yd.data());
-    r.rel_err = relative_frobenius_error(y, yd);
-    rows.push_back(r);
-  }
+  cpu_denoise_row(o, *cpu, rows);
+  cpu_mlp3_row(o, *cpu, rows);
   return rows;
 }
 
+// A number right-aligned in `width` columns, or "—" where the column does not apply to the row.
+std::string cell(bool applies, const char* fmt, double v, int width) {
+  char buf[48];
+  if (applies) {
+    std::snprintf(buf, sizeof buf, fmt, v);
+    return std::string(std::max(0, width - int(std::strlen(buf))), ' ') + buf;
+  }
+  return std::string(std::max(0, width - 1), ' ') + "\u2014";  // one column wide, three bytes
+}
+
 void print_rows(const std::vector<Row>& rows, bool json, const std::string& gpu_note) {
+  // Not applicable (CPU rows have no ceiling or floor; some rows no throughput or error): null / "—".
+  auto opt = [](bool applies, double v) { return applies ? nlohmann::json(v) : nlohmann::json(nullptr); };
   if (json) {
     nlohmann::json j = nlohmann::json::array();
     for (const Row& r : rows)
       j.push_back({{"workload", r.workload}, {"impl", r.impl}, {"precision", r.precision}, {"path", r.path},
                    {"median_us", r.median_us}, {"p10_us", r.p10_us}, {"p90_us", r.p90_us}, {"reps", r.reps},
-                   {"achieved", r.achieved}, {"unit", r.unit}, {"ceiling", r.ceiling}, {"floor_us", r.floor_us},
-                   {"rel_err", r.rel_err}, {"note", r.note}});
+                   {"achieved", opt(!r.unit.empty(), r.achieved)}, {"unit", r.unit},
+                   {"ceiling", opt(r.ceiling > 0, r.ceiling)}, {"floor_us", opt(r.floor_us > 0, r.floor_us)},
+                   {"rel_err", opt(r.rel_err >= 0, r.rel_err)}, {"note", r.note}});
     nlohmann::json out = {{"rows", j}};
     if (!gpu_note.empty()) out["gpu_note"] = gpu_note;
     std::printf("%s\n", out.dump(1).c_str());
@@ -119,10 +135,13 @@ void print_rows(const std::vector<Row>& rows, bool json, const std::string& gpu_
   std::printf("%-36s %-17s %-5s %-12s %12s %12s %12s %9s %7s %12s %10s\n", "workload", "impl", "prec", "path", "median_us",
               "p10_us", "p90_us", "achieved", "%ceil", "floor_us", "rel_err");
   for (const Row& r : rows) {
-    const double pct = r.ceiling > 0 ? 100.0 * r.achieved / r.ceiling : 0;
-    std::printf("%-36s %-17s %-5s %-12s %12.1f %12.1f %12.1f %9.3g %6.1f%% %12.1f %10.2e  %s\n", r.workload.c_str(),
-                r.impl.c_str(), r.precision.c_str(), r.path.c_str(), r.median_us, r.p10_us, r.p90_us, r.achieved, pct,
-                r.floor_us, r.rel_err, r.unit.c_str());
+    const bool has_ceiling = r.ceiling > 0 && !r.unit.empty();
+    std::printf("%-36s %-17s %-5s %-12s %12.1f %12.1f %12.1f %s %s %s %s%s%s\n", r.workload.c_str(), r.impl.c_str(),
+                r.precision.c_str(), r.path.c_str(), r.median_us, r.p10_us, r.p90_us,
+                cell(!r.unit.empty(), "%.3g", r.achieved, 9).c_str(),
+                cell(has_ceiling, "%.1f%%", has_ceiling ? 100.0 * r.achieved / r.ceiling : 0, 7).c_str(),
+                cell(r.floor_us > 0, "%.1f", r.floor_us, 12).c_str(), cell(r.rel_err >= 0, "%.2e", r.rel_err, 10).c_str(),
+                r.unit.empty() ? "" : "  ", r.unit.c_str());
   }
   if (!gpu_note.empty()) std::printf("note: %s\n", gpu_note.c_str());
 }
@@ -154,6 +173,8 @@ void register_bench(CLI::App& app, Action& action) {
 #endif
       std::vector<Row> cpu = cpu_rows(*o);
       rows.insert(rows.end(), cpu.begin(), cpu.end());
+      if (rows.empty() && !o->only.empty())
+        std::fprintf(stderr, "bench: no workload name contains '%s'\n", o->only.c_str());
       print_rows(rows, o->json, gpu_note);
     };
   });

@@ -55,7 +55,7 @@ struct ViewSettings {
 struct AppSettings {
   SamplingSettings sampling;
   ViewSettings view;
-  std::string export_dir = "diffscope_exports";
+  std::string export_dir;       // "" = the user's pictures folder (ui/export_dir.h picks it)
   int export_width = 1024, export_height = 1024;
   int image_grid_scale = 8;
 };

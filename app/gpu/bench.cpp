@@ -106,7 +106,7 @@ void bench_denoise(const Options& o, CudaBackend& be, const DiffusionModel& m, i
   const int dim = m.net.dim, H = m.net.hidden;
   char name[128];
   std::snprintf(name, sizeof name, "denoise B=%d dim=%d H=%d S=%d", B, dim, H, S);
-  if (!o.only.empty() && std::string(name).find(o.only) == std::string::npos) return;
+  if (!selected(o, name)) return;
   std::fprintf(stderr, "bench: %s\n", name);
   const cudaStream_t s = be.stream();
   be.set_model(m);
@@ -166,7 +166,7 @@ void bench_denoise(const Options& o, CudaBackend& be, const DiffusionModel& m, i
 void bench_mlp3(const Options& o, CudaBackend& be, const Mlp3Weights& w, int B, std::vector<Row>& rows) {
   char name[128];
   std::snprintf(name, sizeof name, "mlp3 B=%d %d-%d-%d-%d", B, w.d0, w.d1, w.d2, w.d3);
-  if (!o.only.empty() && std::string(name).find(o.only) == std::string::npos) return;
+  if (!selected(o, name)) return;
   std::fprintf(stderr, "bench: %s\n", name);
   const cudaStream_t s = be.stream();
   be.set_mlp3(w);

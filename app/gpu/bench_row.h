@@ -24,11 +24,16 @@ struct Row {
   int reps = 0;
   double achieved = 0;    // TFLOP/s (compute) or TB/s (memory)
   std::string unit;       // "TFLOP/s" | "TB/s"
-  double ceiling = 0;     // the measured ceiling in the same unit (PERFORMANCE.md)
-  double floor_us = 0;    // the floor for this workload and precision
+  double ceiling = 0;     // the measured ceiling in the same unit (PERFORMANCE.md); 0: none (CPU rows)
+  double floor_us = 0;    // the floor for this workload and precision; 0: none (CPU rows)
   double rel_err = -1;    // relative Frobenius error vs float64 (-1: not measured)
   std::string note;
 };
+
+// Whether `--only` selects the workload: no filter, or the workload's name contains it.
+inline bool selected(const Options& o, const std::string& workload) {
+  return o.only.empty() || workload.find(o.only) != std::string::npos;
+}
 
 // GPU rows (app/gpu/bench.cpp; CUDA builds only).
 std::vector<Row> run_gpu_benchmarks(const Options& o);

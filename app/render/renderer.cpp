@@ -54,19 +54,19 @@ void Renderer::set_data(const float* data, int n, int dim) {
   m_data_n = n;
 }
 
-SceneLayout Renderer::layout(int w, int h, bool image_model, int inset) {
-  inset = std::clamp(inset, 0, w / 2);
+SceneLayout Renderer::layout(int w, int h, bool image_model, const Insets& inset) {
+  const int left = std::clamp(inset.left, 0, w / 2);
+  const int bottom = std::clamp(inset.bottom, 0, h / 2);
+  const int top = std::clamp(inset.top, 0, std::max(0, 3 * h / 4 - bottom));
+  const Rect free{left, bottom, w - left, h - bottom - top};
   SceneLayout l;
   if (!image_model) {
-    l.scatter = {0, 0, w, h};
-    l.grid = {0, 0, 0, 0};
-    l.center_offset_px = 0.5f * inset;
+    l.scatter = free;
     return l;
   }
-  const int gw = std::min((w - inset) / 2, h);
-  l.grid = {inset, (h - gw) / 2, gw, gw};
-  l.scatter = {inset + gw, 0, w - inset - gw, h};
-  l.center_offset_px = 0;
+  const int gw = std::min(free.w / 2, free.h);
+  l.grid = {free.x, free.y + (free.h - gw) / 2, gw, gw};
+  l.scatter = {free.x + gw, free.y, free.w - gw, free.h};
   return l;
 }
 
@@ -82,7 +82,7 @@ void Renderer::draw_scene(const SceneInput& in, int w, int h) {
   glClearColor(0.055f, 0.06f, 0.075f, 1.0f);
   glClear(GL_COLOR_BUFFER_BIT);
   if (!in.trajectory || in.B <= 0 || in.dim <= 0 || in.trajectory->size_bytes() == 0) return;
-  const SceneLayout l = layout(w, h, in.image_model, in.inset_left_px);
+  const SceneLayout l = layout(w, h, in.image_model, in.inset);
   if (in.image_model) {
     const int cols = std::max(1, in.grid_cols), rows = grid_rows(in.B, cols, cols);
     Rect g = l.grid;  // square cells: rows/cols of the square rect's height, centered
@@ -91,7 +91,7 @@ void Renderer::draw_scene(const SceneInput& in, int w, int h) {
     g.h = gh;
     draw_image_grid(in, g, rows);
   }
-  draw_scatter(in, l.scatter, l.center_offset_px);
+  draw_scatter(in, l.scatter);
   glViewport(0, 0, w, h);
 }
 
@@ -112,21 +112,20 @@ void Renderer::draw_image_grid(const SceneInput& in, const Rect& r, int rows) {
   glBindVertexArray(0);
 }
 
-void Renderer::draw_lines(const std::vector<LineVertex>& v, const float view[4], const float offset[2], float width) {
+void Renderer::draw_lines(const std::vector<LineVertex>& v, const float view[4], float width) {
   if (v.empty()) return;
   glBindVertexArray(m_vao_lines);
   glBindBuffer(GL_ARRAY_BUFFER, m_vbo_lines);
   glBufferData(GL_ARRAY_BUFFER, v.size() * sizeof(LineVertex), v.data(), GL_STREAM_DRAW);
   m_lines.use();
   glUniform4fv(m_lines.loc("u_view"), 1, view);
-  glUniform2fv(m_lines.loc("u_offset"), 1, offset);
   glLineWidth(width);
   glDrawArrays(GL_LINES, 0, static_cast<GLsizei>(v.size()));
   glLineWidth(1.0f);
   glBindVertexArray(0);
 }
 
-void Renderer::draw_scatter(const SceneInput& in, const Rect& r, float offset_px) {
+void Renderer::draw_scatter(const SceneInput& in, const Rect& r) {
   glViewport(r.x, r.y, r.w, r.h);
   glEnable(GL_BLEND);
   glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
@@ -134,15 +133,13 @@ void Renderer::draw_scatter(const SceneInput& in, const Rect& r, float offset_px
   const double aspect = r.h > 0 ? double(r.w) / r.h : 1.0;
   const float view[4] = {float(in.cam.cx), float(in.cam.cy), float(1.0 / (in.cam.half_h * aspect)),
                          float(1.0 / in.cam.half_h)};
-  const float offset[2] = {r.w > 0 ? 2.0f * offset_px / r.w : 0.0f, 0.0f};
 
   if (in.show_axes) {  // a faint unit grid and the two axes
     m_scratch.clear();
     const double hw = in.cam.half_h * aspect, hh = in.cam.half_h;
     double step = std::pow(10.0, std::floor(std::log10(hh)));
     if (hh / step < 2.5) step /= 2;
-    const double shift = r.h > 0 ? offset_px * 2.0 * in.cam.half_h / r.h : 0.0;
-    const double x0 = in.cam.cx - hw - shift, x1 = in.cam.cx + hw - shift, y0 = in.cam.cy - hh, y1 = in.cam.cy + hh;
+    const double x0 = in.cam.cx - hw, x1 = in.cam.cx + hw, y0 = in.cam.cy - hh, y1 = in.cam.cy + hh;
     for (double x = std::ceil(x0 / step) * step; x <= x1; x += step) {
       const float a = std::abs(x) < step * 1e-3 ? 0.28f : 0.08f;
       m_scratch.push_back({float(x), float(y0), 0.6f, 0.65f, 0.75f, a});
@@ -153,7 +150,7 @@ void Renderer::draw_scatter(const SceneInput& in, const Rect& r, float offset_px
       m_scratch.push_back({float(x0), float(y), 0.6f, 0.65f, 0.75f, a});
       m_scratch.push_back({float(x1), float(y), 0.6f, 0.65f, 0.75f, a});
     }
-    draw_lines(m_scratch, view, offset, 1.0f);
+    draw_lines(m_scratch, view, 1.0f);
   }
 
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, m_proj);
@@ -165,7 +162,6 @@ void Renderer::draw_scatter(const SceneInput& in, const Rect& r, float offset_px
     glUniform1i(m_points.loc("u_dim"), in.dim);
     glUniform1i(m_points.loc("u_B"), m_data_n);
     glUniform4fv(m_points.loc("u_view"), 1, view);
-    glUniform2fv(m_points.loc("u_offset"), 1, offset);
     glUniform1i(m_points.loc("u_slot"), 0);
     glUniform1f(m_points.loc("u_point_size"), std::max(1.5f, in.point_size * 0.9f));
     glUniform4f(m_points.loc("u_color"), 0.85f, 0.87f, 0.92f, 0.22f);
@@ -181,7 +177,6 @@ void Renderer::draw_scatter(const SceneInput& in, const Rect& r, float offset_px
     glUniform1i(m_trails.loc("u_dim"), in.dim);
     glUniform1i(m_trails.loc("u_B"), in.B);
     glUniform4fv(m_trails.loc("u_view"), 1, view);
-    glUniform2fv(m_trails.loc("u_offset"), 1, offset);
     glUniform1i(m_trails.loc("u_slot"), in.slot);
     glUniform1i(m_trails.loc("u_len"), trail);
     glUniform1f(m_trails.loc("u_alpha"), std::min(1.0f, in.point_alpha * 0.8f));
@@ -191,7 +186,6 @@ void Renderer::draw_scatter(const SceneInput& in, const Rect& r, float offset_px
   glUniform1i(m_points.loc("u_dim"), in.dim);
   glUniform1i(m_points.loc("u_B"), in.B);
   glUniform4fv(m_points.loc("u_view"), 1, view);
-    glUniform2fv(m_points.loc("u_offset"), 1, offset);
   glUniform1i(m_points.loc("u_slot"), in.slot);
   glUniform1f(m_points.loc("u_point_size"), in.point_size);
   glUniform4f(m_points.loc("u_color"), 1, 1, 1, in.point_alpha);
@@ -199,7 +193,7 @@ void Renderer::draw_scatter(const SceneInput& in, const Rect& r, float offset_px
   glDrawArrays(GL_POINTS, 0, in.B);
   glBindVertexArray(0);
 
-  if (in.show_field) draw_lines(m_field, view, offset, 1.5f);
+  if (in.show_field) draw_lines(m_field, view, 1.5f);
 }
 
 }  // namespace diffscope::render

@@ -25,6 +25,11 @@ struct LineVertex {
   float x, y, r, g, b, a;
 };
 
+// Pixels of the framebuffer's edges covered by UI panels (GL pixels); the views go in the rest.
+struct Insets {
+  int left = 0, bottom = 0, top = 0;
+};
+
 struct SceneInput {
   const TrajectoryBufferTarget* trajectory = nullptr;
   int B = 0, dim = 0;
@@ -39,14 +44,14 @@ struct SceneInput {
   bool image_model = false;
   int image_side = 8;
   int grid_cols = 12;
-  int inset_left_px = 0;   // pixels covered by the UI on the left: the view centers in the rest
+  Insets inset;            // the UI's panels: left controls, bottom dock, top status strip
 };
 
-// Where things go in a w x h framebuffer (GL pixels, origin bottom-left).
+// Where things go in a w x h framebuffer (GL pixels, origin bottom-left): both views inside the part the
+// UI does not cover, so no panel hides them.
 struct SceneLayout {
-  Rect scatter;            // viewport of the 2D view
+  Rect scatter;            // viewport of the 2D view; the camera center is its center
   Rect grid;               // image grid (w = 0 when none)
-  float center_offset_px;  // the camera center sits this many pixels right of the scatter rect's center
 };
 
 class Renderer {
@@ -65,7 +70,9 @@ class Renderer {
   // Image values mapped to black .. white.
   void set_image_range(float lo, float hi) { m_img_lo = lo, m_img_hi = hi; }
 
-  static SceneLayout layout(int w, int h, bool image_model, int inset_left_px);
+  // Insets are clamped (left, bottom: half the framebuffer; top + bottom: three quarters), so the views
+  // never vanish.
+  static SceneLayout layout(int w, int h, bool image_model, const Insets& inset);
   // Clears and draws the whole scene into the bound framebuffer of size w x h.
   void draw_scene(const SceneInput& in, int w, int h);
   // Only the image grid, filling the viewport rect r.
@@ -73,8 +80,8 @@ class Renderer {
   static int grid_rows(int B, int cols, int max_rows);
 
  private:
-  void draw_scatter(const SceneInput& in, const Rect& r, float offset_px);
-  void draw_lines(const std::vector<LineVertex>& v, const float view[4], const float offset[2], float width);
+  void draw_scatter(const SceneInput& in, const Rect& r);
+  void draw_lines(const std::vector<LineVertex>& v, const float view[4], float width);
 
   GlProgram m_points, m_trails, m_lines, m_grid;
   GLuint m_vao_empty = 0, m_vao_lines = 0, m_vbo_lines = 0, m_proj = 0, m_data = 0;

@@ -11,6 +11,7 @@
 
 #include "core/errors.h"
 #include "ui/compute_select.h"
+#include "ui/export_dir.h"
 #include "ui/keys.h"
 #include "ui/panels.h"
 #include "ui/paths.h"
@@ -69,6 +70,7 @@ void App::init(float scale) {
   if (opts.steps > 0) settings.sampling.steps = opts.steps;
   if (opts.t_start >= 0) settings.sampling.t_start = opts.t_start;
   for (const auto& [k, v] : opts.sets) apply_setting(settings, k, v);
+  settings.export_dir = resolve_export_dir(settings.export_dir);  // shown and saved as the full folder
   backend_choice = settings.sampling.backend;
   std::string note;
   auto path = select_compute_path(backend_choice, trajectory.get(), &note);
@@ -172,15 +174,37 @@ render::SceneInput App::scene_input(int slot) const {
   in.image_model = session->is_image_model() && session->image_side() > 0;
   in.image_side = session->image_side();
   in.grid_cols = v.image_grid_cols;
-  in.inset_left_px = v.show_ui ? static_cast<int>(ui_inset * ImGui::GetIO().DisplayFramebufferScale.x) : 0;
+  in.inset = ui_insets_px();
   return in;
+}
+
+render::Insets App::ui_insets_px() const {
+  if (!settings.view.show_ui) return {};
+  const ImVec2 k = ImGui::GetIO().DisplayFramebufferScale;
+  return {int(ui_inset * k.x), int(ui_inset_bottom * k.y), int(ui_inset_top * k.y)};
+}
+
+render::Rect App::scatter_pane() const {
+  const bool image = session && session->is_image_model() && session->image_side() > 0;
+  return render::Renderer::layout(fb_w, fb_h, image, ui_insets_px()).scatter;
 }
 
 void App::fit_camera() {
   if (!session->has_model()) return;
   const Projection p = fit_projection(session->model(), session->start_state().empty() ? nullptr : session->start_state().data(),
                      session->layout().B);
-  const CameraFit c = diffscope::ui::fit_camera(session->model(), p);
+  const render::Rect pane = scatter_pane();
+  m_fit_w = pane.w, m_fit_h = pane.h;
+  m_fit_runs = session->runs_completed();
+  std::vector<float> newest;  // the newest frame: its samples can land outside the data's box
+  const TrajectoryLayout& l = session->layout();
+  if (l.n_slots > 0 && session->computed_steps() > 0 && trajectory->size_bytes() > 0) {
+    if (session->compute_path()) session->compute_path()->before_draw();
+    newest.resize(l.frame_floats());
+    trajectory->download(size_t(session->newest_slot()) * l.frame_bytes(), l.frame_bytes(), newest.data());
+  }
+  const CameraFit c = diffscope::ui::fit_camera(session->model(), p, pane.h > 0 ? double(pane.w) / pane.h : 1.0,
+                                                newest.empty() ? nullptr : newest.data(), l.B);
   settings.view.cam_x = c.cx;
   settings.view.cam_y = c.cy;
   settings.view.cam_half_h = c.half_h;
@@ -250,19 +274,16 @@ void App::update_field() {
   const int t = session->n_steps() > 0 ? session->table().t[j] : 0;
   const ViewSettings& v = settings.view;
   const int grid = std::clamp(v.field_grid, 4, 96);
-  const render::SceneInput in = scene_input(0);
-  const render::SceneLayout lay = render::Renderer::layout(fb_w, fb_h, false, in.inset_left_px);
-  const render::Rect r = lay.scatter;
+  const render::Rect r = scatter_pane();
   const double aspect = r.h > 0 ? double(r.w) / r.h : 1.0;
-  const double shift = r.h > 0 ? lay.center_offset_px * 2.0 * v.cam_half_h / r.h : 0.0;  // visible center - cam
   if (t == m_field_t && grid == m_field_grid && v.field_x0 == m_field_x0 && m_field_model == &session->model() &&
-      m_field_cam[0] == v.cam_x - shift && m_field_cam[1] == v.cam_y && m_field_cam[2] == v.cam_half_h * aspect)
+      m_field_cam[0] == v.cam_x && m_field_cam[1] == v.cam_y && m_field_cam[2] == v.cam_half_h * aspect)
     return;
   m_field_t = t;
   m_field_grid = grid;
   m_field_x0 = v.field_x0;
   m_field_model = &session->model();
-  m_field_cam[0] = v.cam_x - shift, m_field_cam[1] = v.cam_y, m_field_cam[2] = v.cam_half_h * aspect;
+  m_field_cam[0] = v.cam_x, m_field_cam[1] = v.cam_y, m_field_cam[2] = v.cam_half_h * aspect;
 
   const double hw = v.cam_half_h * aspect, hh = v.cam_half_h;
   const int gx = std::max(4, int(std::round(grid * aspect))), gy = grid;
@@ -270,7 +291,7 @@ void App::update_field() {
   for (int iy = 0; iy < gy; ++iy)
     for (int ix = 0; ix < gx; ++ix) {
       const size_t i = size_t(iy) * gx + ix;
-      pts[2 * i] = float(v.cam_x - shift - hw + (ix + 0.5) * 2 * hw / gx);
+      pts[2 * i] = float(v.cam_x - hw + (ix + 0.5) * 2 * hw / gx);
       pts[2 * i + 1] = float(v.cam_y - hh + (iy + 0.5) * 2 * hh / gy);
     }
   try {
@@ -322,9 +343,7 @@ void App::update_field() {
 void App::handle_view_input() {
   ImGuiIO& io = ImGui::GetIO();
   if (io.WantCaptureMouse || !session->has_model()) return;
-  const render::SceneInput in = scene_input(0);
-  const render::SceneLayout lay = render::Renderer::layout(fb_w, fb_h, in.image_model, in.inset_left_px);
-  const render::Rect r = lay.scatter;
+  const render::Rect r = scatter_pane();
   if (r.h <= 0) return;
   const float sx = io.DisplayFramebufferScale.x, sy = io.DisplayFramebufferScale.y;
   const double mx = io.MousePos.x * sx, my = fb_h - io.MousePos.y * sy;  // GL pixels
@@ -333,7 +352,7 @@ void App::handle_view_input() {
   const double px_to_data = 2.0 * v.cam_half_h / r.h;
   if (io.MouseWheel != 0) {
     // Zoom about the point under the mouse.
-    const double wx = v.cam_x + (mx - (r.x + 0.5 * r.w + lay.center_offset_px)) * px_to_data;
+    const double wx = v.cam_x + (mx - (r.x + 0.5 * r.w)) * px_to_data;
     const double wy = v.cam_y + (my - (r.y + 0.5 * r.h)) * px_to_data;
     const double f = std::pow(0.88, io.MouseWheel);
     v.cam_half_h = std::clamp(v.cam_half_h * f, 1e-3, 1e4);
@@ -349,15 +368,21 @@ void App::handle_view_input() {
 }
 
 void App::handle_keys() {
-  ImGuiIO& io = ImGui::GetIO();
-  if (io.WantTextInput) return;
-  if (ImGui::IsKeyPressed(kKeySpace, false)) toggle_play();
-  if (ImGui::IsKeyPressed(kKeyLeft, true)) step_cursor(io.KeyShift ? -10 : -1);
-  if (ImGui::IsKeyPressed(kKeyRight, true)) step_cursor(io.KeyShift ? 10 : 1);
-  if (ImGui::IsKeyPressed(kKeyHome, false)) { playing = false; cursor = 0; }
-  if (ImGui::IsKeyPressed(kKeyEnd, false)) { playing = false; cursor = session->computed_steps(); }
-  if (ImGui::IsKeyPressed(kKeyS, false) && !io.KeyCtrl) request_snapshot();
-  if (ImGui::IsKeyPressed(kKeyH, false)) settings.view.show_ui = !settings.view.show_ui;
+  const std::vector<KeyPress> presses = keys.take();
+  if (ImGui::GetIO().WantTextInput) return;  // typing in a text field: the keys are the field's
+  for (const KeyPress& p : presses) on_key(p);
+}
+
+void App::on_key(const KeyPress& p) {
+  const bool arrow = p.key == kKeyLeft || p.key == kKeyRight;
+  if (p.repeat && !arrow) return;
+  if (p.key == kKeySpace) toggle_play();
+  if (p.key == kKeyLeft) step_cursor(p.shift ? -10 : -1);
+  if (p.key == kKeyRight) step_cursor(p.shift ? 10 : 1);
+  if (p.key == kKeyHome) playing = false, cursor = 0;
+  if (p.key == kKeyEnd) playing = false, cursor = session->computed_steps();
+  if (p.key == kKeyS && !p.ctrl) request_snapshot();
+  if (p.key == kKeyH) settings.view.show_ui = !settings.view.show_ui;
 }
 
 void App::frame(int w, int h) {
@@ -375,6 +400,10 @@ void App::frame(int w, int h) {
   advance_simulation();
   update_cursor(dt);
   update_projection();
+  if (settings.view.cam_auto && session->has_model()) {  // refit the auto camera to a resized pane or a new result
+    const render::Rect pane = scatter_pane();
+    if (pane.w != m_fit_w || pane.h != m_fit_h || session->runs_completed() != m_fit_runs) fit_camera();
+  }
   update_field();
   handle_view_input();
   handle_keys();
@@ -391,7 +420,8 @@ void App::frame(int w, int h) {
   draw_timer.end();
   if (m_want_snapshot) {
     m_want_snapshot = false;
-    exporter->snapshot(*this);
+    const ExportResult r = exporter->snapshot(*this);
+    status_line = r.ok ? "snapshot: " + exporter->last_path : "snapshot: error: " + r.error;
     target.restore();
   }
   if (settings.view.show_ui) draw_panels(*this);

@@ -12,6 +12,7 @@
 #include "render/renderer.h"
 #include "ui/exporter.h"
 #include "ui/kernel_bench.h"
+#include "ui/key_queue.h"
 #include "ui/sampling_session.h"
 
 namespace diffscope::ui {
@@ -53,6 +54,8 @@ class App {
   void toggle_play();
   void step_cursor(int delta);
   void request_snapshot() { m_want_snapshot = true; }
+  // One shortcut key (Space, arrows, Home/End, S, H); auto-repeats act only for the arrows.
+  void on_key(const KeyPress& p);
 
   // --- state (read and edited by the panels) ---
   AppOptions opts;
@@ -63,6 +66,7 @@ class App {
   std::unique_ptr<SamplingSession> session;
   std::unique_ptr<Exporter> exporter;
   KernelBench bench;
+  KeyQueue keys;               // the window's key callback feeds it; handle_keys() drains it each frame
   render::GpuTimer draw_timer;
   FrameStats stats;
   float content_scale = 1.0f;
@@ -78,13 +82,20 @@ class App {
   int fb_w = 0, fb_h = 0;
   int max_budget_mb = 65536;   // GL_MAX_SHADER_STORAGE_BLOCK_SIZE: the renderer binds the whole trajectory
   bool open_kernels = false;   // expand the kernel panel on the next frame (scripts)
-  float ui_inset = 0;          // ImGui units covered by the left panel (last frame); the view centers right of it
+  // ImGui units covered by the panels (last frame; panels.cpp): the scene's views go in the rest.
+  float ui_inset = 0;          // left: the controls
+  float ui_inset_bottom = 0;   // bottom: the timeline and the kernel panel
+  float ui_inset_top = 0;      // top: the status strip
 
   int shown_frame() const;   // cursor clamped to the computed frames
   int shown_slot() const;    // slot of the shown frame (or the nearest kept one before it)
   render::SceneInput scene_input(int slot) const;
-  // Fits the camera to the data samples (or the start state) of the current model.
+  // Fits the camera to the data samples (and the start noise) of the current model in the 2D view's pane.
   void fit_camera();
+  // The framebuffer pixels the UI covers (none while it is hidden with H).
+  render::Insets ui_insets_px() const;
+  // The 2D view's pane for the current framebuffer and UI insets (GL pixels).
+  render::Rect scatter_pane() const;
 
  private:
   void apply_settings();
@@ -105,6 +116,8 @@ class App {
   const void* m_field_model = nullptr;
   int m_field_runs = -1;
   const void* m_proj_model = nullptr;
+  int m_fit_w = -1, m_fit_h = -1;  // the pane size of the last fit (cam_auto refits when it changes)
+  int m_fit_runs = -1;             // runs completed at the last fit (cam_auto refits to a finished run)
 };
 
 }  // namespace diffscope::ui

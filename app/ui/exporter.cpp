@@ -12,6 +12,7 @@
 #include "core/errors.h"
 #include "core/npy.h"
 #include "ui/app.h"
+#include "ui/export_dir.h"
 #include "ui/sha256.h"
 
 namespace fs = std::filesystem;
@@ -52,8 +53,10 @@ void write_png_rgba(const std::string& path, const std::vector<uint8_t>& rgba, i
 
 ExportResult Exporter::finish(ExportResult r) {
   if (r.ok) {
-    messages.push_back("wrote " + r.path);
-    last_path = r.path;
+    std::error_code ec;
+    const fs::path full = fs::absolute(r.path, ec);
+    last_path = ec ? r.path : full.lexically_normal().string();
+    messages.push_back("wrote " + last_path);
   } else {
     messages.push_back("error: " + r.error);
     last_error = r.error;
@@ -68,7 +71,7 @@ std::vector<uint8_t> Exporter::render_scene(App& app, int slot, int w, int h) {
   m_target.bind();
   if (app.session->compute_path()) app.session->compute_path()->before_draw();
   render::SceneInput in = app.scene_input(slot);
-  in.inset_left_px = 0;  // exports have no UI
+  in.inset = {};  // exports have no UI
   app.renderer->draw_scene(in, w, h);
   std::vector<uint8_t> px = m_target.read_rgba_top_down();
   prev.restore();
@@ -144,7 +147,7 @@ ExportResult Exporter::snapshot(App& app, std::string path) {
   ExportResult r;
   try {
     if (!app.session->has_model() || app.session->layout().n_slots == 0) throw InvalidInput("nothing to export yet");
-    if (path.empty()) path = next_free_name(app.settings.export_dir, "snapshot", ".png");
+    if (path.empty()) path = next_free_name(resolve_export_dir(app.settings.export_dir), "snapshot", ".png");
     const int w = app.settings.export_width, h = app.settings.export_height;
     const auto px = render_scene(app, app.shown_slot(), w, h);
     write_png_rgba(path, px, w, h, 3);
@@ -165,7 +168,7 @@ ExportResult Exporter::image_grid(App& app, std::string path) {
   try {
     if (!app.session->is_image_model() || app.session->image_side() <= 0)
       throw InvalidInput("the image grid needs an image model (dim 64, 8x8)");
-    if (path.empty()) path = next_free_name(app.settings.export_dir, "grid", ".png");
+    if (path.empty()) path = next_free_name(resolve_export_dir(app.settings.export_dir), "grid", ".png");
     render::SceneInput in = app.scene_input(app.shown_slot());
     const int cols = std::max(1, in.grid_cols);
     const int rows = render::Renderer::grid_rows(in.B, cols, cols);
@@ -195,7 +198,7 @@ ExportResult Exporter::state_npy(App& app, std::string path) {
   ExportResult r;
   try {
     if (!app.session->has_model() || app.session->layout().n_slots == 0) throw InvalidInput("nothing to export yet");
-    if (path.empty()) path = next_free_name(app.settings.export_dir, "state", ".npy");
+    if (path.empty()) path = next_free_name(resolve_export_dir(app.settings.export_dir), "state", ".npy");
     const TrajectoryLayout& l = app.session->layout();
     const int slot = app.shown_slot();
     if (app.session->compute_path()) app.session->compute_path()->before_draw();
@@ -219,7 +222,7 @@ ExportResult Exporter::trajectory_npy(App& app, std::string path) {
   ExportResult r;
   try {
     if (!app.session->has_model() || app.session->layout().n_slots == 0) throw InvalidInput("nothing to export yet");
-    if (path.empty()) path = next_free_name(app.settings.export_dir, "trajectory", ".npy");
+    if (path.empty()) path = next_free_name(resolve_export_dir(app.settings.export_dir), "trajectory", ".npy");
     const TrajectoryLayout& l = app.session->layout();
     const int n_slots = app.session->newest_slot() + 1;
     if (app.session->compute_path()) app.session->compute_path()->before_draw();
@@ -245,7 +248,7 @@ ExportResult Exporter::start_frame_sequence(App& app) {
   ExportResult r;
   try {
     if (!app.session->has_model() || app.session->layout().n_slots == 0) throw InvalidInput("nothing to export yet");
-    m_seq_dir = next_free_name(app.settings.export_dir, "frames", "");
+    m_seq_dir = next_free_name(resolve_export_dir(app.settings.export_dir), "frames", "");
     std::error_code ec;
     if (!fs::create_directories(m_seq_dir, ec)) throw InvalidInput("cannot create " + m_seq_dir);
     m_seq_next = 0;

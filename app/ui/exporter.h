@@ -48,7 +48,8 @@ class Exporter {
   void remember_model(const std::string& path);
 
   std::vector<std::string> messages;  // newest last: "wrote ..." / "error: ..."
-  std::string last_path, last_error;
+  std::string last_path;  // absolute path of the last file written
+  std::string last_error;
 
  private:
   ExportResult finish(ExportResult r);

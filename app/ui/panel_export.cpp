@@ -3,13 +3,15 @@
 #include <imgui_stdlib.h>
 
 #include "ui/app.h"
+#include "ui/export_dir.h"
 #include "ui/panels.h"
 
 namespace diffscope::ui {
 
 void panel_export(App& app) {
   AppSettings& s = app.settings;
-  ImGui::InputText("folder", &s.export_dir);
+  ImGui::InputTextWithHint("folder", resolve_export_dir("").c_str(), &s.export_dir);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", resolve_export_dir(s.export_dir).c_str());
   int wh[2] = {s.export_width, s.export_height};
   if (ImGui::DragInt2("size", wh, 8.0f, 16, 8192, "%d", ImGuiSliderFlags_AlwaysClamp))
     s.export_width = wh[0], s.export_height = wh[1];
@@ -29,8 +31,15 @@ void panel_export(App& app) {
   } else if (ImGui::Button("Frame sequence (PNG per frame)")) {
     app.exporter->start_frame_sequence(app);
   }
+  if (!app.exporter->last_path.empty()) {
+    ImGui::TextDisabled("last export:");
+    ImGui::SameLine();
+    if (ImGui::SmallButton("copy path")) ImGui::SetClipboardText(app.exporter->last_path.c_str());
+    ImGui::TextWrapped("%s", app.exporter->last_path.c_str());
+  }
   const auto& msgs = app.exporter->messages;
   for (size_t i = msgs.size() > 4 ? msgs.size() - 4 : 0; i < msgs.size(); ++i) {
+    if (msgs[i] == "wrote " + app.exporter->last_path) continue;  // shown above
     const bool err = msgs[i].rfind("error", 0) == 0;
     ImGui::PushStyleColor(ImGuiCol_Text, err ? ImVec4(1, 0.45f, 0.4f, 1) : ImVec4(0.6f, 0.9f, 0.6f, 1));
     ImGui::TextWrapped("%s", msgs[i].c_str());

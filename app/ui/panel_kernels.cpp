@@ -10,16 +10,15 @@
 
 namespace diffscope::ui {
 
-void panel_kernels(App& app) {
-  const ImGuiIO& io = ImGui::GetIO();
+float panel_kernels(App& app) {
   const float s = app.content_scale;
-  ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - 8 * s, 110 * s), ImGuiCond_FirstUseEver, ImVec2(1, 0));
-  ImGui::SetNextWindowSize(ImVec2(600 * s, 440 * s), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowCollapsed(true, ImGuiCond_FirstUseEver);
   if (app.open_kernels) ImGui::SetNextWindowCollapsed(false, ImGuiCond_Always), app.open_kernels = false;
-  if (!ImGui::Begin("Kernels & timing")) {
+  const bool open = ImGui::Begin("Kernels & timing", nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize);
+  const float top = ImGui::GetWindowPos().y;
+  if (!open) {
     ImGui::End();
-    return;
+    return top;
   }
   const FrameStats& st = app.stats;
   if (ImGui::CollapsingHeader("Per frame", ImGuiTreeNodeFlags_DefaultOpen)) {
@@ -87,6 +86,7 @@ void panel_kernels(App& app) {
     if (!note.empty()) ImGui::TextDisabled("%s", note.c_str());
   }
   ImGui::End();
+  return top;
 }
 
 }  // namespace diffscope::ui

@@ -21,11 +21,15 @@ void panel_model(App& app) {
     if (models.empty()) ImGui::TextDisabled("no assets/models/*.safetensors found");
     ImGui::EndCombo();
   }
-  ImGui::SetNextItemWidth(-60 * app.content_scale);
+  ImGui::SetNextItemWidth(-(ImGui::CalcTextSize("Load").x + 2 * ImGui::GetStyle().FramePadding.x +
+                            ImGui::GetStyle().ItemSpacing.x));
   const bool enter = ImGui::InputText("##path", &app.path_field, ImGuiInputTextFlags_EnterReturnsTrue);
+  if (ImGui::IsItemHovered() && !app.path_field.empty()) ImGui::SetTooltip("%s", app.path_field.c_str());
   ImGui::SameLine();
   if (ImGui::Button("Load") || enter) app.load_model(app.path_field);
-  ImGui::TextDisabled("or drop a .safetensors file on the window");
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+  ImGui::TextWrapped("or drop a .safetensors file on the window");
+  ImGui::PopStyleColor();
   if (!app.model_error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
     ImGui::TextWrapped("%s", app.model_error.c_str());
@@ -39,8 +43,12 @@ void panel_model(App& app) {
   if (app.session->has_model()) {
     const DiffusionModel& m = app.session->model();
     auto ds = m.metadata.find("dataset");
-    ImGui::Text("dim %d  hidden %d  T %d  data %d", m.net.dim, m.net.hidden, m.schedule.T, m.n_data);
-    if (ds != m.metadata.end()) ImGui::SameLine(), ImGui::TextDisabled("(%s)", ds->second.c_str());
+    ImGui::TextWrapped("dim %d  hidden %d  T %d  data %d", m.net.dim, m.net.hidden, m.schedule.T, m.n_data);
+    if (ds != m.metadata.end()) {  // the dataset's description can be long: its own wrapped line
+      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+      ImGui::TextWrapped("data: %s", ds->second.c_str());
+      ImGui::PopStyleColor();
+    }
     for (const auto& w : m.warnings) ImGui::TextColored(ImVec4(1, 0.8f, 0.4f, 1), "%s", w.c_str());
   }
 }

@@ -4,6 +4,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <string>
 
 #include "core/ranges.h"
 #include "ui/app.h"
@@ -22,10 +23,12 @@ void panel_sampling(App& app) {
   static const char* kSamplers[] = {"ddim", "ddpm", "ddpm-mean"};
   int sampler = static_cast<int>(s.sampler);
   if (ImGui::Combo("sampler", &sampler, kSamplers, 3)) s.sampler = static_cast<Sampler>(sampler);
-  if (s.sampler == Sampler::DdpmMean)
-    ImGui::TextColored(ImVec4(1, 0.75f, 0.35f, 1),
-                       "ddpm-mean: the reference kernel's update; it\ncollapses from pure noise. Use it with\n"
+  if (s.sampler == Sampler::DdpmMean) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.75f, 0.35f, 1));
+    ImGui::TextWrapped("ddpm-mean: the reference kernel's update; it collapses from pure noise. Use it with "
                        "\"start from data\" for short denoising.");
+    ImGui::PopStyleColor();
+  }
   if (s.sampler == Sampler::Ddim) {
     float eta = static_cast<float>(s.eta);
     if (ImGui::SliderFloat("eta", &eta, float(kEtaMin), float(kEtaMax), "%.2f", clamp)) s.eta = eta;
@@ -47,12 +50,19 @@ void panel_sampling(App& app) {
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("noise the model's data samples to t_start, then denoise: how far from the data they land");
 
+  // Without a GPU the combo is disabled and says why in its own box (no text beside it to cut off).
   static const char* kPrecisions[] = {"fp32", "tf32", "bf16"};
-  int p = static_cast<int>(s.precision);
+  const int p = std::clamp(static_cast<int>(s.precision), 0, 2);
+  const std::string preview = std::string(kPrecisions[p]) + (gpu ? "" : "  (GPU only)");
   if (!gpu) ImGui::BeginDisabled();
-  if (ImGui::Combo("precision", &p, kPrecisions, 3)) s.precision = static_cast<Precision>(p);
+  if (ImGui::BeginCombo("precision", preview.c_str())) {
+    for (int i = 0; i < 3; ++i)
+      if (ImGui::Selectable(kPrecisions[i], i == p)) s.precision = static_cast<Precision>(i);
+    ImGui::EndCombo();
+  }
   if (!gpu) ImGui::EndDisabled();
-  if (!gpu) ImGui::SameLine(), ImGui::TextDisabled("(GPU only)");
+  if (!gpu && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("precision of the fused CUDA kernels; the CPU backend computes in fp32");
 
   const bool have_cuda = cuda_available();
   static const char* kBackends[] = {"auto", "cpu", "cuda"};
@@ -61,7 +71,11 @@ void panel_sampling(App& app) {
     app.backend_choice = kBackends[b];
     app.backend_changed = true;
   }
-  if (!have_cuda && b == 2) ImGui::TextDisabled("no CUDA device here: running on the CPU");
+  if (!have_cuda && b == 2) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("no CUDA device here: running on the CPU");
+    ImGui::PopStyleColor();
+  }
   ImGui::SliderInt("budget MB", &s.memory_budget_mb, 16, std::min(8192, app.max_budget_mb), "%d",
                    clamp | ImGuiSliderFlags_Logarithmic);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("trajectory memory budget; above it every k-th frame is kept");

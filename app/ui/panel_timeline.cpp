@@ -2,21 +2,22 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cstdio>
 
 #include "ui/app.h"
 #include "ui/panels.h"
 
 namespace diffscope::ui {
 
-void panel_timeline(App& app) {
-  const ImGuiIO& io = ImGui::GetIO();
+
+float panel_timeline(App& app) {
   const float s = app.content_scale;
-  const float h = 86 * s;
-  ImGui::SetNextWindowPos(ImVec2(356 * s, io.DisplaySize.y - h - 8 * s), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(std::max(300.0f, io.DisplaySize.x - 364 * s), h), ImGuiCond_FirstUseEver);
-  if (!ImGui::Begin("Timeline")) {
+  const ImGuiWindowFlags flags = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoTitleBar;
+  const bool open = ImGui::Begin("Timeline", nullptr, flags);
+  const float top = ImGui::GetWindowPos().y;
+  if (!open) {
     ImGui::End();
-    return;
+    return top;
   }
   ViewSettings& v = app.settings.view;
   if (ImGui::Button(app.playing ? "Pause" : "Play ", ImVec2(60 * s, 0))) app.toggle_play();
@@ -24,20 +25,29 @@ void panel_timeline(App& app) {
   if (ImGui::ArrowButton("##left", ImGuiDir_Left)) app.step_cursor(-1);
   ImGui::SameLine();
   if (ImGui::ArrowButton("##right", ImGuiDir_Right)) app.step_cursor(1);
-  ImGui::SameLine();
+  same_line_if_fits(ImGui::CalcTextSize("follow newest").x + ImGui::GetFrameHeight());
   ImGui::Checkbox("follow newest", &v.follow_newest);
-  ImGui::SameLine();
-  ImGui::SetNextItemWidth(130 * s);
-  ImGui::SliderFloat("##speed", &v.play_speed, 0.1f, 20.0f, "speed x%.1f",
-                     ImGuiSliderFlags_AlwaysClamp | ImGuiSliderFlags_Logarithmic);
+  // A drag box, not a slider: a slider's grab would sit on the value text. Ctrl+click types a value.
+  const float speed_w = 80 * s;
+  same_line_if_fits(ImGui::CalcTextSize("speed").x + speed_w);
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted("speed");
+  ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
+  ImGui::SetNextItemWidth(speed_w);
+  ImGui::DragFloat("##speed", &v.play_speed, 0.01f, 0.1f, 20.0f, "x%.1f",
+                   ImGuiSliderFlags_AlwaysClamp | ImGuiSliderFlags_Logarithmic);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("frames per UI frame when playing a finished run (drag, or Ctrl+click to type)");
   const int n = app.session->n_steps();
   const int j = app.shown_frame();
   const int t = app.session->timestep_of_frame(j);
-  ImGui::SameLine();
+  char where[96];
   if (t >= 0)
-    ImGui::Text("frame %d / %d   t = %d", j, n, t);
+    std::snprintf(where, sizeof where, "frame %d / %d   t = %d", j, n, t);
   else
-    ImGui::Text("frame %d / %d   clean (after t = 0)", j, n);
+    std::snprintf(where, sizeof where, "frame %d / %d   clean (after t = 0)", j, n);
+  same_line_if_fits(ImGui::CalcTextSize(where).x);
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted(where);
 
   int frame = j;
   ImGui::SetNextItemWidth(-1);
@@ -58,6 +68,7 @@ void panel_timeline(App& app) {
     ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(x, a.y), b, IM_COL32(0, 0, 0, 90), 4.0f);
   }
   ImGui::End();
+  return top;
 }
 
 }  // namespace diffscope::ui

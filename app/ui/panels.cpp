@@ -1,43 +1,101 @@
-// panels.cpp — the window layout: controls on the left, timeline at the bottom, timings on the right,
-// a small status line over the view.
+// panels.cpp — the window layout, recomputed every frame from the display size: controls on the left at
+// full height; right of them a status strip at the top, the timeline at the bottom and the kernel panel
+// above it. The scene's views go in the rest (App::ui_inset*), so no panel covers them.
 #include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
 
 #include "ui/app.h"
 #include "ui/panels.h"
 
 namespace diffscope::ui {
 
-void draw_panels(App& app) {
+namespace {
+
+// The left panel: full height, fixed place, the width the user drags (within a third .. half of the display).
+// Returns its right edge, or 0 when collapsed.
+float left_panel(App& app, float pad) {
   const ImGuiIO& io = ImGui::GetIO();
-  const float s = app.content_scale;
-  const float left_w = 340 * s;
-  ImGui::SetNextWindowPos(ImVec2(8 * s, 8 * s), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(left_w, io.DisplaySize.y - 120 * s), ImGuiCond_FirstUseEver);
-  const bool open = ImGui::Begin("diffscope");
-  app.ui_inset = ImGui::IsWindowCollapsed() ? 0.0f : ImGui::GetWindowPos().x + ImGui::GetWindowSize().x;
+  const float s = app.content_scale, h = std::max(1.0f, io.DisplaySize.y - 2 * pad);
+  const float max_w = std::max(200 * s, 0.5f * io.DisplaySize.x), min_w = std::min(260 * s, max_w);
+  ImGui::SetNextWindowPos(ImVec2(pad, pad), ImGuiCond_Always);
+  ImGui::SetNextWindowSize(ImVec2(std::clamp(340 * s, min_w, 0.45f * io.DisplaySize.x), h), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSizeConstraints(ImVec2(min_w, h), ImVec2(max_w, h));
+  const bool open = ImGui::Begin("diffscope", nullptr, ImGuiWindowFlags_NoMove);
+  const float right = ImGui::IsWindowCollapsed() ? 0.0f : ImGui::GetWindowPos().x + ImGui::GetWindowSize().x;
   if (open) {
+    ImGui::PushItemWidth(-label_column_width());
     if (ImGui::CollapsingHeader("Model", ImGuiTreeNodeFlags_DefaultOpen)) panel_model(app);
     if (ImGui::CollapsingHeader("Sampling", ImGuiTreeNodeFlags_DefaultOpen)) panel_sampling(app);
     if (ImGui::CollapsingHeader("View", ImGuiTreeNodeFlags_DefaultOpen)) panel_view(app);
     if (ImGui::CollapsingHeader("Export")) panel_export(app);
+    ImGui::PopItemWidth();
   }
   ImGui::End();
-  panel_timeline(app);
-  panel_kernels(app);
+  return right;
+}
 
-  // Status overlay, top right: FPS and the active compute path.
-  ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x - 8 * s, 8 * s), ImGuiCond_Always, ImVec2(1, 0));
+// The status strip, docked at the top right of the controls: FPS, the active compute path, the shortcuts,
+// and the last message (snapshot path, errors) on its own line. Returns its bottom edge.
+float status_strip(App& app, float x0, float w, float pad) {
+  ImGui::SetNextWindowPos(ImVec2(x0, pad), ImGuiCond_Always);
+  ImGui::SetNextWindowSize(ImVec2(w, 0), ImGuiCond_Always);  // height 0: fit the content
   ImGui::SetNextWindowBgAlpha(0.55f);
-  const ImGuiWindowFlags f = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
-                             ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
-                             ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoMove;
+  const ImGuiWindowFlags f = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoSavedSettings |
+                             ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoMove;
   if (ImGui::Begin("##status", nullptr, f)) {
-    ImGui::Text("%.0f fps  %.2f ms", app.stats.fps, app.stats.fps > 0 ? 1000.0 / app.stats.fps : 0.0);
+    char fps[64];
+    std::snprintf(fps, sizeof fps, "%.0f fps  %.2f ms", app.stats.fps, app.stats.fps > 0 ? 1000.0 / app.stats.fps : 0.0);
+    const char* keys = "Space play  arrows scrub  S snapshot  H hide UI";
+    ImGui::TextUnformatted(fps);
+    same_line_if_fits(ImGui::CalcTextSize(app.session->path_note().c_str()).x);
     ImGui::TextDisabled("%s", app.session->path_note().c_str());
-    if (!app.status_line.empty()) ImGui::TextColored(ImVec4(1, 0.6f, 0.3f, 1), "%s", app.status_line.c_str());
-    ImGui::TextDisabled("Space play  arrows scrub  S snapshot  H hide UI");
+    same_line_if_fits(ImGui::CalcTextSize(keys).x);
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s", keys);
+    ImGui::PopStyleColor();
+    if (!app.status_line.empty()) {
+      ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.6f, 0.3f, 1));
+      ImGui::TextWrapped("%s", app.status_line.c_str());
+      ImGui::PopStyleColor();
+    }
   }
+  const float bottom = ImGui::GetWindowPos().y + ImGui::GetWindowSize().y;
   ImGui::End();
+  return bottom;
+}
+
+}  // namespace
+
+void same_line_if_fits(float w) {
+  ImGui::SameLine(0, 2 * ImGui::GetStyle().ItemSpacing.x);
+  if (ImGui::GetContentRegionAvail().x < w) ImGui::NewLine();
+}
+
+float label_column_width() {
+  // The longest label of the left panel's widgets, plus the gap ImGui leaves before a label.
+  return ImGui::CalcTextSize("steps/launch  ").x + ImGui::GetStyle().ItemInnerSpacing.x;
+}
+
+void draw_panels(App& app) {
+  const ImGuiIO& io = ImGui::GetIO();
+  const float s = app.content_scale, pad = 8 * s;
+  const float left = left_panel(app, pad);
+  app.ui_inset = left > 0 ? left + pad : 0.0f;
+
+  // The bottom dock, right of the left panel: the timeline at the bottom, the kernel panel on top of it.
+  const float x0 = left > 0 ? left + pad : pad, w = std::max(100 * s, io.DisplaySize.x - pad - x0);
+  ImGui::SetNextWindowPos(ImVec2(x0, io.DisplaySize.y - pad), ImGuiCond_Always, ImVec2(0, 1));
+  ImGui::SetNextWindowSize(ImVec2(w, 0), ImGuiCond_Always);  // height 0: fit the content
+  const float timeline_top = panel_timeline(app);
+  const float kernels_h = std::clamp(0.42f * io.DisplaySize.y, std::min(200 * s, 0.5f * io.DisplaySize.y), 420 * s);
+  ImGui::SetNextWindowPos(ImVec2(x0, timeline_top - pad), ImGuiCond_Always, ImVec2(0, 1));
+  ImGui::SetNextWindowSize(ImVec2(w, kernels_h), ImGuiCond_Always);
+  const float kernels_top = panel_kernels(app);
+  app.ui_inset_bottom = std::max(0.0f, io.DisplaySize.y - kernels_top + pad);
+
+  app.ui_inset_top = status_strip(app, x0, w, pad) + pad;
 }
 
 }  // namespace diffscope::ui

@@ -3,11 +3,14 @@
 
 namespace diffscope::ui {
 class App;
-void draw_panels(App& app);          // all of the below, laid out
+void draw_panels(App& app);          // all of the below, laid out (panels.cpp)
+float label_column_width();          // room for the left panel's labels right of its widgets (ImGui units)
+void same_line_if_fits(float w);     // next item on this line when w (ImGui units) still fits, else below
 void panel_model(App& app);          // model picker, path field, errors
 void panel_sampling(App& app);       // sampler settings
 void panel_view(App& app);           // drawing options
-void panel_timeline(App& app);       // play / pause / speed / scrubber (its own window at the bottom)
-void panel_kernels(App& app);        // kernel timings + per-frame figures (its own window on the right)
+// The two docked windows: draw_panels sets their place and size; each returns its window's top edge.
+float panel_timeline(App& app);      // play / pause / speed / scrubber
+float panel_kernels(App& app);       // kernel timings + per-frame figures (collapsed: a title bar)
 void panel_export(App& app);         // snapshot, grid, npy, frame sequence
 }  // namespace diffscope::ui

@@ -45,7 +45,6 @@ void render_sample_png(const SamplePng& r) {
       const auto [lo, hi] = std::minmax_element(m.data_samples.begin(), m.data_samples.end());
       renderer.set_image_range(*lo, *hi > *lo ? *hi : *lo + 1);
     }
-    const CameraFit c = fit_camera(m, p);
     render::SceneInput in;
     in.trajectory = &traj;
     in.B = r.B;
@@ -54,10 +53,13 @@ void render_sample_png(const SamplePng& r) {
     in.trail_slots = std::min(12, r.n_frames - 1);
     in.point_size = r.B > 20000 ? 2.0f : 3.0f;
     in.point_alpha = r.B > 20000 ? 0.35f : 0.6f;
-    in.cam = {c.cx, c.cy, c.half_h};
     in.image_side = image_side(m);
     in.image_model = in.image_side > 0;
     in.grid_cols = 12;
+    const render::Rect pane = render::Renderer::layout(r.width, r.height, in.image_model, {}).scatter;
+    const float* last = r.frames + size_t(r.n_frames - 1) * r.B * dim;
+    const CameraFit c = fit_camera(m, p, pane.h > 0 ? double(pane.w) / pane.h : 1.0, last, r.B);
+    in.cam = {c.cx, c.cy, c.half_h};
     render::OffscreenTarget target;
     target.ensure(r.width, r.height);
     target.bind();

@@ -42,26 +42,55 @@ Projection fit_projection(const DiffusionModel& m, const float* fallback_rows, i
   return p;
 }
 
-CameraFit fit_camera(const DiffusionModel& m, const Projection& p) {
-  CameraFit c;
+CameraFit fit_camera(const DiffusionModel& m, const Projection& p, double pane_aspect, const float* rows,
+                     int n_rows) {
   const int dim = m.net.dim;
-  if (m.n_data == 0) return c;
-  double lo[2] = {1e30, 1e30}, hi[2] = {-1e30, -1e30};
-  for (int i = 0; i < m.n_data; ++i) {
-    const float* r = m.data_samples.data() + size_t(i) * dim;
-    double q[2] = {0, 0};
+  auto project = [&](const float* r, double q[2]) {  // r = nullptr: the origin
+    q[0] = q[1] = 0;
     for (int d = 0; d < dim; ++d) {
-      const double v = r[d] - p.mean[d];
+      const double v = (r ? r[d] : 0.0) - p.mean[d];
       q[0] += v * p.axis0[d];
       q[1] += v * p.axis1[d];
     }
+  };
+  constexpr double kNoise = 3.2;  // unit noise: +-3.2 holds all but ~1e-3 of it per axis
+  double o[2];
+  project(nullptr, o);
+  double lo[2] = {o[0] - kNoise, o[1] - kNoise}, hi[2] = {o[0] + kNoise, o[1] + kNoise};
+  auto include = [&](const double q[2]) {
     for (int k = 0; k < 2; ++k) lo[k] = std::min(lo[k], q[k]), hi[k] = std::max(hi[k], q[k]);
+  };
+  for (int i = 0; i < m.n_data; ++i) {
+    double q[2];
+    project(m.data_samples.data() + size_t(i) * dim, q);
+    include(q);
   }
+  if (rows && n_rows > 0) {  // a percentile box: a few stray samples do not shrink everything else
+    std::vector<double> axis[2];
+    for (int i = 0; i < n_rows; ++i) {
+      double q[2];
+      project(rows + size_t(i) * dim, q);
+      if (std::isfinite(q[0]) && std::isfinite(q[1])) axis[0].push_back(q[0]), axis[1].push_back(q[1]);
+    }
+    if (!axis[0].empty()) {
+      double q_lo[2], q_hi[2];
+      for (int k = 0; k < 2; ++k) {
+        auto& a = axis[k];
+        const size_t i_lo = a.size() / 100, i_hi = a.size() - 1 - a.size() / 100;
+        std::nth_element(a.begin(), a.begin() + i_lo, a.end());
+        q_lo[k] = a[i_lo];
+        std::nth_element(a.begin(), a.begin() + i_hi, a.end());
+        q_hi[k] = a[i_hi];
+      }
+      include(q_lo);
+      include(q_hi);
+    }
+  }
+  const double aspect = pane_aspect > 0.05 ? pane_aspect : 1.0;
+  CameraFit c;
   c.cx = 0.5 * (lo[0] + hi[0]);
   c.cy = 0.5 * (lo[1] + hi[1]);
-  // Unit noise must fit as well: +-3.2 around the projected origin of the noise (the mean for PCA).
-  c.half_h = std::max({0.6 * (hi[1] - lo[1]), 0.6 * (hi[0] - lo[0]) * 0.75, 3.2});
-  if (dim != 2) c.cx = c.cy = 0;
+  c.half_h = 0.55 * std::max(hi[1] - lo[1], (hi[0] - lo[0]) / aspect);
   return c;
 }
 

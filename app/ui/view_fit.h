@@ -19,8 +19,12 @@ Projection fit_projection(const DiffusionModel& m, const float* fallback_rows, i
 struct CameraFit {
   double cx = 0, cy = 0, half_h = 3.2;
 };
-// The data's bounding box (projected) with room for unit noise: at least +-3.2 around the center.
-CameraFit fit_camera(const DiffusionModel& m, const Projection& p);
+// Fits the camera to a pane of width/height `pane_aspect`: the union of the data's projected bounding box,
+// +-3.2 around the projected origin (where unit noise starts) and, when given, the 1st..99th percentile
+// box of `rows` (n_rows, dim: e.g. the newest frame, whose samples can land outside the data), with a 10%
+// margin, so both the start and the end of a run are in view.
+CameraFit fit_camera(const DiffusionModel& m, const Projection& p, double pane_aspect, const float* rows = nullptr,
+                     int n_rows = 0);
 
 // Whether the model draws as 8x8-style images (dim a perfect square with image_shape metadata, or 64),
 // and the side length (0 when not an image model).

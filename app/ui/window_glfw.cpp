@@ -26,6 +26,14 @@ void glfw_error(int code, const char* msg) { std::fprintf(stderr, "diffscope: gl
 std::atomic<bool> g_quit_requested{false};
 extern "C" void on_quit_signal(int) { g_quit_requested.store(true); }
 
+// Queues shortcut presses; installed before ImGui's callbacks, which call it after updating ImGui's state,
+// so text fields keep getting every key.
+void key_callback(GLFWwindow* w, int key, int /*scancode*/, int action, int mods) {
+  auto* app = static_cast<App*>(glfwGetWindowUserPointer(w));
+  if (!app || action == GLFW_RELEASE) return;
+  app->keys.push({key, (mods & GLFW_MOD_SHIFT) != 0, (mods & GLFW_MOD_CONTROL) != 0, action == GLFW_REPEAT});
+}
+
 void drop_callback(GLFWwindow* w, int count, const char** paths) {
   auto* app = static_cast<App*>(glfwGetWindowUserPointer(w));
   if (app && count > 0) app->load_model(paths[0]);
@@ -53,6 +61,7 @@ int run_window(const AppOptions& app_opts, const WindowOptions& win) {
 
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
+  glfwSetKeyCallback(window, key_callback);  // before ImGui's: its callback chains to this one
   ImGui_ImplGlfw_InitForOpenGL(window, true);
   ImGui_ImplOpenGL3_Init("#version 430 core");
 
@@ -60,6 +69,7 @@ int run_window(const AppOptions& app_opts, const WindowOptions& win) {
   {
     App app(app_opts);
     app.init(sx);
+    app.keys.connect();
     glfwSetWindowUserPointer(window, &app);
     glfwSetDropCallback(window, drop_callback);
     int frames = 0;
@@ -108,6 +118,7 @@ int run_window(const AppOptions& app_opts, const WindowOptions& win) {
                 app.session->runs_completed(), reinterpret_cast<const char*>(glGetString(GL_RENDERER)),
                 app.session->path_note().c_str());
     app.shutdown();
+    glfwSetWindowUserPointer(window, nullptr);
   }
   ImGui_ImplOpenGL3_Shutdown();
   ImGui_ImplGlfw_Shutdown();

@@ -1,0 +1,88 @@
+// test_bench_cli.cpp — `diffscope bench --quick` end to end on the CPU rows (every build has them): `--only`
+// selects every row by its workload name, and columns that do not apply to a CPU row (the GPU ceiling's %,
+// the floor) print "—" in the table and null in the JSON instead of a made-up 0.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../core/io_test_util.h"
+#include "../test_paths.h"
+
+namespace diffscope {
+namespace {
+
+std::string run_bench(const test::TempDir& logs, const std::string& args, int* code) {
+  const std::string o = logs.file("stdout");
+  const std::string cmd = "'" + test::cli_binary() + "' bench --quick " + args + " >'" + o + "' 2>/dev/null </dev/null";
+  const int status = std::system(cmd.c_str());
+  *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream f(o);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+int count(const std::string& s, const std::string& part) {
+  int n = 0;
+  for (size_t p = s.find(part); p != std::string::npos; p = s.find(part, p + 1)) ++n;
+  return n;
+}
+
+// The table's lines of CPU rows (a CUDA build with a device prints GPU rows of the same workloads too).
+std::vector<std::string> cpu_lines(const std::string& table) {
+  std::vector<std::string> out;
+  std::istringstream in(table);
+  for (std::string line; std::getline(in, line);)
+    if (line.find(" cpu ") != std::string::npos) out.push_back(line);
+  return out;
+}
+
+TEST(BenchCli, OnlyFiltersTheCpuRows) {
+  test::TempDir logs;
+  int code = -1;
+  const std::string all = run_bench(logs, "", &code);
+  ASSERT_EQ(code, 0) << all;
+  const auto rows = cpu_lines(all);
+  ASSERT_EQ(rows.size(), 2u) << all;
+  EXPECT_EQ(count(rows[0] + rows[1], "denoise B=8"), 1) << all;
+  EXPECT_EQ(count(rows[0] + rows[1], "mlp3 B=16"), 1) << all;
+  const std::string mlp = run_bench(logs, "--only mlp3", &code);
+  ASSERT_EQ(code, 0) << mlp;
+  EXPECT_EQ(count(mlp, "denoise B="), 0) << "--only mlp3 printed a denoise row:\n" << mlp;
+  ASSERT_EQ(cpu_lines(mlp).size(), 1u) << mlp;
+  EXPECT_NE(cpu_lines(mlp)[0].find("mlp3 B=16"), std::string::npos) << mlp;
+  const std::string none = run_bench(logs, "--only no-such-workload", &code);
+  ASSERT_EQ(code, 0) << none;
+  EXPECT_TRUE(cpu_lines(none).empty()) << none;
+}
+
+TEST(BenchCli, CpuRowsHaveNoCeilingOrFloor) {
+  test::TempDir logs;
+  int code = -1;
+  const std::string table = run_bench(logs, "--only mlp3", &code);
+  ASSERT_EQ(code, 0) << table;
+  ASSERT_EQ(cpu_lines(table).size(), 1u) << table;
+  const std::string line = cpu_lines(table)[0];
+  EXPECT_EQ(line.find('%'), std::string::npos) << "a CPU row has no % of a GPU ceiling: " << line;
+  EXPECT_GE(count(line, "\u2014"), 2) << "%ceil and floor_us print a dash: " << line;
+
+  const nlohmann::json j = nlohmann::json::parse(run_bench(logs, "--only mlp3 --json", &code));
+  int cpu_rows = 0;
+  for (const auto& r : j["rows"]) {
+    if (r["impl"] != "cpu") continue;
+    ++cpu_rows;
+    EXPECT_TRUE(r["ceiling"].is_null()) << r.dump();
+    EXPECT_TRUE(r["floor_us"].is_null()) << r.dump();
+    EXPECT_TRUE(r["rel_err"].is_number()) << "the error vs float64 is measured on the CPU too: " << r.dump();
+  }
+  EXPECT_EQ(cpu_rows, 1) << j.dump();
+}
+
+}  // namespace
+}  // namespace diffscope

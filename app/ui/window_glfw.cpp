@@ -16,6 +16,7 @@
 #include "core/errors.h"
 #include "render/gl_buffers.h"
 #include "ui/exporter.h"
+#include "ui/glfw_key_relay.h"
 #include "ui/run.h"
 
 namespace diffscope::ui {
@@ -25,14 +26,6 @@ void glfw_error(int code, const char* msg) { std::fprintf(stderr, "diffscope: gl
 // Ctrl+C or a kill from the terminal ends the frame loop like closing the window, so settings are saved.
 std::atomic<bool> g_quit_requested{false};
 extern "C" void on_quit_signal(int) { g_quit_requested.store(true); }
-
-// Queues shortcut presses; installed before ImGui's callbacks, which call it after updating ImGui's state,
-// so text fields keep getting every key.
-void key_callback(GLFWwindow* w, int key, int /*scancode*/, int action, int mods) {
-  auto* app = static_cast<App*>(glfwGetWindowUserPointer(w));
-  if (!app || action == GLFW_RELEASE) return;
-  app->keys.push({key, (mods & GLFW_MOD_SHIFT) != 0, (mods & GLFW_MOD_CONTROL) != 0, action == GLFW_REPEAT});
-}
 
 void drop_callback(GLFWwindow* w, int count, const char** paths) {
   auto* app = static_cast<App*>(glfwGetWindowUserPointer(w));
@@ -61,8 +54,8 @@ int run_window(const AppOptions& app_opts, const WindowOptions& win) {
 
   IMGUI_CHECKVERSION();
   ImGui::CreateContext();
-  glfwSetKeyCallback(window, key_callback);  // before ImGui's: its callback chains to this one
   ImGui_ImplGlfw_InitForOpenGL(window, true);
+  install_key_relay(window);  // short key taps reach the shortcuts and ImGui even at low frame rates
   ImGui_ImplOpenGL3_Init("#version 430 core");
 
   int rc = 0;
@@ -78,6 +71,7 @@ int run_window(const AppOptions& app_opts, const WindowOptions& win) {
     std::signal(SIGINT, on_quit_signal);
     std::signal(SIGTERM, on_quit_signal);
     while (!glfwWindowShouldClose(window) && !g_quit_requested.load()) {
+      key_relay_new_frame(window);
       glfwPollEvents();
       if (app.vsync_dirty) {
         glfwSwapInterval(app.settings.view.vsync ? 1 : 0);

@@ -60,6 +60,8 @@ class ComputePath {
   virtual void before_draw() {}
   // Figures of the work since the last call; resets them.
   virtual ComputeTimings take_timings() = 0;
+  // Memory in use on the whole device (MiB, cudaMemGetInfo: total - free); 0 for the CPU path. For long runs.
+  virtual double device_memory_used_mb() const { return 0; }
 };
 
 // The CPU path: the reference backend on the host, each kept frame uploaded with glBufferSubData.

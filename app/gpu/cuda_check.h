@@ -19,6 +19,9 @@ inline bool is_resource_error(cudaError_t e) {
 }
 
 [[noreturn]] inline void throw_cuda_error(cudaError_t e, const char* call, const char* file, int line) {
+  // A failed call also leaves its error as the thread's "last error"; clear it, or the next launch check
+  // (cudaGetLastError) reports this old failure (seen: a failed cudaMalloc failed the next kernel launch).
+  cudaGetLastError();
   std::string msg = std::string(file) + ":" + std::to_string(line) + ": " + call + " failed: " +
                     cudaGetErrorString(e);
   if (e == cudaErrorMemoryAllocation) msg = "out of GPU memory (" + msg + ")";

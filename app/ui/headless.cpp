@@ -17,10 +17,13 @@
 //   measure FRAMES                frames/s over FRAMES frames (after 10 warm-up frames) with the per-frame figures
 //   size W H                      the display size from now on (0 0: a minimised window)
 //   stop_after SECONDS            skip the rest of the script once SECONDS have passed since this line (soak runs)
-//   print                         one JSON line with the state (gl_errors: GL errors seen after frames so far)
+//   print                         one JSON line with the state (gl_errors: GL errors seen after frames so far;
+//                                 error: the run's error, "" when none; gpu_mem_used_mb: device memory in use)
 #include <epoxy/gl.h>
 #include <imgui.h>
 #include <imgui_impl_opengl3.h>
+
+#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <cstdio>
@@ -102,13 +105,21 @@ class HeadlessLoop {
   std::chrono::steady_clock::time_point m_last;
 };
 
+std::string json_string(const std::string& v) {
+  return nlohmann::json(v).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 std::string state_json(App& app, const HeadlessLoop& loop) {
+  const ComputePath* path = app.session->compute_path();
   std::ostringstream s;
   s << "{\"frame\": " << app.shown_frame() << ", \"computed\": " << app.session->computed_steps()
     << ", \"steps\": " << app.session->n_steps() << ", \"t_start\": " << app.session->settings().t_start
     << ", \"n\": " << app.session->settings().n_samples << ", \"complete\": " << (app.session->complete() ? 1 : 0)
-    << ", \"playing\": " << (app.playing ? 1 : 0) << ", \"fps\": " << app.stats.fps << ", \"path\": \""
-    << app.session->path_note() << "\", \"last_run_ms\": " << app.session->last_run_ms()
+    << ", \"playing\": " << (app.playing ? 1 : 0) << ", \"fps\": " << app.stats.fps
+    << ", \"path\": " << json_string(app.session->path_note()) << ", \"last_run_ms\": " << app.session->last_run_ms()
+    << ", \"spl\": " << app.session->settings().steps_per_launch
+    << ", \"gpu_mem_used_mb\": " << (path ? path->device_memory_used_mb() : 0)
+    << ", \"error\": " << json_string(app.session->error())
     << ", \"gl_errors\": " << loop.gl_errors() << ", \"frame_work_ms\": " << loop.work_ms()
     << ", \"size\": [" << loop.width() << ", " << loop.height() << "]}";
   return s.str();

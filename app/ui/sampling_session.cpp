@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 
 #include "core/errors.h"
 #include "core/ranges.h"
@@ -20,6 +21,7 @@ void SamplingSession::load_model(const std::string& path) {
   auto m = std::make_unique<DiffusionModel>(load_diffusion_model(path));  // throws InvalidInput
   m_model = std::move(m);
   m_settings.model_path = path;
+  m_have_good = false;  // a new model starts a new history of good runs
   if (m_have_settings) start_run();
 }
 
@@ -34,6 +36,11 @@ void SamplingSession::set_compute_path(std::unique_ptr<ComputePath> path, std::s
 }
 
 bool SamplingSession::apply(SamplingSettings& s) {
+  if (m_reverted) {  // a run failed and the session went back: the caller gets the settings that run
+    m_reverted = false;
+    s = m_settings;
+    return true;
+  }
   if (m_model) {
     const Schedule& sch = m_model->schedule;
     const bool gpu = m_path && m_path->is_gpu();
@@ -83,8 +90,48 @@ void SamplingSession::start_run() {
     m_running = true;
     m_run_start_ms = now_ms();
   } catch (const std::exception& e) {
-    m_error = e.what();
+    on_run_error(e);
   }
+}
+
+void SamplingSession::on_run_error(const std::exception& e) {
+  m_running = false;
+  std::string msg = e.what();
+  if (m_have_good && m_good != m_settings) {
+    const std::string changes = describe_kept_settings(m_good, m_settings);
+    m_settings = m_good;  // m_good == m_settings now: if this run fails too, it stops (no loop)
+    m_settings.model_path = m_model ? m_model->path : m_settings.model_path;
+    m_reverted = true;
+    start_run();
+    if (!m_error.empty()) msg += "; the previous settings failed too: " + m_error;
+    else msg += "; kept the previous settings: " + changes;
+  }
+  m_error = msg;
+}
+
+std::string describe_kept_settings(const SamplingSettings& a, const SamplingSettings& b) {
+  std::string out;
+  auto add = [&](const char* name, const std::string& x, const std::string& y) {
+    if (x == y) return;
+    if (!out.empty()) out += ", ";
+    out += std::string(name) + " " + x + " (asked " + y + ")";
+  };
+  auto num = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return std::string(buf);
+  };
+  add("n", std::to_string(a.n_samples), std::to_string(b.n_samples));
+  add("sampler", sampler_name(a.sampler), sampler_name(b.sampler));
+  add("eta", num(a.eta), num(b.eta));
+  add("steps", std::to_string(a.steps), std::to_string(b.steps));
+  add("t_start", std::to_string(a.t_start), std::to_string(b.t_start));
+  add("steps/launch", std::to_string(a.steps_per_launch), std::to_string(b.steps_per_launch));
+  add("seed", std::to_string(a.seed), std::to_string(b.seed));
+  add("precision", precision_name(a.precision), precision_name(b.precision));
+  add("from data", a.from_data ? "on" : "off", b.from_data ? "on" : "off");
+  add("memory budget MB", std::to_string(a.memory_budget_mb), std::to_string(b.memory_budget_mb));
+  return out;
 }
 
 int SamplingSession::tick(int max_steps, double budget_ms) {
@@ -98,11 +145,15 @@ int SamplingSession::tick(int max_steps, double budget_ms) {
       m_path->advance(k0, k1);
       done += k1 - k0;
       m_done_steps = k1;
+      if (!m_have_good || m_good != m_settings) {  // a launch of this run went through: it is a good run
+        m_good = m_settings;
+        m_have_good = true;
+      }
       if (budget_ms > 0 && now_ms() - t0 >= budget_ms) break;
     }
   } catch (const std::exception& e) {
-    m_error = e.what();
-    m_running = false;
+    on_run_error(e);
+    return done;
   }
   if (complete() && m_running) {
     m_last_run_ms = now_ms() - m_run_start_ms;

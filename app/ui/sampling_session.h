@@ -62,10 +62,16 @@ class SamplingSession {
   // Wall time of the last complete run (ms) and its step count.
   double last_run_ms() const { return m_last_run_ms; }
   int runs_completed() const { return m_runs; }
+  // The last error of a run ("" when none). When a run fails (e.g. out of GPU memory for the asked n or
+  // steps/launch) after an earlier run succeeded, the session goes back to that run's settings, restarts it
+  // and the error ends with "kept the previous settings: n 4096 (asked 1000000)": the next apply() writes
+  // the restored settings back into the caller's copy.
   const std::string& error() const { return m_error; }
 
  private:
   void start_run();
+  // A run failed with `e`: revert to the last good settings and restart them, or stop with the error.
+  void on_run_error(const std::exception& e);
 
   TrajectoryBufferTarget* m_target;
   std::unique_ptr<DiffusionModel> m_model;
@@ -82,6 +88,13 @@ class SamplingSession {
   int m_runs = 0;
   int m_max_budget_mb = 1 << 30;
   std::string m_error;
+  // Settings of the last run that started and computed a launch without error (for this model).
+  SamplingSettings m_good;
+  bool m_have_good = false;
+  bool m_reverted = false;  // m_settings went back to m_good; apply() hands them to the caller once
 };
+
+// "n 4096 (asked 1000000), steps/launch 10 (asked 1000)": the settings where `kept` differs from `asked`.
+std::string describe_kept_settings(const SamplingSettings& kept, const SamplingSettings& asked);
 
 }  // namespace diffscope

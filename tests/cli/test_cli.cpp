@@ -166,6 +166,17 @@ TEST_F(Cli, CudaBackendReproducesGolden) {
   ASSERT_EQ(s.code, 0) << s.err;
   EXPECT_LT(rel_err_vs_golden(out("s.npy"), "sample_d2_ddim_eta1_n50_expected.npy"), 1e-5);
 }
+
+// Issue 6 "no CUDA device": a CUDA build on a machine without a usable GPU (CI) refuses --backend cuda with exit
+// 3, says what to do instead, and writes nothing. Skipped where a device runs it.
+TEST_F(Cli, CudaBackendWithoutDeviceExits3AndSaysWhatToDo) {
+  const Result r = run("sample --backend cuda --model " + golden("d2_h256.safetensors") + " --n 8 --steps 2 --out " +
+                       out("s.npy"));
+  if (r.code == 0) GTEST_SKIP() << "a CUDA device ran it";
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("--backend cpu"), std::string::npos) << r.err;
+  EXPECT_TRUE(m_dir.entries().empty());
+}
 #endif
 
 TEST_F(Cli, DenoiseRefusesBadInput) {

@@ -206,13 +206,34 @@ def main():
     ap.add_argument("--json", default="quality.json", help="output file name inside --models ('' for none)")
     ap.add_argument("--only", default="", help="comma list of data sets (default: every model with data_samples)")
     ap.add_argument("--card", action="store_true", help="write the table into <models>/README.md")
+    ap.add_argument("--merge", action="store_true",
+                    help="with --only: keep the other data sets' rows of the existing --json file (their ddim samples "
+                         "are drawn again, seed --seed, for samples_2d.png)")
     args = ap.parse_args()
     models = os.path.normpath(args.models)
     names = sorted(f[:-len(".safetensors")] for f in os.listdir(models) if f.endswith(".safetensors"))
-    if args.only:
+    kept = {}
+    if args.merge:
+        with open(os.path.join(models, args.json)) as f:
+            kept = {r["dataset"]: r for r in json.load(f)["rows"]}
+    elif args.only:
         names = [n for n in names if n in args.only.split(",")]
     rows, panels = [], []
     for name in names:
+        if args.merge and name not in args.only.split(","):
+            if name not in kept:
+                continue
+            r = dict(kept[name])
+            if r["dim"] == 2 and args.steps == 1000:  # the picture needs its samples again
+                with tempfile.TemporaryDirectory() as tmp:
+                    x = run_sample(args.bin, os.path.join(models, name + ".safetensors"), "ddim", r["n"], args.seed,
+                                   os.path.join(tmp, "x.npy"))[0]
+                held = read_safetensors_np(os.path.join(models, name + ".safetensors"), {"data_samples"})[0]
+                panels.append(np.concatenate([scatter_panel(held["data_samples"][:r["n"]]), np.ones((200, 4)),
+                                              scatter_panel(x)], axis=1))
+            print("%-13s kept from %s" % (name, args.json), flush=True)
+            rows.append(r)
+            continue
         r = measure(args.bin, os.path.join(models, name + ".safetensors"), args.seed, args.n, args.steps,
                     args.samplers.split(","), args.repeat)
         if r is None:

@@ -112,7 +112,11 @@ def train(names, args, device):
     while step < total:
         idx = torch.randint(0, pool_n, (M, B), generator=gen, device=device)
         x0 = torch.gather(pool, 1, idx.unsqueeze(-1).expand(M, B, dim))
-        t = torch.randint(0, T, (M, B), generator=gen, device=device)
+        if args.t_power == 1.0:
+            t = torch.randint(0, T, (M, B), generator=gen, device=device)
+        else:  # t = floor(T u^p), u ~ U(0, 1): p > 1 draws small t (fine detail) more often
+            u = torch.rand(M, B, generator=gen, device=device)
+            t = (T * u ** args.t_power).long().clamp_(0, T - 1)
         eps = torch.randn(M, B, dim, generator=gen, device=device)
         xt = sqrt_ab[t].unsqueeze(-1) * x0 + sqrt_1mab[t].unsqueeze(-1) * eps
         u = torch.cat([xt, (t.float() / T).unsqueeze(-1)], -1)
@@ -182,7 +186,8 @@ def save_model(r, args):
             "seed": str(args.seed), "batch": str(args.batch), "lr": "%g" % args.lr, "ema": "%g" % args.ema,
             "optimizer": "Adam, %d warm-up steps, cosine decay to %g x lr; EMA weights saved" % (
                 args.warmup, args.final_lr_frac),
-            "loss": "DDPM eps-prediction MSE, t uniform in 0..999",
+            "loss": "DDPM eps-prediction MSE, " + ("t uniform in 0..999" if args.t_power == 1.0 else
+                                                   "t = floor(1000 u^%g), u uniform in (0, 1)" % args.t_power),
             "train_seconds": "%.1f" % r["seconds"], "torch": torch.__version__,
             "trained_with": "tools/train_denoiser.py " + " ".join(sys.argv[1:])}
     meta.update(d["meta"])
@@ -228,12 +233,15 @@ def preview_quality(r, args, device):
     n = min(1000, half)
     gen = torch.Generator(device=device)
     gen.manual_seed(args.seed + 7)
-    res = {"n": n, "n_half_a": half, "data_vs_data": energy_distance(Bh[:n], A),
+    def nn_dist(X):  # mean distance to the nearest point of half A: samples off the data show here
+        return float(torch.cdist(X.double(), A.double()).min(dim=1).values.mean())
+    res = {"n": n, "n_half_a": half, "data_vs_data": energy_distance(Bh[:n], A), "data_nn": nn_dist(Bh[:n]),
            "noise": energy_distance(torch.randn(n, model.dim, generator=gen, device=device), A)}
     for sampler in ("ddim", "ddpm", "ddpm-mean"):
         x = torch.randn(n, model.dim, generator=gen, device=device)
         y = sample(model, x, sampler, 999, args.eval_steps, torch_noise(gen), sched=schedule_from_betas(model.betas.double()))
         res[sampler] = energy_distance(y, A)
+        res[sampler + "_nn"] = nn_dist(y)
         if sampler == "ddim" and r["name"] == "digits8x8":
             save_digit_grid(y[:64].cpu().numpy(), os.path.join(args.out, "digits8x8_samples_torch.png"))
     print("[%s] preview (PyTorch, n=%d vs half A): %s" % (r["name"], n, " ".join(
@@ -265,6 +273,8 @@ def main():
     ap.add_argument("--final-lr-frac", type=float, default=0.01)
     ap.add_argument("--ema", type=float, default=0.9995)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--t-power", type=float, default=1.0,
+                    help="training timesteps t = floor(T u^p), u ~ U(0,1); 1 = uniform (Ho et al.), >1 favours small t")
     ap.add_argument("--time-limit", type=float, default=0, help="seconds; lowers --steps to fit (0: no limit)")
     ap.add_argument("--log-every", type=int, default=100)
     ap.add_argument("--eval", action="store_true", help="PyTorch preview of sample quality after training")

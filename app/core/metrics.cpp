@@ -1,6 +1,8 @@
-// metrics.cpp — energy distance (see metrics.h); a plain O(n m dim) double loop, parallel over rows of X.
+// metrics.cpp — energy distance and nearest-point distance (see metrics.h); plain O(n m dim) double loops,
+// parallel over rows of X.
 #include "core/metrics.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -8,24 +10,30 @@
 
 namespace diffscope {
 
-double mean_pairwise_distance(const float* X, int n, const float* Y, int m, int dim) {
+namespace {
+void check_sets(const float* X, int n, const float* Y, int m, int dim) {
   if (!X || !Y || n < 1 || m < 1 || dim < 1)
-    throw InvalidInput("energy distance: need n >= 1, m >= 1, dim >= 1 and data (got n = " + std::to_string(n) +
-                       ", m = " + std::to_string(m) + ", dim = " + std::to_string(dim) + ")");
+    throw InvalidInput("distance between point sets: need n >= 1, m >= 1, dim >= 1 and data (got n = " +
+                       std::to_string(n) + ", m = " + std::to_string(m) + ", dim = " + std::to_string(dim) + ")");
+}
+double squared_distance(const float* x, const float* y, int dim) {
+  double s = 0.0;
+  for (int k = 0; k < dim; ++k) {
+    const double d = double(x[k]) - double(y[k]);
+    s += d * d;
+  }
+  return s;
+}
+}  // namespace
+
+double mean_pairwise_distance(const float* X, int n, const float* Y, int m, int dim) {
+  check_sets(X, n, Y, m, dim);
   double total = 0.0;
 #pragma omp parallel for reduction(+ : total) schedule(static)
   for (int i = 0; i < n; ++i) {
     const float* x = X + static_cast<long>(i) * dim;
     double row = 0.0;
-    for (int j = 0; j < m; ++j) {
-      const float* y = Y + static_cast<long>(j) * dim;
-      double s = 0.0;
-      for (int k = 0; k < dim; ++k) {
-        const double d = double(x[k]) - double(y[k]);
-        s += d * d;
-      }
-      row += std::sqrt(s);
-    }
+    for (int j = 0; j < m; ++j) row += std::sqrt(squared_distance(x, Y + static_cast<long>(j) * dim, dim));
     total += row;
   }
   return total / (double(n) * double(m));
@@ -34,6 +42,19 @@ double mean_pairwise_distance(const float* X, int n, const float* Y, int m, int 
 double energy_distance(const float* X, int n, const float* Y, int m, int dim) {
   return 2.0 * mean_pairwise_distance(X, n, Y, m, dim) - mean_pairwise_distance(X, n, X, n, dim) -
          mean_pairwise_distance(Y, m, Y, m, dim);
+}
+
+double mean_nearest_distance(const float* X, int n, const float* A, int m, int dim) {
+  check_sets(X, n, A, m, dim);
+  double total = 0.0;
+#pragma omp parallel for reduction(+ : total) schedule(static)
+  for (int i = 0; i < n; ++i) {
+    const float* x = X + static_cast<long>(i) * dim;
+    double best = squared_distance(x, A, dim);
+    for (int j = 1; j < m; ++j) best = std::min(best, squared_distance(x, A + static_cast<long>(j) * dim, dim));
+    total += std::sqrt(best);
+  }
+  return total / double(n);
 }
 
 }  // namespace diffscope

@@ -1,4 +1,5 @@
-// metrics.h — sample-quality metrics: the energy distance between two point sets (issue 3's quality table
+// metrics.h — sample-quality metrics: the energy distance between two point sets and the mean distance to the
+// nearest data point (issue 3's quality table
 // and the model-quality CI test). No CUDA, no GL.
 #pragma once
 
@@ -14,5 +15,10 @@ double mean_pairwise_distance(const float* X, int n, const float* Y, int m, int 
 // biased upward by about E|X-X'|/n + E|Y-Y'|/m: compare figures only at the same n and m).
 // Same as tools/quality_table.py's energy_distance. Throws InvalidInput as mean_pairwise_distance.
 double energy_distance(const float* X, int n, const float* Y, int m, int dim);
+
+// Mean over the rows of X of the Euclidean distance to the nearest row of A: how far samples sit off the data
+// (a precision-like check the energy distance lacks: samples filling the gaps between thin rings raise it).
+// Same as tools/quality_table.py's mean_nn_distance. Throws InvalidInput as mean_pairwise_distance.
+double mean_nearest_distance(const float* X, int n, const float* A, int m, int dim);
 
 }  // namespace diffscope

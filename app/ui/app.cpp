@@ -298,6 +298,7 @@ void App::update_field() {
     session->compute_path()->field(pts.data(), gx * gy, t, v.field_x0, out.data());
   } catch (const std::exception& e) {
     status_line = std::string("field: ") + e.what();
+    status_is_error = true;
     return;
   }
   std::vector<render::LineVertex> lines;
@@ -422,6 +423,7 @@ void App::frame(int w, int h) {
     m_want_snapshot = false;
     const ExportResult r = exporter->snapshot(*this);
     status_line = r.ok ? "snapshot: " + exporter->last_path : "snapshot: error: " + r.error;
+    status_is_error = !r.ok;
     target.restore();
   }
   if (settings.view.show_ui) draw_panels(*this);
@@ -444,7 +446,10 @@ void App::save_settings() {
   std::error_code ec;
   std::filesystem::create_directories(config_dir, ec);
   std::string err;
-  if (!save_app_settings(config_dir + "/settings.json", settings, &err)) status_line = err;
+  if (!save_app_settings(config_dir + "/settings.json", settings, &err)) {
+    status_line = err;
+    status_is_error = true;
+  }
 }
 
 void App::shutdown() {

@@ -61,6 +61,7 @@ class App {
   AppOptions opts;
   AppSettings settings;
   std::string config_dir, settings_note, model_error, status_line;
+  bool status_is_error = false;  // status_line reports a failure (drawn in the error colour)
   std::unique_ptr<render::GlTrajectoryBuffer> trajectory;
   std::unique_ptr<render::Renderer> renderer;
   std::unique_ptr<SamplingSession> session;

@@ -87,7 +87,11 @@ void panel_sampling(App& app) {
   ImGui::ProgressBar(prog, ImVec2(-1, 0), buf);
   if (app.session->layout().n_slots > 0) ImGui::TextDisabled("%s", app.session->layout().describe().c_str());
   if (app.session->runs_completed() > 0) ImGui::TextDisabled("last run: %.1f ms", app.session->last_run_ms());
-  if (!app.session->error().empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s", app.session->error().c_str());
+  if (!app.session->error().empty()) {  // long (e.g. out of GPU memory + the settings kept): wrapped
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.45f, 0.4f, 1));
+    ImGui::TextWrapped("%s", app.session->error().c_str());
+    ImGui::PopStyleColor();
+  }
   if (ImGui::Button("Re-simulate")) app.restart_run();
 }
 

@@ -55,9 +55,15 @@ float status_strip(App& app, float x0, float w, float pad) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::TextWrapped("%s", keys);
     ImGui::PopStyleColor();
+    const ImVec4 error_colour(1, 0.45f, 0.4f, 1), ok_colour(0.6f, 0.9f, 0.6f, 1);
     if (!app.status_line.empty()) {
-      ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.6f, 0.3f, 1));
+      ImGui::PushStyleColor(ImGuiCol_Text, app.status_is_error ? error_colour : ok_colour);
       ImGui::TextWrapped("%s", app.status_line.c_str());
+      ImGui::PopStyleColor();
+    }
+    if (!app.session->error().empty()) {  // a failed run (e.g. out of GPU memory): visible with the panels hidden too
+      ImGui::PushStyleColor(ImGuiCol_Text, error_colour);
+      ImGui::TextWrapped("run: %s", app.session->error().c_str());
       ImGui::PopStyleColor();
     }
   }

@@ -13,6 +13,7 @@
 #include "ui/compute_select.h"
 #include "ui/export_dir.h"
 #include "ui/keys.h"
+#include "ui/hidden_ui_hint.h"
 #include "ui/panels.h"
 #include "ui/paths.h"
 #include "ui/settings_keys.h"
@@ -126,8 +127,8 @@ void App::restart_run() {
 }
 
 void App::toggle_play() {
-  if (!playing && session->complete() && shown_frame() >= session->n_steps()) {
-    cursor = 0;  // replay the finished run at the chosen speed
+  if (!playing && session->complete()) {  // replay the finished run at the chosen speed, from the shown frame
+    if (shown_frame() >= session->n_steps()) cursor = 0;  // or from the start when at the end
     replaying = true;
   }
   playing = !playing;
@@ -383,7 +384,10 @@ void App::on_key(const KeyPress& p) {
   if (p.key == kKeyHome) playing = false, cursor = 0;
   if (p.key == kKeyEnd) playing = false, cursor = session->computed_steps();
   if (p.key == kKeyS && !p.ctrl) request_snapshot();
-  if (p.key == kKeyH) settings.view.show_ui = !settings.view.show_ui;
+  if (p.key == kKeyH) {
+    settings.view.show_ui = !settings.view.show_ui;
+    m_ui_hidden_at = ImGui::GetTime();
+  }
 }
 
 void App::frame(int w, int h) {
@@ -426,7 +430,10 @@ void App::frame(int w, int h) {
     status_is_error = !r.ok;
     target.restore();
   }
-  if (settings.view.show_ui) draw_panels(*this);
+  if (settings.view.show_ui)
+    draw_panels(*this);
+  else if (ImGui::GetTime() - m_ui_hidden_at < 4.0)  // for a few seconds: how to get the panels back
+    draw_hidden_ui_hint(*this);
 
   // Figures for the timing panel.
   stats.frame_ms = dt * 1e3;
@@ -439,6 +446,22 @@ void App::frame(int w, int h) {
   stats.steps_this_frame = ct.steps;
   stats.frame_ms_history.push_back(float(dt * 1e3));
   while (stats.frame_ms_history.size() > 240) stats.frame_ms_history.pop_front();
+  autosave_settings();
+}
+
+void App::autosave_settings() {
+  if (!opts.persist) return;
+  const std::string now = to_json(settings).dump();
+  const double t = ImGui::GetTime();
+  if (m_saved_settings.empty()) m_saved_settings = now;  // as loaded
+  if (now == m_saved_settings) return;
+  if (now != m_pending_settings) {  // still changing (a drag): wait until it has rested for a second
+    m_pending_settings = now;
+    m_pending_since = t;
+  } else if (t - m_pending_since >= 1.0) {
+    save_settings();
+    m_saved_settings = now;
+  }
 }
 
 void App::save_settings() {

@@ -61,7 +61,12 @@ class App {
   AppOptions opts;
   AppSettings settings;
   std::string config_dir, settings_note, model_error, status_line;
-  bool status_is_error = false;  // status_line reports a failure (drawn in the error colour)
+  bool status_is_error = false;
+  double m_ui_hidden_at = -100;  // ImGui time of the last H (hide/show UI)
+  // Settings reach the disk a second after they stop changing, not only at exit (a crash or kill keeps them).
+  void autosave_settings();
+  std::string m_saved_settings, m_pending_settings;  // JSON as last saved / as last seen changing
+  double m_pending_since = 0;  // status_line reports a failure (drawn in the error colour)
   std::unique_ptr<render::GlTrajectoryBuffer> trajectory;
   std::unique_ptr<render::Renderer> renderer;
   std::unique_ptr<SamplingSession> session;

@@ -38,6 +38,14 @@ void panel_sampling(App& app) {
   ImGui::SliderInt("t_start", &s.t_start, int(t_range.lo), int(t_range.hi), "%d", clamp);
   const IntRange steps_range = sample_steps_range(std::max(0, s.t_start));
   ImGui::SliderInt("steps", &s.steps, int(steps_range.lo), int(steps_range.hi), "%d", clamp | ImGuiSliderFlags_Logarithmic);
+  if (s.sampler != Sampler::Ddim && s.steps < s.t_start + 1) {  // SEMANTICS §3: one timestep per step
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.75f, 0.35f, 1));
+    ImGui::TextWrapped("%s takes one timestep per step: %d steps from t_start %d end at t = %d, not at clean "
+                       "data (steps = t_start + 1 = %d reaches it; ddim spreads fewer steps over all t).",
+                       s.sampler == Sampler::Ddpm ? "ddpm" : "ddpm-mean", s.steps, s.t_start,
+                       s.t_start - s.steps + 1, s.t_start + 1);
+    ImGui::PopStyleColor();
+  }
   ImGui::SliderInt("steps/launch", &s.steps_per_launch, 1, std::max(1, std::min(s.steps, 200)), "%d", clamp);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("S of the fused kernel: steps computed per launch");
   ImGui::InputScalar("seed", ImGuiDataType_U64, &s.seed);

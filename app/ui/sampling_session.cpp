@@ -39,12 +39,21 @@ bool SamplingSession::apply(SamplingSettings& s) {
   if (m_reverted) {  // a run failed and the session went back: the caller gets the settings that run
     m_reverted = false;
     s = m_settings;
+    m_steps_asked = m_settings.steps;  // the failed request is dropped, not retried
+    m_spl_asked = m_settings.steps_per_launch;
     return true;
   }
   if (m_model) {
     const Schedule& sch = m_model->schedule;
     const bool gpu = m_path && m_path->is_gpu();
     s.t_start = static_cast<int>(t_start_range(sch).clamp(s.t_start));
+    // steps and steps/launch are clamped by other settings (t_start, steps): what the user asked for is kept,
+    // so that typing t_start 400 (through "4" and "40") or dragging it low and back does not lose steps 50.
+    // A value the UI did not change since the last apply is the clamped one: use the remembered request.
+    if (m_steps_asked > 0 && s.steps == m_settings.steps) s.steps = m_steps_asked;
+    if (m_spl_asked > 0 && s.steps_per_launch == m_settings.steps_per_launch) s.steps_per_launch = m_spl_asked;
+    m_steps_asked = static_cast<int>(sample_steps_range(static_cast<int>(sch.T) - 1).clamp(s.steps));
+    m_spl_asked = std::max(1, s.steps_per_launch);
     s.steps = static_cast<int>(sample_steps_range(s.t_start).clamp(s.steps));
     s.n_samples = static_cast<int>(sample_count_range(gpu).clamp(s.n_samples));
     s.eta = std::clamp(s.eta, kEtaMin, kEtaMax);

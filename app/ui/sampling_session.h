@@ -92,6 +92,7 @@ class SamplingSession {
   SamplingSettings m_good;
   bool m_have_good = false;
   bool m_reverted = false;  // m_settings went back to m_good; apply() hands them to the caller once
+  int m_steps_asked = 0, m_spl_asked = 0;  // steps and steps/launch as asked, before the clamps by t_start/steps
 };
 
 // "n 4096 (asked 1000000), steps/launch 10 (asked 1000)": the settings where `kept` differs from `asked`.

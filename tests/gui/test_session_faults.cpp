@@ -9,24 +9,12 @@
 #include <vector>
 
 #include "../test_paths.h"
+#include "session_test_util.h"
 #include "core/errors.h"
 #include "ui/sampling_session.h"
 
 namespace diffscope {
 namespace {
-
-// Host memory standing in for the GL trajectory buffer.
-class HostTarget final : public TrajectoryBufferTarget {
- public:
-  unsigned gl_buffer() const override { return 0; }
-  size_t size_bytes() const override { return m_bytes.size(); }
-  void resize(size_t bytes) override { m_bytes.assign(bytes, 0xFF); }
-  void upload(size_t off, size_t n, const void* d) override { std::memcpy(m_bytes.data() + off, d, n); }
-  void download(size_t off, size_t n, void* out) const override { std::memcpy(out, m_bytes.data() + off, n); }
-
- private:
-  std::vector<unsigned char> m_bytes;
-};
 
 // The CPU path, failing like a device with room for `max_rows` rows and `max_launch` steps per launch.
 class LimitedPath final : public ComputePath {
@@ -55,7 +43,7 @@ class LimitedPath final : public ComputePath {
 };
 
 struct Fixture {
-  HostTarget target;
+  test::HostTarget target;
   SamplingSession session{&target};
   SamplingSettings s;
   Fixture() {
@@ -129,7 +117,7 @@ TEST(SessionFaults, TooLongLaunchFailingMidRunKeepsThePreviousRun) {
 }
 
 TEST(SessionFaults, FailureWithoutAnEarlierGoodRunStopsWithTheError) {
-  HostTarget target;
+  test::HostTarget target;
   SamplingSession session(&target);
   session.load_model(test::data_path("golden/d2_h256.safetensors"));
   session.set_compute_path(std::make_unique<LimitedPath>(&target, 10, 8), "test");

@@ -1,0 +1,11 @@
+// hidden_ui_hint.h — the note shown for a few seconds after H hides the panels: how to get them back.
+#pragma once
+
+namespace diffscope::ui {
+
+class App;
+
+// A small translucent window at the bottom right of the display: "UI hidden: press H to show it".
+void draw_hidden_ui_hint(App& app);
+
+}  // namespace diffscope::ui

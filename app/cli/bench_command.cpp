@@ -18,7 +18,9 @@
 #include "core/random_weights.h"
 #include "core/backend.h"
 #include "core/cpu_reference.h"
+#include "core/errors.h"
 #include "core/model.h"
+#include "core/model_paths.h"
 #include "core/schedule.h"
 #include "gpu/bench_row.h"
 #if defined(DIFFSCOPE_HAVE_CUDA)
@@ -160,6 +162,8 @@ void register_bench(CLI::App& app, Action& action) {
   sub->add_flag("--diag", o->diag, "latency diagnostics of the reference case (GPU)");
   sub->callback([o, &action] {
     action = [o] {
+      if (!o->model64.empty()) o->model64 = resolve_model_arg("--model64", o->model64);
+      if (!o->model2.empty()) o->model2 = resolve_model_arg("--model2", o->model2);
       std::vector<Row> rows;
       std::string gpu_note;
 #if defined(DIFFSCOPE_HAVE_CUDA)
@@ -173,8 +177,14 @@ void register_bench(CLI::App& app, Action& action) {
 #endif
       std::vector<Row> cpu = cpu_rows(*o);
       rows.insert(rows.end(), cpu.begin(), cpu.end());
-      if (rows.empty() && !o->only.empty())
-        std::fprintf(stderr, "bench: no workload name contains '%s'\n", o->only.c_str());
+      if (rows.empty() && !o->only.empty()) {
+        std::vector<std::string> names;
+        for (const std::string& n : o->seen_workloads)
+          if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+        std::string list;
+        for (const std::string& n : names) list += (list.empty() ? "" : "; ") + n;
+        throw InvalidInput("--only = " + o->only + " matches no workload; valid names contain: " + list);
+      }
       print_rows(rows, o->json, gpu_note);
     };
   });

@@ -10,6 +10,7 @@
 #include "cli/cli_util.h"
 #include "core/errors.h"
 #include "core/model.h"
+#include "core/model_paths.h"
 #include "core/npy.h"
 #include "core/ranges.h"
 
@@ -28,7 +29,7 @@ void run_denoise(const DenoiseOptions& o) {
   check_backend_precision(o.backend, precision);
   check_output_path("--out", o.out);
   if (!o.trajectory.empty()) check_output_path("--trajectory", o.trajectory);
-  const DiffusionModel model = load_diffusion_model(o.model);
+  const DiffusionModel model = load_diffusion_model(resolve_model_arg("--model", o.model));
   Matrix2D x = load_matrix(o.x, "--x");
   const std::vector<int64_t> t_start = load_int_vector(o.t_start, "--t-start");
   validate_denoise_inputs(model, x.data.data(), x.rows, x.cols, t_start.data(),
@@ -64,7 +65,7 @@ void register_denoise(CLI::App& app, Action& action) {
   auto o = std::make_shared<DenoiseOptions>();
   CLI::App* sub = app.add_subcommand(
       "denoise", "S ddpm-mean steps from per-row t_start, the fused reference call (SEMANTICS §4)");
-  sub->add_option("--model", o->model, "model file (.safetensors)")->required();
+  sub->add_option("--model", o->model, "bundled model name (moons, digits8x8, ...) or .safetensors path")->required();
   sub->add_option("--x", o->x, "input states x: (B, dim) float32/float64 .npy")->required();
   sub->add_option("--t-start", o->t_start, "per-row start timesteps: (B,) int64/int32 .npy, each in [0, T-1]")
       ->required();

@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "core/model.h"
+#include "core/model_paths.h"
 
 namespace diffscope::cli {
 namespace {
@@ -59,11 +60,11 @@ void print_json(const DiffusionModel& m, std::ostream& os) {
 void register_info(CLI::App& app, Action& action) {
   auto opts = std::make_shared<InfoOptions>();
   CLI::App* sub = app.add_subcommand("info", "Describe a model file: dims, hidden, T, schedule, metadata, warnings");
-  sub->add_option("--model", opts->model, "Model file (.safetensors)")->required();
+  sub->add_option("--model", opts->model, "bundled model name (moons, digits8x8, ...) or .safetensors path")->required();
   sub->add_flag("--json", opts->json, "Print JSON instead of text");
   sub->callback([opts, &action]() {
     action = [opts]() {
-      const DiffusionModel m = load_diffusion_model(opts->model);
+      const DiffusionModel m = load_diffusion_model(resolve_model_arg("--model", opts->model));
       if (opts->json)
         print_json(m, std::cout);
       else

@@ -14,6 +14,7 @@
 #include "cli/cli_util.h"
 #include "core/errors.h"
 #include "core/model.h"
+#include "core/model_paths.h"
 #include "core/npy.h"
 #include "core/ranges.h"
 #include "core/sampling.h"
@@ -74,7 +75,7 @@ void run_sample(SampleOptions o) {
   check_range("--trajectory-stride", o.stride, {1, INT_MAX});
   check_output_path("--out", o.out);
   if (!o.trajectory.empty()) check_output_path("--trajectory", o.trajectory);
-  const DiffusionModel model = load_diffusion_model(o.model);
+  const DiffusionModel model = load_diffusion_model(resolve_model_arg("--model", o.model));
   check_range("--t-start", o.t_start, t_start_range(model.schedule));
   const int t_start = static_cast<int>(o.t_start);
   const int64_t steps = o.steps_option->count() == 0 ? o.t_start + 1 : o.steps;
@@ -168,7 +169,7 @@ void run_sample(SampleOptions o) {
 void register_sample(CLI::App& app, Action& action) {
   auto o = std::make_shared<SampleOptions>();
   CLI::App* sub = app.add_subcommand("sample", "sample from a model with ddim, ddpm or ddpm-mean (SEMANTICS §3)");
-  sub->add_option("--model", o->model, "model file (.safetensors)")->required();
+  sub->add_option("--model", o->model, "bundled model name (moons, digits8x8, ...) or .safetensors path")->required();
   sub->add_option("--n", o->n, "number of samples, in [1, 1000000]")->capture_default_str();
   sub->add_option("--sampler", o->sampler, "ddim | ddpm | ddpm-mean")
       ->check(CLI::IsMember({"ddim", "ddpm", "ddpm-mean"}))

@@ -13,6 +13,8 @@ struct Options {
   std::string mlp3;            // .safetensors 3-layer MLP (default: seeded random 48-64-40-24)
   std::string only;            // run only workloads whose name contains this
   bool diag = false;           // latency diagnostics of the reference case instead of the workloads
+  // Every workload name `selected` was asked about, in order (for the error when `--only` matches none).
+  mutable std::vector<std::string> seen_workloads;
 };
 
 struct Row {
@@ -31,7 +33,9 @@ struct Row {
 };
 
 // Whether `--only` selects the workload: no filter, or the workload's name contains it.
+// Records the name in o.seen_workloads.
 inline bool selected(const Options& o, const std::string& workload) {
+  o.seen_workloads.push_back(workload);
   return o.only.empty() || workload.find(o.only) != std::string::npos;
 }
 

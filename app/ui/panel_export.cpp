@@ -8,6 +8,36 @@
 
 namespace diffscope::ui {
 
+namespace {
+
+// `text` in at most `width` (ImGui units): its middle replaced by "..." when it does not fit.
+std::string elide_middle(const std::string& text, float width) {
+  if (ImGui::CalcTextSize(text.c_str()).x <= width) return text;
+  size_t keep = text.size();
+  std::string out;
+  do {
+    --keep;
+    const size_t head = keep / 3, tail = keep - head;  // the end of a folder says more than its start
+    out = text.substr(0, head) + "..." + text.substr(text.size() - tail);
+  } while (keep > 0 && ImGui::CalcTextSize(out.c_str()).x > width);
+  return out;
+}
+
+// A file's path as its folder (dimmed, elided in the middle to one line) over its name (wrapped only if the
+// name alone is wider than the panel), so a file name is never split between lines.
+void path_lines(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  if (slash != std::string::npos) {
+    const std::string dir = path.substr(0, slash + 1);
+    const std::string shown = elide_middle(dir, ImGui::GetContentRegionAvail().x);
+    ImGui::TextDisabled("%s", shown.c_str());
+    if (shown != dir && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", dir.c_str());
+  }
+  ImGui::TextWrapped("%s", slash == std::string::npos ? path.c_str() : path.c_str() + slash + 1);
+}
+
+}  // namespace
+
 void panel_export(App& app) {
   AppSettings& s = app.settings;
   ImGui::InputTextWithHint("folder", resolve_export_dir("").c_str(), &s.export_dir);
@@ -35,14 +65,19 @@ void panel_export(App& app) {
     ImGui::TextDisabled("last export:");
     ImGui::SameLine();
     if (ImGui::SmallButton("copy path")) ImGui::SetClipboardText(app.exporter->last_path.c_str());
-    ImGui::TextWrapped("%s", app.exporter->last_path.c_str());
+    path_lines(app.exporter->last_path);
   }
+  // The last two messages only (the sidebar must not scroll); a written file by its name alone (the folder is
+  // the export folder, shown above for the last one).
   const auto& msgs = app.exporter->messages;
-  for (size_t i = msgs.size() > 4 ? msgs.size() - 4 : 0; i < msgs.size(); ++i) {
+  for (size_t i = msgs.size() > 2 ? msgs.size() - 2 : 0; i < msgs.size(); ++i) {
     if (msgs[i] == "wrote " + app.exporter->last_path) continue;  // shown above
     const bool err = msgs[i].rfind("error", 0) == 0;
     ImGui::PushStyleColor(ImGuiCol_Text, err ? ImVec4(1, 0.45f, 0.4f, 1) : ImVec4(0.6f, 0.9f, 0.6f, 1));
-    ImGui::TextWrapped("%s", msgs[i].c_str());
+    if (msgs[i].rfind("wrote /", 0) == 0)
+      ImGui::TextWrapped("wrote %s", msgs[i].c_str() + msgs[i].find_last_of('/') + 1);
+    else
+      ImGui::TextWrapped("%s", msgs[i].c_str());
     ImGui::PopStyleColor();
   }
 }

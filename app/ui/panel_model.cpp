@@ -8,16 +8,38 @@
 
 namespace diffscope::ui {
 
+namespace {
+
+// Bundled models that are not trained (random weights for `diffscope bench`): listed last, under a separator,
+// and labelled so that nobody takes their samples for a trained model's.
+bool is_untrained(const std::string& name) { return name == "reference_random"; }
+std::string picker_label(const std::string& name) {
+  return is_untrained(name) ? name + " (untrained, for benchmarks)" : name;
+}
+
+}  // namespace
+
 void panel_model(App& app) {
   const auto models = bundled_models();
   std::string current = app.session->has_model() ? app.session->model().path : "";
   std::string label = "(none)";
   for (const auto& [name, path] : models)
-    if (path == current) label = name;
+    if (path == current) label = picker_label(name);
   if (label == "(none)" && !current.empty()) label = current.substr(current.find_last_of('/') + 1);
   if (ImGui::BeginCombo("bundled", label.c_str())) {
-    for (const auto& [name, path] : models)
-      if (ImGui::Selectable(name.c_str(), path == current)) app.load_model(path);
+    for (int untrained = 0; untrained < 2; ++untrained) {
+      bool first = true;
+      for (const auto& [name, path] : models) {
+        if (is_untrained(name) != (untrained == 1)) continue;
+        if (untrained && first) ImGui::Separator();
+        first = false;
+        ImGui::PushID(name.c_str());
+        if (untrained) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+        if (ImGui::Selectable(picker_label(name).c_str(), path == current)) app.load_model(path);
+        if (untrained) ImGui::PopStyleColor();
+        ImGui::PopID();
+      }
+    }
     if (models.empty()) ImGui::TextDisabled("no assets/models/*.safetensors found");
     ImGui::EndCombo();
   }

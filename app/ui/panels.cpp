@@ -13,12 +13,26 @@ namespace diffscope::ui {
 
 namespace {
 
-// The left panel: full height, fixed place, the width the user drags (within a third .. half of the display).
+// The narrowest left panel that shows its content uncut (ImGui units: the style and font are already scaled by
+// the UI scale): the export buttons' row, and the precision combo's "fp32  (GPU only)" beside the label column.
+float left_panel_content_width() {
+  const ImGuiStyle& st = ImGui::GetStyle();
+  auto button = [&](const char* t) { return ImGui::CalcTextSize(t).x + 2 * st.FramePadding.x; };
+  const float buttons = button("Snapshot (S)") + button("State .npy") + button("Trajectory .npy") + 2 * st.ItemSpacing.x;
+  const float combo = ImGui::CalcTextSize("fp32  (GPU only)").x + 2 * st.FramePadding.x + ImGui::GetFrameHeight() +
+                      label_column_width();
+  return std::max(buttons, combo) + 2 * st.WindowPadding.x + st.ScrollbarSize;
+}
+
+// The left panel: full height, fixed place, the width the user drags: at least what its content needs (at most
+// 45% of the display, so a small window keeps room for the views), at most half the display. The minimum holds
+// every frame, so a width saved while the window was small (imgui.ini) recovers when the window grows.
 // Returns its right edge, or 0 when collapsed.
 float left_panel(App& app, float pad) {
   const ImGuiIO& io = ImGui::GetIO();
   const float s = app.content_scale, h = std::max(1.0f, io.DisplaySize.y - 2 * pad);
-  const float max_w = std::max(200 * s, 0.5f * io.DisplaySize.x), min_w = std::min(260 * s, max_w);
+  const float min_w = std::min(std::max(260 * s, left_panel_content_width()), 0.45f * io.DisplaySize.x);
+  const float max_w = std::max({200 * s, 0.5f * io.DisplaySize.x, min_w});
   ImGui::SetNextWindowPos(ImVec2(pad, pad), ImGuiCond_Always);
   ImGui::SetNextWindowSize(ImVec2(std::clamp(340 * s, min_w, 0.45f * io.DisplaySize.x), h), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowSizeConstraints(ImVec2(min_w, h), ImVec2(max_w, h));

@@ -1,21 +1,18 @@
-// paths.h — where the app finds the repository's files (bundled models) and the user's config folder:
-// $DIFFSCOPE_ROOT, the executable's ../.. and .., the working directory (ARCHITECTURE.md: never a path
-// fixed at build time).
+// paths.h — where the app finds the repository's files (bundled models) and the user's config folder.
+// The resolver itself is core/model_paths.h (shared with the CLI); the ui namespace keeps its names.
 #pragma once
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/model_paths.h"
+
 namespace diffscope::ui {
 
-// Candidate repository roots, best first (only existing folders).
-std::vector<std::string> candidate_roots();
-// The first root/rel that exists, or "" if none.
-std::string find_repo_file(const std::string& rel);
-// Bundled models (name, path) found under assets/models of the first root that has any.
-std::vector<std::pair<std::string, std::string>> bundled_models();
-// A bundled name ("moons") or a path -> a path; names not found stay as given (the loader reports them).
-std::string resolve_model(const std::string& name_or_path);
+using diffscope::bundled_models;
+using diffscope::candidate_roots;
+using diffscope::find_repo_file;
+using diffscope::resolve_model;
 // The default model: moons if bundled, else the first bundled model, else "".
 std::string default_model_path();
 

@@ -65,25 +65,30 @@ CameraFit fit_camera(const DiffusionModel& m, const Projection& p, double pane_a
     project(m.data_samples.data() + size_t(i) * dim, q);
     include(q);
   }
-  if (rows && n_rows > 0) {  // a percentile box: a few stray samples do not shrink everything else
-    std::vector<double> axis[2];
+  if (rows && n_rows > 0) {  // every finite point, but for far outliers (> 3x the 99th percentile radius)
+    std::vector<double> qx, qy;
     for (int i = 0; i < n_rows; ++i) {
       double q[2];
       project(rows + size_t(i) * dim, q);
-      if (std::isfinite(q[0]) && std::isfinite(q[1])) axis[0].push_back(q[0]), axis[1].push_back(q[1]);
+      if (std::isfinite(q[0]) && std::isfinite(q[1])) qx.push_back(q[0]), qy.push_back(q[1]);
     }
-    if (!axis[0].empty()) {
-      double q_lo[2], q_hi[2];
-      for (int k = 0; k < 2; ++k) {
-        auto& a = axis[k];
-        const size_t i_lo = a.size() / 100, i_hi = a.size() - 1 - a.size() / 100;
-        std::nth_element(a.begin(), a.begin() + i_lo, a.end());
-        q_lo[k] = a[i_lo];
-        std::nth_element(a.begin(), a.begin() + i_hi, a.end());
-        q_hi[k] = a[i_hi];
-      }
-      include(q_lo);
-      include(q_hi);
+    if (!qx.empty()) {
+      auto median = [](std::vector<double> a) {
+        std::nth_element(a.begin(), a.begin() + a.size() / 2, a.end());
+        return a[a.size() / 2];
+      };
+      const double mx = median(qx), my = median(qy);
+      std::vector<double> r(qx.size());
+      for (size_t i = 0; i < qx.size(); ++i) r[i] = std::hypot(qx[i] - mx, qy[i] - my);
+      std::vector<double> sorted = r;
+      const size_t i99 = std::min(sorted.size() - 1, static_cast<size_t>(0.99 * (sorted.size() - 1) + 0.5));
+      std::nth_element(sorted.begin(), sorted.begin() + i99, sorted.end());
+      const double r_max = 3.0 * sorted[i99];
+      for (size_t i = 0; i < qx.size(); ++i)
+        if (r[i] <= r_max) {
+          const double q[2] = {qx[i], qy[i]};
+          include(q);
+        }
     }
   }
   const double aspect = pane_aspect > 0.05 ? pane_aspect : 1.0;

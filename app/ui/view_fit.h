@@ -20,9 +20,10 @@ struct CameraFit {
   double cx = 0, cy = 0, half_h = 3.2;
 };
 // Fits the camera to a pane of width/height `pane_aspect`: the union of the data's projected bounding box,
-// +-3.2 around the projected origin (where unit noise starts) and, when given, the 1st..99th percentile
-// box of `rows` (n_rows, dim: e.g. the newest frame, whose samples can land outside the data), with a 10%
-// margin, so both the start and the end of a run are in view.
+// +-3.2 around the projected origin (where unit noise starts) and, when given, every finite point of `rows`
+// (n_rows, dim: e.g. the newest frame, whose samples can land outside the data) except far outliers (farther
+// from the points' median than 3x their 99th percentile radius), with a 10% margin, so both the start and
+// the end of a run are in view.
 CameraFit fit_camera(const DiffusionModel& m, const Projection& p, double pane_aspect, const float* rows = nullptr,
                      int n_rows = 0);
 

@@ -57,9 +57,27 @@ TEST(BenchCli, OnlyFiltersTheCpuRows) {
   EXPECT_EQ(count(mlp, "denoise B="), 0) << "--only mlp3 printed a denoise row:\n" << mlp;
   ASSERT_EQ(cpu_lines(mlp).size(), 1u) << mlp;
   EXPECT_NE(cpu_lines(mlp)[0].find("mlp3 B=16"), std::string::npos) << mlp;
-  const std::string none = run_bench(logs, "--only no-such-workload", &code);
-  ASSERT_EQ(code, 0) << none;
-  EXPECT_TRUE(cpu_lines(none).empty()) << none;
+}
+
+// `--only` that matches no workload is a usage error (exit 2, SEMANTICS §9), not an empty table: the message
+// names the value and lists the workload names, and ends with a newline.
+TEST(BenchCli, OnlyMatchingNothingIsAnError) {
+  test::TempDir logs;
+  const std::string err = logs.file("stderr");
+  const std::string cmd = "'" + test::cli_binary() + "' bench --quick --only nosuchthing >/dev/null 2>'" + err + "' </dev/null";
+  const int status = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+  std::ifstream f(err);
+  std::stringstream s;
+  s << f.rdbuf();
+  const std::string msg = s.str();
+  EXPECT_NE(msg.find("diffscope: error: --only = nosuchthing matches no workload; valid names contain: "),
+            std::string::npos) << msg;
+  EXPECT_NE(msg.find("denoise B=8"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("mlp3 B=16"), std::string::npos) << msg;
+  ASSERT_FALSE(msg.empty());
+  EXPECT_EQ(msg.back(), '\n') << msg;
 }
 
 TEST(BenchCli, CpuRowsHaveNoCeilingOrFloor) {

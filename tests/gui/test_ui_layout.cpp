@@ -81,6 +81,18 @@ TEST(ViewFit, NewestFrameWidensTheFitButStraySamplesDoNot) {
   EXPECT_NEAR(c.half_h, 1.1 * 20, 1e-6) << "the samples at +-20 in view, the stray one ignored";
 }
 
+// The fit holds every point of the frame, not only the central 98% (digits8x8 with 4096 samples spilled past
+// the pane's edges): 2% of the samples at y = 25, within 3x the 99th percentile radius, are all in view.
+TEST(ViewFit, NewestFrameFitsEveryPointButFarOutliers) {
+  const DiffusionModel m = wide_data_model();
+  const ui::Projection p = ui::fit_projection(m, nullptr, 0);
+  std::vector<float> rows;
+  for (int i = 0; i < 1000; ++i) rows.insert(rows.end(), {0.f, i < 20 ? 25.f : float(i % 20) - 10.f});
+  const ui::CameraFit c = ui::fit_camera(m, p, 1.0, rows.data(), 1000);
+  EXPECT_GE(c.cy + c.half_h, 25.0 * 1.0) << "the top 2% of samples in view";
+  EXPECT_LE(c.cy + c.half_h, 25.0 + 0.1 * (25.0 + 10.0)) << "with a small margin only";
+}
+
 TEST(KeyQueue, KeepsEveryPressInOrderAndEmptiesOnTake) {
   ui::KeyQueue q;
   q.connect();

@@ -1,0 +1,23 @@
+// model_paths.h — where the app finds the repository's files (bundled models): $DIFFSCOPE_ROOT, the
+// executable's ../.. and .., the working directory (ARCHITECTURE.md: never a path fixed at build time).
+// One name -> path resolver for the CLI and the GUI (no GL, no CUDA).
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace diffscope {
+
+// Candidate repository roots, best first (only existing folders).
+std::vector<std::string> candidate_roots();
+// The first root/rel that exists, or "" if none.
+std::string find_repo_file(const std::string& rel);
+// Bundled models (name, path), sorted by name, found under assets/models of the first root that has any.
+std::vector<std::pair<std::string, std::string>> bundled_models();
+// A bundled name ("moons") or a path -> a path; names not found stay as given (the loader reports them).
+std::string resolve_model(const std::string& name_or_path);
+// As resolve_model, for a `--model` argument: a bare name (no '/', no ".safetensors", not an existing file)
+// that is not bundled throws InvalidInput naming `arg`, the value and the bundled names.
+std::string resolve_model_arg(const std::string& arg, const std::string& name_or_path);
+
+}  // namespace diffscope

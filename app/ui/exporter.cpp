@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <functional>
 
 #include "core/atomic_write.h"
 #include "core/errors.h"
@@ -143,9 +144,28 @@ void Exporter::remember_model(const std::string& path) {
   m_sha = sha256_file(path);
 }
 
-ExportResult Exporter::snapshot(App& app, std::string path) {
+ExportResult Exporter::guarded(const std::function<std::string()>& write) {
   ExportResult r;
   try {
+    r.path = write();
+    r.ok = true;
+  } catch (const std::exception& e) {
+    r.error = e.what();
+  }
+  return finish(r);
+}
+
+std::vector<float> Exporter::download_slots(App& app, int first, int count) {
+  if (!app.session->has_model() || app.session->layout().n_slots == 0) throw InvalidInput("nothing to export yet");
+  const TrajectoryLayout& l = app.session->layout();
+  if (app.session->compute_path()) app.session->compute_path()->before_draw();  // nothing may stay mapped
+  std::vector<float> x(l.frame_floats() * size_t(count));
+  app.trajectory->download(size_t(first) * l.frame_bytes(), l.frame_bytes() * size_t(count), x.data());
+  return x;
+}
+
+ExportResult Exporter::snapshot(App& app, std::string path) {
+  return guarded([&] {
     if (!app.session->has_model() || app.session->layout().n_slots == 0) throw InvalidInput("nothing to export yet");
     if (path.empty()) path = next_free_name(resolve_export_dir(app.settings.export_dir), "snapshot", ".png");
     const int w = app.settings.export_width, h = app.settings.export_height;
@@ -155,17 +175,12 @@ ExportResult Exporter::snapshot(App& app, std::string path) {
     j["png"] = fs::path(path).filename().string();
     j["size"] = {w, h};
     write_sidecar(path, j);
-    r.ok = true;
-    r.path = path;
-  } catch (const std::exception& e) {
-    r.error = e.what();
-  }
-  return finish(r);
+    return path;
+  });
 }
 
 ExportResult Exporter::image_grid(App& app, std::string path) {
-  ExportResult r;
-  try {
+  return guarded([&] {
     if (!app.session->is_image_model() || app.session->image_side() <= 0)
       throw InvalidInput("the image grid needs an image model (dim 64, 8x8)");
     if (path.empty()) path = next_free_name(resolve_export_dir(app.settings.export_dir), "grid", ".png");
@@ -186,62 +201,42 @@ ExportResult Exporter::image_grid(App& app, std::string path) {
     j["png"] = fs::path(path).filename().string();
     j["grid"] = {{"cols", cols}, {"rows", rows}, {"scale", scale}};
     write_sidecar(path, j);
-    r.ok = true;
-    r.path = path;
-  } catch (const std::exception& e) {
-    r.error = e.what();
-  }
-  return finish(r);
+    return path;
+  });
 }
 
 ExportResult Exporter::state_npy(App& app, std::string path) {
-  ExportResult r;
-  try {
-    if (!app.session->has_model() || app.session->layout().n_slots == 0) throw InvalidInput("nothing to export yet");
-    if (path.empty()) path = next_free_name(resolve_export_dir(app.settings.export_dir), "state", ".npy");
-    const TrajectoryLayout& l = app.session->layout();
+  return guarded([&] {
     const int slot = app.shown_slot();
-    if (app.session->compute_path()) app.session->compute_path()->before_draw();
-    std::vector<float> x(l.frame_floats());
-    app.trajectory->download(size_t(slot) * l.frame_bytes(), l.frame_bytes(), x.data());
+    const std::vector<float> x = download_slots(app, slot, 1);
+    const TrajectoryLayout& l = app.session->layout();
+    if (path.empty()) path = next_free_name(resolve_export_dir(app.settings.export_dir), "state", ".npy");
     write_npy_float(path, {l.B, l.dim}, x.data(), "export");
     nlohmann::json j = sidecar(app, "state");
     j["npy"] = fs::path(path).filename().string();
     j["frame"] = l.frame_of_slot(slot);
     j["shape"] = {l.B, l.dim};
     write_sidecar(path, j);
-    r.ok = true;
-    r.path = path;
-  } catch (const std::exception& e) {
-    r.error = e.what();
-  }
-  return finish(r);
+    return path;
+  });
 }
 
 ExportResult Exporter::trajectory_npy(App& app, std::string path) {
-  ExportResult r;
-  try {
-    if (!app.session->has_model() || app.session->layout().n_slots == 0) throw InvalidInput("nothing to export yet");
-    if (path.empty()) path = next_free_name(resolve_export_dir(app.settings.export_dir), "trajectory", ".npy");
-    const TrajectoryLayout& l = app.session->layout();
+  return guarded([&] {
     const int n_slots = app.session->newest_slot() + 1;
-    if (app.session->compute_path()) app.session->compute_path()->before_draw();
-    std::vector<float> x(l.frame_floats() * n_slots);
-    app.trajectory->download(0, l.frame_bytes() * n_slots, x.data());
+    const std::vector<float> x = download_slots(app, 0, n_slots);
+    const TrajectoryLayout& l = app.session->layout();
+    if (path.empty()) path = next_free_name(resolve_export_dir(app.settings.export_dir), "trajectory", ".npy");
     write_npy_float(path, {n_slots, l.B, l.dim}, x.data(), "export");
     nlohmann::json j = sidecar(app, "trajectory");
     j["npy"] = fs::path(path).filename().string();
     std::vector<int> frames;
-    for (int s = 0; s < n_slots; ++s) frames.push_back(l.frame_of_slot(s));
+    for (int k = 0; k < n_slots; ++k) frames.push_back(l.frame_of_slot(k));
     j["frames"] = frames;
     j["shape"] = {n_slots, l.B, l.dim};
     write_sidecar(path, j);
-    r.ok = true;
-    r.path = path;
-  } catch (const std::exception& e) {
-    r.error = e.what();
-  }
-  return finish(r);
+    return path;
+  });
 }
 
 ExportResult Exporter::start_frame_sequence(App& app) {

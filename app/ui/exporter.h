@@ -4,6 +4,7 @@
 // atomically; an unwritable path gives an error message and changes nothing else.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,10 @@ class Exporter {
 
  private:
   ExportResult finish(ExportResult r);
+  // Runs one export: `write` writes the file(s) and returns the main path; an exception becomes the error.
+  ExportResult guarded(const std::function<std::string()>& write);
+  // `count` trajectory slots from `first` (nothing mapped by CUDA while read). Throws when nothing ran yet.
+  std::vector<float> download_slots(App& app, int first, int count);
   std::vector<uint8_t> render_scene(App& app, int slot, int w, int h);
   render::OffscreenTarget m_target;
   std::string m_sha_path, m_sha;  // cached SHA-256 of the model file

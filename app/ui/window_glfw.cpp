@@ -71,15 +71,18 @@ int run_window(const AppOptions& app_opts, const WindowOptions& win) {
     std::signal(SIGINT, on_quit_signal);
     std::signal(SIGTERM, on_quit_signal);
     while (!glfwWindowShouldClose(window) && !g_quit_requested.load()) {
+      app.probe.begin_frame();
       key_relay_new_frame(window);
       glfwPollEvents();
       if (app.vsync_dirty) {
         glfwSwapInterval(app.settings.view.vsync ? 1 : 0);
         app.vsync_dirty = false;
       }
+      app.probe.mark(FramePhase::other);
       ImGui_ImplOpenGL3_NewFrame();
       ImGui_ImplGlfw_NewFrame();
       ImGui::NewFrame();
+      app.probe.mark(FramePhase::imgui_build);
       int w = 0, h = 0;
       glfwGetFramebufferSize(window, &w, &h);  // drawing is sized by the framebuffer, not the window
       glBindFramebuffer(GL_FRAMEBUFFER, 0);
@@ -87,6 +90,7 @@ int run_window(const AppOptions& app_opts, const WindowOptions& win) {
       ImGui::Render();
       glViewport(0, 0, w, h);
       ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+      app.probe.mark(FramePhase::imgui_render);
       ++frames;
       if (frames == warm) t_warm = std::chrono::steady_clock::now();
       if (win.max_frames > 0 && frames >= win.max_frames) {
@@ -101,7 +105,9 @@ int run_window(const AppOptions& app_opts, const WindowOptions& win) {
         }
         glfwSetWindowShouldClose(window, GLFW_TRUE);
       }
+      app.probe.mark(FramePhase::other);
       glfwSwapBuffers(window);
+      app.probe.mark(FramePhase::present);
     }
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_warm).count();
     std::printf("diffscope gui: %d frames, %.1f fps at the end, mean %.1f frames/s after %d warm-up frames; "

@@ -16,10 +16,12 @@
 #include "core/errors.h"
 #include "render/gl_buffers.h"
 #include "ui/exporter.h"
-#include "ui/glfw_key_relay.h"
-#include "ui/run.h"
+#include "shell/glfw_key_relay.h"
+#include "shell/compute_select.h"
+#include "shell/run.h"
 
-namespace diffscope::ui {
+namespace diffscope::shell {
+using namespace ui;  // the shell drives the ui layer's App
 namespace {
 void glfw_error(int code, const char* msg) { std::fprintf(stderr, "diffscope: glfw error %d: %s\n", code, msg); }
 
@@ -60,7 +62,7 @@ int run_window(const AppOptions& app_opts, const WindowOptions& win) {
 
   int rc = 0;
   {
-    App app(app_opts);
+    App app(app_opts, make_compute_services());
     app.init(sx);
     app.keys.connect();
     glfwSetWindowUserPointer(window, &app);
@@ -128,4 +130,4 @@ int run_window(const AppOptions& app_opts, const WindowOptions& win) {
   return rc;
 }
 
-}  // namespace diffscope::ui
+}  // namespace diffscope::shell

@@ -43,10 +43,12 @@
 #include "render/egl_context.h"
 #include "render/gl_buffers.h"
 #include "ui/keys.h"
-#include "ui/run.h"
+#include "shell/compute_select.h"
+#include "shell/run.h"
 #include "ui/settings_keys.h"
 
-namespace diffscope::ui {
+namespace diffscope::shell {
+using namespace ui;  // the shell drives the ui layer's App
 namespace {
 
 int key_code(const std::string& k) {
@@ -213,7 +215,7 @@ int run_headless(const AppOptions& app_opts, const HeadlessOptions& opts) {
 
   int rc = 0;
   {
-    App app(app_opts);
+    App app(app_opts, make_compute_services());
     const char* scale_env = std::getenv("DIFFSCOPE_UI_SCALE");  // HiDPI layout checks without a monitor
     app.init(scale_env && std::atof(scale_env) > 0 ? float(std::atof(scale_env)) : 1.0f);
     if (!app.settings_note.empty()) std::fprintf(stderr, "%s", app.settings_note.c_str());
@@ -434,4 +436,4 @@ int run_headless(const AppOptions& app_opts, const HeadlessOptions& opts) {
   return rc;
 }
 
-}  // namespace diffscope::ui
+}  // namespace diffscope::shell

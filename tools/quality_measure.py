@@ -1,7 +1,8 @@
 """quality_measure.py — the one sample-quality measure of the bundled models (issue 18), numpy only.
 
 Split-averaged energy distance. A model's held-out `data_samples` (2048 points for the 2D sets, 360 images
-for digits8x8) are split at random into half A and half B, `n_splits` times (the halves redrawn per split).
+for digits8x8) are split at random into half A and half B, `n_splits` times (the halves redrawn per split,
+a fixed SplitMix64 shuffle: draw_splits).
 For each split the energy distance (V-statistic, Euclidean: 2 E|X-Y| - E|X-X'| - E|Y-Y'|, means over all
 pairs) is taken against half A from both sides at the same n:
 
@@ -19,7 +20,8 @@ Shape checks the distance at this n cannot make (issue 18, item 2), on raw data 
                (relative) of the data distribution's share;
   checkerboard the share of points outside the 8 filled squares must be <= 5%.
 
-The C++ CI test (tests/core/test_model_quality.cpp) computes the same figures.
+The C++ CI test (tests/core/test_model_quality.cpp) computes the same figures. `python3 tools/quality_measure.py`
+runs its own checks.
 """
 import numpy as np
 
@@ -202,3 +204,24 @@ def mean_sd(v):
     """(mean, sample sd) of a list of figures; sd 0 for a single one."""
     v = np.asarray(v, np.float64)
     return float(v.mean()), float(v.std(ddof=1)) if len(v) > 1 else 0.0
+
+
+def self_check():
+    """The measure's own checks (the C++ test's twins): hand-placed shape points and the split-averaged
+    figure against energy_distance on the written-out halves. Exit 0 when they hold."""
+    pts = np.array([[1, 1], [3, 1], [-1, -1], [-3, 3], [5, 0], [-4, -4]], np.float64)
+    assert checkerboard_outside(pts) == 3 / 6, checkerboard_outside(pts)
+    rings = np.array([[1.2, 0], [0, 2.3], [3, 0], [0, -4.25]], np.float64)
+    assert ring_shares(rings).tolist() == [0.25, 0.0, 0.25, 0.25], ring_shares(rings)
+    held = np.array([[i % 3 + 0.1 * i, i // 13] for i in range(40)], np.float64)
+    ref = SplitReference(held, n=15, n_splits=7)
+    X = np.array([[0, 0], [1, 2], [3, 0.5]], np.float64)
+    v, dd = ref.samples_vs_a(X), ref.data_vs_data()
+    for k, (a, b) in enumerate(ref.splits):
+        assert abs(v[k] - energy_distance(X, held[a])) < 1e-12 and abs(dd[k] - energy_distance(held[b], held[a])) < 1e-12
+        assert len(set(a) | set(b)) == len(a) + len(b) == 35
+    print("quality_measure: checks passed")
+
+
+if __name__ == "__main__":
+    self_check()

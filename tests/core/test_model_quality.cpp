@@ -67,6 +67,36 @@ uint64_t splitmix64(uint64_t& s) {
   return z ^ (z >> 31);
 }
 
+// n_splits random half splits of 0..n_held-1: A = n_held / 2 indices, B = the first n of the other half. Fisher-
+// Yates on a SplitMix64 stream from state 18 (j = next % (i + 1), i = n_held-1 .. 1), as tools/quality_measure.py.
+void draw_splits(int n_held, int n, int n_splits, std::vector<std::vector<int>>* A, std::vector<std::vector<int>>* B) {
+  uint64_t state = 18;
+  std::vector<int> p(n_held);
+  for (int s = 0; s < n_splits; ++s) {
+    std::iota(p.begin(), p.end(), 0);
+    for (int i = n_held - 1; i > 0; --i) std::swap(p[i], p[splitmix64(state) % static_cast<uint64_t>(i + 1)]);
+    A->emplace_back(p.begin(), p.begin() + n_held / 2);
+    B->emplace_back(p.begin() + n_held / 2, p.begin() + n_held / 2 + n);
+  }
+}
+
+TEST(SplitReference, SplitsAreTheToolsSplits) {
+  // Indices printed by tools/quality_measure.py's draw_splits (Python integers, its own SplitMix64): the CI
+  // test and the card's table use the very same halves.
+  std::vector<std::vector<int>> A, B;
+  draw_splits(2048, 1000, 100, &A, &B);
+  ASSERT_EQ(A.size(), 100u);
+  EXPECT_EQ(std::vector<int>(A[0].begin(), A[0].begin() + 4), (std::vector<int>{1438, 1662, 1211, 1721}));
+  EXPECT_EQ(std::vector<int>(B[0].begin(), B[0].begin() + 4), (std::vector<int>{515, 998, 872, 675}));
+  EXPECT_EQ(std::vector<int>(A[99].begin(), A[99].begin() + 4), (std::vector<int>{738, 1949, 358, 1411}));
+  EXPECT_EQ(std::vector<int>(B[99].end() - 4, B[99].end()), (std::vector<int>{387, 1439, 1979, 1747}));
+  A.clear();
+  B.clear();
+  draw_splits(360, 180, 100, &A, &B);
+  EXPECT_EQ(std::vector<int>(A[0].begin(), A[0].begin() + 4), (std::vector<int>{0, 145, 204, 46}));
+  EXPECT_EQ(std::vector<int>(B[99].end() - 4, B[99].end()), (std::vector<int>{205, 175, 189, 184}));
+}
+
 // The held-out set (n_held, dim), its distance matrix and n_splits random half splits: A = n_held / 2
 // indices, B = the first n of the other half (tools/quality_measure.py's SplitReference).
 struct SplitReference {
@@ -80,16 +110,8 @@ struct SplitReference {
       : n_held(n_held_), dim(dim_), n(n_), held(h), D(static_cast<size_t>(n_held_) * n_held_) {
     for (int i = 0; i < n_held; ++i)
       for (int j = 0; j < n_held; ++j) D[static_cast<size_t>(i) * n_held + j] = dist(&held[i * dim], &held[j * dim]);
-    uint64_t state = 18;
-    std::vector<int> p(n_held);
-    for (int s = 0; s < n_splits; ++s) {
-      std::iota(p.begin(), p.end(), 0);
-      for (int i = n_held - 1; i > 0; --i) std::swap(p[i], p[splitmix64(state) % static_cast<uint64_t>(i + 1)]);
-      const int half = n_held / 2;
-      A.emplace_back(p.begin(), p.begin() + half);
-      B.emplace_back(p.begin() + half, p.begin() + half + n);
-      aa.push_back(block_mean(A.back(), A.back()));
-    }
+    draw_splits(n_held, n, n_splits, &A, &B);
+    for (const std::vector<int>& a : A) aa.push_back(block_mean(a, a));
   }
   double dist(const float* a, const float* b) const {
     double s = 0;

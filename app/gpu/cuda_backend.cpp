@@ -137,6 +137,9 @@ std::string CudaBackend::name() const { return "cuda (" + m->device_name + ")"; 
 cudaStream_t CudaBackend::stream() const { return m->stream.get(); }
 
 void CudaBackend::set_model(const DiffusionModel& model) {
+  if (model.mixture)
+    throw InvalidInput("model '" + model.path + "' is an analytic gaussian_mixture model (SEMANTICS §6); the CUDA "
+                       "backend runs eps-networks only: use --backend cpu");
   const EpsNet& n = model.net;
   const cudaStream_t s = m->stream.get();
   const bool same_net = m->have_model && m->h_net.dim == n.dim && m->h_net.hidden == n.hidden && m->h_net.W1 == n.W1 &&
@@ -201,6 +204,9 @@ void CudaBackend::set_model(const DiffusionModel& model) {
 }
 
 void CudaBackend::set_step_table(const StepTable& t) {
+  if (is_new_solver(t.sampler) || t.spacing == Spacing::Karras)
+    throw InvalidInput(std::string("--sampler ") + sampler_name(t.sampler) + " --spacing " + spacing_name(t.spacing) +
+                       " is not implemented in the CUDA kernels yet: use --backend cpu");
   m->table.upload(t, m->stream.get());
   CUDA_CHECK_THROW(cudaStreamSynchronize(m->stream.get()));
 }
@@ -335,9 +341,9 @@ void CudaBackend::denoise(const DiffusionModel& model, float* x, const int64_t* 
 }
 
 void CudaBackend::run_steps(const DiffusionModel& model, const StepTable& table, int k_begin, int k_end, float* x, int B,
-                            uint64_t seed, float* frames, Precision precision, uint32_t row_offset) {
+                            uint64_t seed, float* frames, Precision precision, uint32_t row_offset, float*) {
   set_model(model);
-  set_step_table(table);
+  set_step_table(table);  // refuses the tables that need prev_x0 (SEMANTICS §3)
   const cudaStream_t s = m->stream.get();
   const size_t n = static_cast<size_t>(B) * model.net.dim;
   m->d_x.copy_from_host(x, n, s);

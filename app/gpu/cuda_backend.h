@@ -34,14 +34,16 @@ class CudaBackend : public DenoiserBackend {
   void denoise(const DiffusionModel& model, float* x, const int64_t* t_start, int B, int S, float* trajectory,
                Precision precision) override;
   void run_steps(const DiffusionModel& model, const StepTable& table, int k_begin, int k_end, float* x, int B,
-                 uint64_t seed, float* frames, Precision precision, uint32_t row_offset = 0) override;
+                 uint64_t seed, float* frames, Precision precision, uint32_t row_offset = 0,
+                 float* prev_x0 = nullptr) override;
   void mlp3(const Mlp3Weights& w, const float* x, int B, float* y, Precision precision) override;
 
   // ---- device-pointer API (GUI, interop); all asynchronous on `stream`, no sync ---------------------
   // Uploads the weights (fp32 + bf16/tf32 fragment copies) and keeps them resident; cheap if the same model
-  // (same path and weights) is set again.
+  // (same path and weights) is set again. Throws InvalidInput for an analytic (gaussian_mixture) model.
   void set_model(const DiffusionModel& m);
-  // Uploads the step table (t, A32, B32, S32).
+  // Uploads the step table (t, A32, B32, S32). Throws InvalidInput for a table the fused kernels do not run
+  // yet (dpmpp-2m, dpmpp-2m-sde, euler-ancestral, heun; karras spacing), naming it and `--backend cpu`.
   void set_step_table(const StepTable& t);
   // Runs steps [k_begin, k_end) of the current table on d_x (B, dim) in place; writes the state after each step
   // into d_frames (k_end - k_begin, B, dim) if non-null (frame stride = B*dim floats); noise rows row_offset+i.

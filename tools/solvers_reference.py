@@ -139,10 +139,11 @@ def step_list(m, spacing, t_start, N):
     return m.abar[t], t.astype(np.float64)
 
 
-# ---- solvers, each from its source, on the VP state x_t; noise z_k with step key T + 2 + k -----------------
+# ---- solvers, each from its source, on the VP state x_t; noise z_k with step key t_k (karras: T + 2 + k) ----
 
 def run(m, solver, spacing, t_start, N, x, seed, frames=False):
-    abar, _ = step_list(m, spacing, t_start, N)
+    abar, tk = step_list(m, spacing, t_start, N)
+    keys = [m.T + 2 + k if spacing == "karras" else int(tk[k]) for k in range(N)]  # SEMANTICS §7
     a = np.append(abar, 1.0)
     sig = sigma_of_abar(a)  # sig[N] = 0
     lam = -np.log(sig[:N])  # lambda = log(alpha / sigma) = -log(sigma_VE)
@@ -160,7 +161,7 @@ def run(m, solver, spacing, t_start, N, x, seed, frames=False):
             sd = np.sqrt(sn ** 2 - su ** 2)
             xv = xv + (xv - D) / s * (sd - s)
             if sn > 0:
-                xv = xv + normal_noise(seed, m.T + 2 + k, x.shape[0], x.shape[1]) * su
+                xv = xv + normal_noise(seed, keys[k], x.shape[0], x.shape[1]) * su
             x = np.sqrt(a[k + 1]) * xv
         elif solver == "heun":  # Karras et al. 2022 Alg. 1, VE state; D(x; s) = x - s eps(x / sqrt(1+s^2))
             xv = x / np.sqrt(a[k])
@@ -191,7 +192,7 @@ def run(m, solver, spacing, t_start, N, x, seed, frames=False):
                 if old_d is not None:
                     r = h_last / h
                     xv = xv + 0.5 * (-np.expm1(-2 * h)) * (1 / r) * (D - old_d)
-                xv = xv + normal_noise(seed, m.T + 2 + k, x.shape[0], x.shape[1]) * sig[k + 1] * np.sqrt(
+                xv = xv + normal_noise(seed, keys[k], x.shape[0], x.shape[1]) * sig[k + 1] * np.sqrt(
                     -np.expm1(-2 * h))
                 x = np.sqrt(a[k + 1]) * xv
                 h_last = h

@@ -309,10 +309,9 @@ StepTable build_step_table(const Schedule& sched, Sampler sampler, int t_start, 
       tab.abar.push_back(sched.alphas_cumprod[t]);
     }
   }
-  // SEMANTICS §7: ddim on an integer spacing keys its noise by t; the new solvers and karras by T + 2 + k.
+  // SEMANTICS §7: an integer spacing (distinct timesteps) keys step k's noise by t[k]; karras by T + 2 + k.
   for (int k = 0; k < n_steps; ++k)
-    tab.noise_key.push_back(sampler == Sampler::Ddim && !continuous ? static_cast<uint32_t>(tab.t[k])
-                                                                    : static_cast<uint32_t>(sched.T + 2 + k));
+    tab.noise_key.push_back(continuous ? static_cast<uint32_t>(sched.T + 2 + k) : static_cast<uint32_t>(tab.t[k]));
   if (sampler == Sampler::Ddim) {
     for (int i = 0; i < n_steps; ++i) ddim_coefficients(tab, tab.abar[i], i + 1 < n_steps ? tab.abar[i + 1] : 1.0);
   } else {

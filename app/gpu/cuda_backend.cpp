@@ -204,7 +204,9 @@ void CudaBackend::set_model(const DiffusionModel& model) {
 }
 
 void CudaBackend::set_step_table(const StepTable& t) {
-  if (is_new_solver(t.sampler) || t.spacing == Spacing::Karras)
+  // The kernels run tables of (t, A, B, S) with integer t (network input t/T, noise key t): every solver on an
+  // integer spacing that needs neither the previous data prediction nor a second evaluation (SEMANTICS §3).
+  if (t.uses_prev() || t.uses_second_eval() || t.spacing == Spacing::Karras)
     throw InvalidInput(std::string("--sampler ") + sampler_name(t.sampler) + " --spacing " + spacing_name(t.spacing) +
                        " is not implemented in the CUDA kernels yet: use --backend cpu");
   m->table.upload(t, m->stream.get());

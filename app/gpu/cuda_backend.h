@@ -43,7 +43,7 @@ class CudaBackend : public DenoiserBackend {
   // (same path and weights) is set again. Throws InvalidInput for an analytic (gaussian_mixture) model.
   void set_model(const DiffusionModel& m);
   // Uploads the step table (t, A32, B32, S32). Throws InvalidInput for a table the fused kernels do not run
-  // yet (dpmpp-2m, dpmpp-2m-sde, euler-ancestral, heun; karras spacing), naming it and `--backend cpu`.
+  // yet (dpmpp-2m, dpmpp-2m-sde, heun; the karras spacing), naming it and `--backend cpu`.
   void set_step_table(const StepTable& t);
   // Runs steps [k_begin, k_end) of the current table on d_x (B, dim) in place; writes the state after each step
   // into d_frames (k_end - k_begin, B, dim) if non-null (frame stride = B*dim floats); noise rows row_offset+i.

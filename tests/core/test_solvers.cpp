@@ -10,11 +10,13 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 
+#include "core/backend.h"
 #include "core/cpu_reference.h"
 #include "core/errors.h"
 #include "core/model.h"
 #include "core/step_table.h"
 #include "../test_paths.h"
+#include "model_fixtures.h"
 
 namespace diffscope {
 namespace {
@@ -276,6 +278,31 @@ TEST(Solvers, StochasticSolversMatchTheClosedFormMarginal) {
     }
     std::cout << "; final std / s worst " << worst_ratio << "\n";
   }
+}
+
+// The fp32 CPU backend (what the CLI and GUI run) against the float64 reference for every new solver and
+// spacing, on a random eps-network (continuous network timesteps on karras), split into launches.
+TEST(Solvers, CpuBackendFloat32MatchesFloat64AcrossLaunches) {
+  const DiffusionModel m = test::random_model(2, 64, 77, 0.5f);
+  auto be = make_cpu_backend();
+  const int B = 300;
+  const std::vector<float> x0 = test::random_values(size_t(B) * 2, 5);
+  for (Sampler s : {Sampler::Dpmpp2m, Sampler::Dpmpp2mSde, Sampler::EulerAncestral, Sampler::Heun, Sampler::Ddim}) {
+    for (Spacing sp : {Spacing::Default, Spacing::Karras, Spacing::Trailing}) {
+      const StepTable tab = build_step_table(m.schedule, s, 999, 25, 0.0, sp);
+      std::vector<double> xd(x0.begin(), x0.end()), prevd(xd.size());
+      cpu_ref::run_steps<double>(m, tab, 0, 25, xd.data(), B, 9, nullptr, 0, prevd.data());
+      std::vector<float> x = x0, prev(x.size());
+      for (int k = 0; k < 25; k += 4)
+        be->run_steps(m, tab, k, std::min(25, k + 4), x.data(), B, 9, nullptr, Precision::Fp32, 0, prev.data());
+      const double err = test::rel_frobenius(x, xd);
+      EXPECT_LT(err, 1e-5) << sampler_name(s) << " " << spacing_name(sp);
+    }
+  }
+  // A table that needs the previous data prediction refuses a missing buffer instead of reading garbage.
+  const StepTable tab = build_step_table(m.schedule, Sampler::Dpmpp2m, 999, 5);
+  std::vector<float> x = x0;
+  EXPECT_THROW(be->run_steps(m, tab, 0, 5, x.data(), B, 9, nullptr, Precision::Fp32), std::invalid_argument);
 }
 
 }  // namespace

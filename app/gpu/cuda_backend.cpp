@@ -15,6 +15,7 @@
 #include "gpu/gpu_buffer.h"
 #include "kernels/frag_pack.h"
 #include "kernels/kernels.h"
+#include "kernels/solver_kernels.h"
 
 namespace diffscope {
 
@@ -66,6 +67,49 @@ struct DeviceTable {
   kernels::DeviceSteps view() const { return {t.data(), A.data(), B.data(), S.data(), n, T}; }
 };
 
+// A solver table (issue 15, SEMANTICS §3) as float arrays for kernels/denoise_solver.cu.
+struct DeviceSolverTable {
+  GpuBuffer<float> tt, tt2, A, B, S, P, Dx, De, H;
+  GpuBuffer<uint32_t> key;
+  int n = 0;
+  std::vector<float> h_tt, h_tt2, h_P, h_Dx, h_De, h_H;
+
+  static std::vector<float> as_float(const std::vector<double>& v) { return std::vector<float>(v.begin(), v.end()); }
+  void upload(const StepTable& tab, cudaStream_t s) {
+    n = tab.steps();
+    // The network's time input as the CPU computes it: float(t_net) / float(T).
+    h_tt.resize(n);
+    h_tt2.assign(tab.t_net2.size(), 0.f);
+    for (int k = 0; k < n; ++k) h_tt[k] = static_cast<float>(tab.t_net[k]) / static_cast<float>(tab.T);
+    for (size_t k = 0; k < tab.t_net2.size(); ++k)
+      h_tt2[k] = static_cast<float>(tab.t_net2[k]) / static_cast<float>(tab.T);
+    h_P = as_float(tab.P), h_Dx = as_float(tab.Dx), h_De = as_float(tab.De), h_H = as_float(tab.H);
+    tt.copy_from_host(h_tt, s);
+    tt2.copy_from_host(h_tt2, s);
+    A.copy_from_host(tab.A32, s);
+    B.copy_from_host(tab.B32, s);
+    S.copy_from_host(tab.S32, s);
+    P.copy_from_host(h_P, s);
+    Dx.copy_from_host(h_Dx, s);
+    De.copy_from_host(h_De, s);
+    H.copy_from_host(h_H, s);
+    key.copy_from_host(tab.noise_key, s);
+    CUDA_CHECK_THROW(cudaStreamSynchronize(s));  // the host vectors are reused by the next upload
+  }
+  kernels::SolverSteps view(const StepTable& tab) const {
+    kernels::SolverSteps v;
+    v.tt = tt.data(), v.A = A.data(), v.B = B.data(), v.S = S.data(), v.key = key.data(), v.n = n;
+    if (tab.uses_prev()) v.P = P.data(), v.Dx = Dx.data(), v.De = De.data();
+    if (tab.uses_second_eval()) v.H = H.data(), v.tt2 = tt2.data();
+    return v;
+  }
+};
+
+// Tables that need the solver kernel: a previous data prediction, a second evaluation or float timesteps.
+bool needs_solver_kernel(const StepTable& t) {
+  return t.uses_prev() || t.uses_second_eval() || t.spacing == Spacing::Karras;
+}
+
 }  // namespace
 
 struct CudaBackend::Impl {
@@ -83,6 +127,12 @@ struct CudaBackend::Impl {
   GpuBuffer<uint16_t> W1h, W2h, W3h;
   kernels::DeviceNet net;
   DeviceTable table, t_indexed;
+  // issue 15: the current table when it needs the solver kernel, its previous data prediction (B, dim), kept
+  // across run_steps_device calls, and Heun's first-eps workspace.
+  bool solver_mode = false;
+  StepTable solver_host;
+  DeviceSolverTable solver_table;
+  GpuBuffer<float> d_prev, d_e1;
 
   // host-API scratch
   GpuBuffer<float> d_x, d_frames;
@@ -204,11 +254,18 @@ void CudaBackend::set_model(const DiffusionModel& model) {
 }
 
 void CudaBackend::set_step_table(const StepTable& t) {
-  // The kernels run tables of (t, A, B, S) with integer t (network input t/T, noise key t): every solver on an
-  // integer spacing that needs neither the previous data prediction nor a second evaluation (SEMANTICS §3).
-  if (t.uses_prev() || t.uses_second_eval() || t.spacing == Spacing::Karras)
-    throw InvalidInput(std::string("--sampler ") + sampler_name(t.sampler) + " --spacing " + spacing_name(t.spacing) +
-                       " is not implemented in the CUDA kernels yet: use --backend cpu");
+  // The fast kernels run tables of (t, A, B, S) with integer t (network input t/T, noise key t); the others
+  // (previous data prediction, second evaluation, float timesteps) run kernels/denoise_solver.cu (SEMANTICS §3).
+  m->solver_mode = needs_solver_kernel(t);
+  if (m->solver_mode) {
+    if (!kernels::denoise_solver_supported(m->net.dim, m->net.hidden))
+      throw InvalidInput(std::string("--sampler ") + sampler_name(t.sampler) + " --spacing " + spacing_name(t.spacing) +
+                         ": hidden = " + std::to_string(m->net.hidden) +
+                         " is too large for the CUDA solver kernel: use --backend cpu");
+    m->solver_host = t;
+    m->solver_table.upload(t, m->stream.get());
+    return;
+  }
   m->table.upload(t, m->stream.get());
   CUDA_CHECK_THROW(cudaStreamSynchronize(m->stream.get()));
 }
@@ -223,6 +280,24 @@ void CudaBackend::run_steps_device(int k_begin, int k_end, float* d_x, int B, ui
   if (k_begin < 0 || k_end > m->table.n || k_begin > k_end)
     throw InvalidInput("steps [" + std::to_string(k_begin) + ", " + std::to_string(k_end) +
                        ") out of range; valid: within [0, " + std::to_string(m->table.n) + "]");
+  if (m->solver_mode) {
+    if (k_end > m->solver_table.n)
+      throw InvalidInput("steps [" + std::to_string(k_begin) + ", " + std::to_string(k_end) +
+                         ") out of range; valid: within [0, " + std::to_string(m->solver_table.n) + "]");
+    const size_t n = static_cast<size_t>(B) * m->net.dim;
+    kernels::SolverArgs sa;
+    sa.net = m->net;
+    sa.tab = m->solver_table.view(m->solver_host);
+    sa.x = d_x, sa.B = B, sa.k_begin = k_begin, sa.k_end = k_end, sa.frames = d_frames;
+    sa.seed = seed, sa.row_offset = row_offset;
+    if (sa.tab.P) m->d_prev.reserve(n), sa.prev = m->d_prev.data();  // step 0 never reads it (P[0] = 0)
+    if (sa.tab.H) m->d_e1.reserve(n), sa.e1 = m->d_e1.data();
+    kernels::launch_denoise_solver(sa, stream);
+    m->last = kernels::DenoisePath::General;
+    (void)p;  // fp32 arithmetic whatever the precision (as the general kernel)
+    CUDA_CHECK_LAUNCH();
+    return;
+  }
   kernels::DenoiseArgs a;
   a.net = m->net;
   a.tab = m->table.view();
@@ -240,6 +315,9 @@ void CudaBackend::run_steps_device(int k_begin, int k_end, float* d_x, int B, ui
 void CudaBackend::run_steps_device_unfused(int k_begin, int k_end, float* d_x, int B, uint64_t seed, float* d_frames,
                                            Precision p, cudaStream_t stream, uint32_t row_offset) {
   require_model(m->have_model);
+  if (m->solver_mode)
+    throw InvalidInput(std::string("the unfused baseline runs ddim/ddpm/ddpm-mean/euler-ancestral tables only, not ") +
+                       sampler_name(m->solver_host.sampler) + " on " + spacing_name(m->solver_host.spacing));
   kernels::DenoiseArgs a;
   a.net = m->net;
   a.tab = m->table.view();
@@ -343,12 +421,16 @@ void CudaBackend::denoise(const DiffusionModel& model, float* x, const int64_t* 
 }
 
 void CudaBackend::run_steps(const DiffusionModel& model, const StepTable& table, int k_begin, int k_end, float* x, int B,
-                            uint64_t seed, float* frames, Precision precision, uint32_t row_offset, float*) {
+                            uint64_t seed, float* frames, Precision precision, uint32_t row_offset, float* prev_x0) {
+  if (table.uses_prev() && !prev_x0)
+    throw std::invalid_argument(std::string("run_steps: solver ") + sampler_name(table.sampler) +
+                                " needs the previous data prediction buffer (prev_x0)");
   set_model(model);
-  set_step_table(table);  // refuses the tables that need prev_x0 (SEMANTICS §3)
+  set_step_table(table);
   const cudaStream_t s = m->stream.get();
   const size_t n = static_cast<size_t>(B) * model.net.dim;
   m->d_x.copy_from_host(x, n, s);
+  if (table.uses_prev()) m->d_prev.copy_from_host(prev_x0, n, s);  // SEMANTICS §3: kept by the caller
   float* d_frames = nullptr;
   const size_t nf = static_cast<size_t>(k_end - k_begin) * n;
   if (frames && nf) {
@@ -357,6 +439,7 @@ void CudaBackend::run_steps(const DiffusionModel& model, const StepTable& table,
   }
   run_steps_device(k_begin, k_end, m->d_x.data(), B, seed, d_frames, precision, s, row_offset);
   m->d_x.copy_to_host(x, n, s);
+  if (table.uses_prev()) m->d_prev.copy_to_host(prev_x0, n, s);
   if (d_frames) m->d_frames.copy_to_host(frames, nf, s);
   CUDA_CHECK_THROW(cudaStreamSynchronize(s));
 }

@@ -42,8 +42,10 @@ class CudaBackend : public DenoiserBackend {
   // Uploads the weights (fp32 + bf16/tf32 fragment copies) and keeps them resident; cheap if the same model
   // (same path and weights) is set again. Throws InvalidInput for an analytic (gaussian_mixture) model.
   void set_model(const DiffusionModel& m);
-  // Uploads the step table (t, A32, B32, S32). Throws InvalidInput for a table the fused kernels do not run
-  // yet (dpmpp-2m, dpmpp-2m-sde, heun; the karras spacing), naming it and `--backend cpu`.
+  // Uploads the step table (t, A32, B32, S32). Tables that need a previous data prediction, a second evaluation
+  // or float timesteps (dpmpp-2m, dpmpp-2m-sde, heun; the karras spacing) run kernels/denoise_solver.cu (fp32,
+  // the previous data prediction kept on the device between run_steps_device calls); throws InvalidInput
+  // naming `--backend cpu` when that kernel cannot hold the network.
   void set_step_table(const StepTable& t);
   // Runs steps [k_begin, k_end) of the current table on d_x (B, dim) in place; writes the state after each step
   // into d_frames (k_end - k_begin, B, dim) if non-null (frame stride = B*dim floats); noise rows row_offset+i.

@@ -1,6 +1,6 @@
-// test_cuda_solvers.cpp — issue 15 on the CUDA backend: euler-ancestral and the integer spacings run in the
-// fused kernels and match the float64 CPU reference (same Philox noise, SEMANTICS §7); the solvers the kernels
-// do not run yet are refused with InvalidInput naming them and `--backend cpu` (never computed wrongly).
+// test_cuda_solvers.cpp — issue 15 on the CUDA backend: every solver and spacing matches the float64 CPU
+// reference (same Philox noise, SEMANTICS §7) when run in three launches (the previous data prediction kept
+// by the caller); analytic models are refused with InvalidInput naming `--backend cpu`.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -31,12 +31,14 @@ TEST_P(CudaSolvers, MatchesFloat64AcrossLaunches) {
   std::vector<float> x = test::random_x(size_t(c.B) * c.dim, 7);
   std::vector<double> xd = test::widen(x);
   const int N = tab.steps(), third = N / 3;
-  std::vector<double> framesd(size_t(N) * c.B * c.dim);
-  cpu_ref::run_steps<double>(m, tab, 0, N, xd.data(), c.B, seed, framesd.data(), 3);
+  std::vector<double> framesd(size_t(N) * c.B * c.dim), prevd(xd.size());
+  cpu_ref::run_steps<double>(m, tab, 0, N, xd.data(), c.B, seed, framesd.data(), 3, prevd.data());
   CudaBackend be;
-  std::vector<float> frames(size_t(N) * c.B * c.dim, test::nan_f());
-  be.run_steps(m, tab, 0, third, x.data(), c.B, seed, frames.data(), c.p, 3);
-  be.run_steps(m, tab, third, N, x.data(), c.B, seed, frames.data() + size_t(third) * c.B * c.dim, c.p, 3);
+  std::vector<float> frames(size_t(N) * c.B * c.dim, test::nan_f()), prev(x.size(), test::nan_f());
+  const size_t fs = size_t(c.B) * c.dim;
+  be.run_steps(m, tab, 0, third, x.data(), c.B, seed, frames.data(), c.p, 3, prev.data());
+  be.run_steps(m, tab, third, 2 * third, x.data(), c.B, seed, frames.data() + third * fs, c.p, 3, prev.data());
+  be.run_steps(m, tab, 2 * third, N, x.data(), c.B, seed, frames.data() + 2 * third * fs, c.p, 3, prev.data());
   const double err = test::rel_err(x, xd), ferr = test::rel_err(frames, framesd);
   std::printf("[measured] %s %s t=%d N=%d B=%d dim=%d %s rel_err=%.3e frames=%.3e\n", sampler_name(c.sampler),
               spacing_name(c.spacing), c.t_start, N, c.B, c.dim, precision_name(c.p), err, ferr);
@@ -52,7 +54,16 @@ INSTANTIATE_TEST_SUITE_P(
                       SolverCase{Sampler::EulerAncestral, Spacing::Leading, 500, 20, 333, 64, Precision::Fp32},
                       SolverCase{Sampler::EulerAncestral, Spacing::Linspace, 999, 30, 333, 64, Precision::Bf16},
                       SolverCase{Sampler::Ddim, Spacing::Trailing, 999, 25, 1000, 2, Precision::Fp32},
-                      SolverCase{Sampler::Ddim, Spacing::Linspace, 700, 40, 100, 64, Precision::Fp32}),
+                      SolverCase{Sampler::Ddim, Spacing::Linspace, 700, 40, 100, 64, Precision::Fp32},
+                      SolverCase{Sampler::Dpmpp2m, Spacing::Karras, 999, 30, 4097, 2, Precision::Fp32},
+                      SolverCase{Sampler::Dpmpp2m, Spacing::Default, 999, 50, 333, 64, Precision::Fp32},
+                      SolverCase{Sampler::Dpmpp2mSde, Spacing::Karras, 999, 30, 1000, 2, Precision::Fp32},
+                      SolverCase{Sampler::Dpmpp2mSde, Spacing::Trailing, 500, 20, 77, 64, Precision::Bf16},
+                      SolverCase{Sampler::Heun, Spacing::Karras, 999, 20, 4097, 2, Precision::Fp32},
+                      SolverCase{Sampler::Heun, Spacing::Leading, 999, 25, 100, 64, Precision::Fp32},
+                      SolverCase{Sampler::EulerAncestral, Spacing::Karras, 999, 30, 1000, 2, Precision::Fp32},
+                      SolverCase{Sampler::Ddim, Spacing::Karras, 999, 30, 5, 64, Precision::Fp32},
+                      SolverCase{Sampler::Heun, Spacing::Karras, 600, 7, 1, 3, Precision::Fp32}),
     [](const ::testing::TestParamInfo<SolverCase>& i) {
       std::string n = std::string(sampler_name(i.param.sampler)) + "_" + spacing_name(i.param.spacing) + "_" +
                       precision_name(i.param.p) + "_" + std::to_string(i.index);
@@ -61,27 +72,25 @@ INSTANTIATE_TEST_SUITE_P(
       return n;
     });
 
-TEST(CudaSolversRefuse, UnsupportedTablesAndAnalyticModelsNameBackendCpu) {
+TEST(CudaSolversRefuse, AnalyticModelsAndAMissingPrevBufferNameTheFix) {
   SKIP_WITHOUT_CUDA();
   const DiffusionModel m = test::random_model(2, 256, 5, 0.5f);
   CudaBackend be;
   std::vector<float> x(2 * 8, 0.5f), prev(x.size(), 0.f);
-  auto expect_refusal = [&](const DiffusionModel& model, const StepTable& tab, const std::string& what) {
-    try {
-      be.run_steps(model, tab, 0, tab.steps(), x.data(), 8, 1, nullptr, Precision::Fp32, 0, prev.data());
-      ADD_FAILURE() << what << " was not refused";
-    } catch (const InvalidInput& e) {
-      const std::string msg = e.what();
-      EXPECT_NE(msg.find("--backend cpu"), std::string::npos) << msg;
-      EXPECT_NE(msg.find(what), std::string::npos) << msg;
-    }
-  };
-  for (Sampler s : {Sampler::Dpmpp2m, Sampler::Dpmpp2mSde, Sampler::Heun})
-    expect_refusal(m, build_step_table(m.schedule, s, 999, 10), sampler_name(s));
-  expect_refusal(m, build_step_table(m.schedule, Sampler::Ddim, 999, 10, 0.0, Spacing::Karras), "karras");
   DiffusionModel mix = m;
   mix.mixture = GaussianMixture{1, 2, {0.0, 0.0}, {1.0}, {1.0}};
-  expect_refusal(mix, build_step_table(m.schedule, Sampler::Ddim, 999, 10), "gaussian_mixture");
+  try {
+    be.run_steps(mix, build_step_table(m.schedule, Sampler::Ddim, 999, 10), 0, 10, x.data(), 8, 1, nullptr,
+                 Precision::Fp32, 0, prev.data());
+    ADD_FAILURE() << "a gaussian_mixture model was not refused";
+  } catch (const InvalidInput& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("--backend cpu"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("gaussian_mixture"), std::string::npos) << msg;
+  }
+  EXPECT_THROW(be.run_steps(m, build_step_table(m.schedule, Sampler::Dpmpp2m, 999, 10), 0, 10, x.data(), 8, 1,
+                            nullptr, Precision::Fp32),
+               std::invalid_argument);
 }
 
 }  // namespace

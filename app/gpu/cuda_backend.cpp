@@ -281,7 +281,7 @@ void CudaBackend::run_steps_device(int k_begin, int k_end, float* d_x, int B, ui
     throw InvalidInput("steps [" + std::to_string(k_begin) + ", " + std::to_string(k_end) +
                        ") out of range; valid: within [0, " + std::to_string(m->table.n) + "]");
   if (m->solver_mode) {
-    if (k_end > m->solver_table.n)
+    if (k_begin < 0 || k_end > m->solver_table.n || k_begin > k_end)
       throw InvalidInput("steps [" + std::to_string(k_begin) + ", " + std::to_string(k_end) +
                          ") out of range; valid: within [0, " + std::to_string(m->solver_table.n) + "]");
     const size_t n = static_cast<size_t>(B) * m->net.dim;

@@ -41,15 +41,20 @@ def write_safetensors(path, tensors, meta):
 
 def make_model(src, out):
     """gaussians8-exact: means 2 (cos k pi/4, sin k pi/4) minus gaussians8's data_offset, times its data_scale;
-    s = 0.1 data_scale; weights 1/8; gaussians8's betas (its file's F32 values, stored as F64)."""
+    s = 0.1 data_scale; weights 1/8; gaussians8's betas (its file's F32 values, stored as F64); 2048
+    data_samples drawn from the mixture (numpy default_rng(0))."""
     t, meta = read_safetensors(src)
     scale = float(meta["data_scale"])
     offset = np.array([float(v) for v in meta["data_offset"].split(",")])
     k = np.arange(8)
     raw = 2.0 * np.stack([np.cos(k * np.pi / 4), np.sin(k * np.pi / 4)], axis=1)
     means = (raw - offset) * scale
-    write_safetensors(out, {"means": means, "stds": np.full(8, 0.1 * scale), "weights": np.full(8, 1.0 / 8),
-                            "betas": t["betas"].astype(np.float64)},
+    stds = np.full(8, 0.1 * scale)
+    rng = np.random.default_rng(0)  # 2048 data points of the mixture, for "start from data" and the views
+    comp = rng.integers(0, 8, 2048)
+    data = means[comp] + stds[comp, None] * rng.standard_normal((2048, 2))
+    write_safetensors(out, {"means": means, "stds": stds, "weights": np.full(8, 1.0 / 8),
+                            "betas": t["betas"].astype(np.float64), "data_samples": data},
                       {"kind": "gaussian_mixture", "dataset": "gaussians8-exact", "T": len(t["betas"]),
                        "data_scale": meta["data_scale"], "data_offset": meta["data_offset"],
                        "made_with": "tools/solvers_reference.py --make-model assets/models/gaussians8.safetensors",

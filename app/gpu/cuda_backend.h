@@ -40,7 +40,8 @@ class CudaBackend : public DenoiserBackend {
 
   // ---- device-pointer API (GUI, interop); all asynchronous on `stream`, no sync ---------------------
   // Uploads the weights (fp32 + bf16/tf32 fragment copies) and keeps them resident; cheap if the same model
-  // (same path and weights) is set again. Throws InvalidInput for an analytic (gaussian_mixture) model.
+  // (same path and weights) is set again. An analytic (gaussian_mixture) model runs its step tables in
+  // kernels/mixture_steps.cu (denoise and the eps field refuse it); InvalidInput when it is too large for that kernel.
   void set_model(const DiffusionModel& m);
   // Uploads the step table (t, A32, B32, S32). Tables that need a previous data prediction, a second evaluation
   // or float timesteps (dpmpp-2m, dpmpp-2m-sde, heun; the karras spacing) run kernels/denoise_solver.cu (fp32,

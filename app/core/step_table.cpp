@@ -55,9 +55,9 @@ std::vector<std::string> names_of(const Named<E> (&table)[N]) {
 double round_half_even(double v) { return std::nearbyint(v); }
 
 void fill_float_copies(StepTable& tab) {
-  tab.A32.assign(tab.A.begin(), tab.A.end());
-  tab.B32.assign(tab.B.begin(), tab.B.end());
-  tab.S32.assign(tab.S.begin(), tab.S.end());
+  tab.for_each_coefficient([](const char*, const std::vector<double>& f64, std::vector<float>& f32) {
+    f32.assign(f64.begin(), f64.end());
+  });
 }
 
 // ddpm / ddpm-mean step at t: A = c1, B = -c1 c2, S = sigma (ddpm) or 0 (ddpm-mean).
@@ -182,16 +182,6 @@ int64_t StepTable::evaluations(int k_begin, int k_end) const {
   int64_t n = 0;
   for (int k = k_begin; k < k_end; ++k) n += (!H.empty() && H[k] != 0.0) ? 2 : 1;
   return n;
-}
-
-std::vector<std::pair<std::string, const std::vector<double>*>> StepTable::coefficient_arrays() const {
-  std::vector<std::pair<std::string, const std::vector<double>*>> out;
-  const std::pair<const char*, const std::vector<double>*> all[] = {
-      {"A", &A},       {"B", &B},         {"S", &S},         {"P", &P},          {"Dx", &Dx},     {"De", &De},
-      {"H", &H},       {"abar", &abar},   {"abar2", &abar2}, {"t_net", &t_net},  {"t_net2", &t_net2}};
-  for (const auto& p : all)
-    if (!p.second->empty()) out.emplace_back(p.first, p.second);
-  return out;
 }
 
 // t_i = round(t_start (N-1-i) / (N-1)), half away from zero, in exact integer arithmetic:

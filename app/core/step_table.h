@@ -38,8 +38,8 @@ bool is_new_solver(Sampler s);
 //   y    = A[k] x + B[k] eps + P[k] prev + S[k] z,   z from Philox step_key noise_key[k] (SEMANTICS §7)
 //   heun: x <- y + H[k] (eps(y, t_net2[k]) - eps)   when H[k] != 0 (abar of that evaluation: abar2[k])
 //   prev <- x0   (the previous data prediction, per row, carried across launches by the caller)
-// Arrays that a solver does not use are empty. Double-precision coefficients are the truth; the float
-// copies A32, B32, S32 feed the fp32 kernels (which support the ddim/ddpm tables only, see cuda_backend).
+// Arrays that a solver does not use are empty. Double-precision coefficients are the truth; their float
+// copies (for_each_coefficient) feed the fp32 kernels.
 struct StepTable {
   Sampler sampler = Sampler::Ddim;
   Spacing spacing = Spacing::Default;
@@ -54,14 +54,34 @@ struct StepTable {
   std::vector<double> P, Dx, De;    // dpmpp-2m, dpmpp-2m-sde
   std::vector<double> H, t_net2, abar2;  // heun
   std::vector<float> A32, B32, S32;
+  std::vector<float> P32, Dx32, De32, H32, abar32, abar2_32;  // float copies of the arrays above
   int steps() const { return static_cast<int>(t.size()); }
   bool uses_prev() const { return !P.empty(); }
   bool uses_second_eval() const { return !H.empty(); }
   // Network evaluations of steps [k_begin, k_end) (heun: 2 per step but 1 for its last, Euler, step).
   int64_t evaluations(int k_begin, int k_end) const;
-  // Every non-empty per-step coefficient array by name (for checks such as finiteness): A, B, S, P, Dx, De,
-  // H, abar, abar2, t_net, t_net2.
-  std::vector<std::pair<std::string, const std::vector<double>*>> coefficient_arrays() const;
+
+  // Every per-step coefficient array, as (name, float64 truth, float32 copy the kernels read). A solver that
+  // adds an array lists it here: the float copies are filled from this list (fill_float_copies) and the
+  // finiteness check before a run (core/finite_checks.h, SEMANTICS §3) iterates it.
+  template <class F>
+  void for_each_coefficient(F&& f) const { visit_coefficients(*this, f); }
+  template <class F>
+  void for_each_coefficient(F&& f) { visit_coefficients(*this, f); }
+
+ private:
+  template <class Table, class F>
+  static void visit_coefficients(Table& tab, F& f) {
+    f("A", tab.A, tab.A32);
+    f("B", tab.B, tab.B32);
+    f("S", tab.S, tab.S32);
+    f("P", tab.P, tab.P32);
+    f("Dx", tab.Dx, tab.Dx32);
+    f("De", tab.De, tab.De32);
+    f("H", tab.H, tab.H32);
+    f("abar", tab.abar, tab.abar32);
+    f("abar2", tab.abar2, tab.abar2_32);
+  }
 };
 
 // Builds the table for a `sample` run (SEMANTICS §3): t_start in [0, T-1], n_steps in [1, t_start+1],

@@ -34,7 +34,8 @@ namespace {
 struct SampleOptions {
   std::string model, out, trajectory;
   int64_t n = 4096;
-  std::string sampler = "ddim";
+  std::string sampler = "ddim", spacing = "default";
+  int64_t steps_offset = 0;
   double eta = 0.0;
   int64_t steps = 0;
   CLI::Option* steps_option = nullptr;  // steps default to t_start + 1 when not given
@@ -72,6 +73,8 @@ void run_sample(SampleOptions o) {
   const Precision precision = parse_precision(o.precision);
   check_backend_precision(o.backend, precision);
   const Sampler sampler = parse_sampler(o.sampler);
+  const Spacing spacing = parse_spacing(o.spacing);
+  check_range("--steps-offset", o.steps_offset, {0, INT_MAX});
   o.seed = parse_seed(o.seed_text);
   check_range("--n", o.n, sample_count_range(o.backend == "cuda"));
   check_eta(o.eta);
@@ -83,7 +86,8 @@ void run_sample(SampleOptions o) {
   const int t_start = static_cast<int>(o.t_start);
   const int64_t steps = o.steps_option->count() == 0 ? o.t_start + 1 : o.steps;
   check_range("--steps", steps, sample_steps_range(t_start));
-  const StepTable table = build_step_table(model.schedule, sampler, t_start, static_cast<int>(steps), o.eta);
+  const StepTable table = build_step_table(model.schedule, sampler, t_start, static_cast<int>(steps), o.eta, spacing,
+                                          static_cast<int>(o.steps_offset));
   if (o.from_data && model.n_data <= 0)
     throw InvalidInput("--from-data: the model '" + o.model + "' has no data_samples tensor");
 
@@ -115,7 +119,8 @@ void run_sample(SampleOptions o) {
   check_distinct_outputs(outputs);
   check_output_space(outputs);
   std::vector<float> x = allocate_floats("--n", static_cast<double>(n) * dim);
-  std::vector<float> traj;
+  std::vector<float> traj, prev_x0;  // prev_x0: dpmpp's previous data prediction, kept across the chunks
+  if (table.uses_prev()) prev_x0 = allocate_floats("--n", static_cast<double>(n) * dim);
   if (keep_frames) traj = allocate_floats("--trajectory", static_cast<double>(n_frames) * n * dim);
   auto backend = make_backend(o.backend);
   const auto t0 = std::chrono::steady_clock::now();
@@ -143,7 +148,8 @@ void run_sample(SampleOptions o) {
   for (int stop : stops) {
     if (stop <= k) continue;
     float* step_frames = every_frame ? traj.data() + (k + 1) * frame_elems : nullptr;
-    backend->run_steps(model, table, k, stop, x.data(), n, o.seed, step_frames, precision);
+    backend->run_steps(model, table, k, stop, x.data(), n, o.seed, step_frames, precision, 0,
+                       prev_x0.empty() ? nullptr : prev_x0.data());
     k = stop;
     if (!every_frame && !traj.empty() && next_frame < frames.size() && frames[next_frame] == k) {
       std::memcpy(traj.data() + next_frame * frame_elems, x.data(), sizeof(float) * frame_elems);
@@ -171,7 +177,9 @@ void run_sample(SampleOptions o) {
     req.png = o.png;
     req.width = png_w;
     req.height = png_h;
-    req.run = {{"sampler", sampler_name(sampler)}, {"eta", o.eta},   {"steps", N},
+    req.run = {{"sampler", sampler_name(sampler)}, {"spacing", spacing_name(spacing)},
+               {"steps_offset", table.steps_offset}, {"evaluations", table.evaluations(0, N)},
+               {"eta", o.eta},   {"steps", N},
                {"t_start", t_start},           {"seed", o.seed},  {"n", n},
                {"from_data", o.from_data},     {"precision", precision_name(precision)},
                {"backend", o.backend},         {"device", backend->name()},
@@ -190,11 +198,18 @@ void run_sample(SampleOptions o) {
 
 void register_sample(CLI::App& app, Action& action) {
   auto o = std::make_shared<SampleOptions>();
-  CLI::App* sub = app.add_subcommand("sample", "sample from a model with ddim, ddpm or ddpm-mean (SEMANTICS §3)");
+  CLI::App* sub = app.add_subcommand("sample", "sample from a model with any solver and spacing (SEMANTICS §3)");
   sub->add_option("--model", o->model, "bundled model name (moons, digits8x8, ...) or .safetensors path")->required();
   sub->add_option("--n", o->n, "number of samples, in [1, 1000000]")->capture_default_str();
-  sub->add_option("--sampler", o->sampler, "ddim | ddpm | ddpm-mean")
-      ->check(CLI::IsMember({"ddim", "ddpm", "ddpm-mean"}))
+  sub->add_option("--sampler", o->sampler, std::string("solver: ") + sampler_choices() + " (SEMANTICS §3)")
+      ->check(CLI::IsMember(sampler_names()))
+      ->capture_default_str();
+  sub->add_option("--spacing", o->spacing,
+                  std::string("step spacing: ") + spacing_choices() +
+                      " (ddim and the new solvers; ddpm/ddpm-mean take default)")
+      ->check(CLI::IsMember(spacing_names()))
+      ->capture_default_str();
+  sub->add_option("--steps-offset", o->steps_offset, "diffusers' steps_offset, added by --spacing leading")
       ->capture_default_str();
   sub->add_option("--eta", o->eta, "ddim noise scale, in [0, 1]")->capture_default_str();
   o->steps_option = sub->add_option("--steps", o->steps, "number of steps N, in [1, t_start+1] (default t_start+1)");

@@ -16,6 +16,7 @@
 #include "../core/model_fixtures.h"
 #include "../test_paths.h"
 #include "core/npy.h"
+#include <nlohmann/json.hpp>
 #include "core/philox_normal.h"
 
 namespace diffscope {
@@ -331,6 +332,41 @@ TEST_F(Cli, BackendAndUsageExitCodes) {
   EXPECT_NE(sub_help.out.find("--trajectory-stride"), std::string::npos);
   EXPECT_EQ(run("frobnicate").code, 2);
   EXPECT_EQ(run("denoise --model x.safetensors").code, 2);  // required options missing
+}
+
+
+// issue 15: `sample --sampler S --spacing P` on the analytic gaussians8-exact model (fp32 CPU) against the plain
+// float64 implementations of tools/solvers_reference.py (tests/data/solvers/golden.json: 16 rows, seed 7).
+TEST_F(Cli, SampleSolversAndSpacingsMatchThePapersFloat64) {
+  std::ifstream f(test::data_path("solvers/golden.json"));
+  const nlohmann::json g = nlohmann::json::parse(f);
+  const std::string model = test::repo_root() + "/assets/models/gaussians8-exact.safetensors";
+  int runs = 0;
+  for (const nlohmann::json& c : g["runs"]) {
+    const std::string solver = c["solver"], spacing = c["spacing"];
+    const int steps = c["steps"], t_start = c["t_start"];
+    SCOPED_TRACE(solver + " " + spacing);
+    const std::string x = out(solver + "_" + spacing + ".npy");
+    const Result r = run("sample --model '" + model + "' --sampler " + solver + " --spacing " + spacing +
+                         " --t-start " + std::to_string(t_start) + " --steps " + std::to_string(steps) +
+                         " --n 16 --seed 7 --out '" + x + "'");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const NpyFloat got = read_npy_float(x, "--out");
+    const std::vector<double> want = c["x"];
+    ASSERT_EQ(got.data.size(), want.size());
+    double err = 0;
+    for (size_t i = 0; i < want.size(); ++i) err = std::max(err, std::abs(got.data[i] - want[i]));
+    EXPECT_LT(err, 2e-5);  // fp32 of values ~1 over <= 12 steps
+    ++runs;
+  }
+  EXPECT_EQ(runs, 20);
+}
+
+// Unknown solver or spacing names, and a spacing on ddpm: exit 2 listing the valid names, nothing written.
+TEST_F(Cli, SampleRefusesUnknownSolversAndSpacings) {
+  expect_bad_input("sample --model moons --sampler dpm --out '" + out("a.npy") + "'", "--sampler", "heun");
+  expect_bad_input("sample --model moons --spacing cosine --out '" + out("a.npy") + "'", "--spacing", "karras");
+  expect_bad_input("sample --model moons --sampler ddpm --spacing karras --out '" + out("a.npy") + "'", "--spacing");
 }
 
 }  // namespace

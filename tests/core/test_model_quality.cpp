@@ -155,6 +155,8 @@ struct SplitReference {
     return r;
   }
 };
+void PrintTo(const QualityCase& c, std::ostream* os) { *os << c.dataset; }  // not raw bytes in gtest listings
+
 
 double mean(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0) / v.size(); }
 

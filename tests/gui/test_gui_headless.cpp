@@ -191,6 +191,15 @@ TEST_F(GuiHeadless, CommandLineValuesApplyToThatRunOnly) {
   EXPECT_EQ(j["sampling"]["model_path"], "");       // not --model
 }
 
+TEST_F(GuiHeadless, ReplayAtTheEndTakesOnePress) {
+  // Issue 13 item 8: at the last frame of a finished run (still "playing"), Space replays from frame 0 at once.
+  write("s.txt", "set n 16\nset steps 40\nwait_complete 2000\nexpect frame == 40\nexpect playing == 1\n"
+                 "set speed 1\nkey Space\nexpect playing == 1\nexpect frame < 10\n");
+  const Result r = run_gui("--no-persist --size 320x240 --model '" + guitest::model_2d() + "' --script '" +
+                           m_dir.file("s.txt") + "'");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+}
+
 TEST_F(GuiHeadless, MistypedModelExitsAtOnce) {
   // Issue 13 item 1: no script, a mistyped bundled name or a bad file: exit 2 at once, the bundled names listed.
   write("bad.safetensors", "this is not a safetensors file");

@@ -36,16 +36,17 @@ void register_gui(CLI::App& app, Action& action) {
   auto o = std::make_shared<GuiOptions>();
   CLI::App* sub = app.add_subcommand("gui", "open the desktop app (the default when no subcommand is given)");
   sub->add_option("--model", o->model, "bundled model name (moons, digits8x8, ...) or .safetensors path");
-  sub->add_option("--backend", o->backend, "auto | cpu | cuda (default: the saved setting, else auto)")
+  sub->add_option("--backend", o->backend, "auto | cpu | cuda (this run only; default: the saved setting, else auto)")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-  sub->add_flag("--headless", o->headless, "no window: render offscreen through EGL (needs no display)");
+  sub->add_flag("--headless", o->headless, "no window: render offscreen through EGL (needs no display); without --script it runs until the "
+                    "first run completes and prints the state as JSON (add --screenshot out.png for a picture)");
   sub->add_option("--script", o->script, "headless: a script of UI input and commands (see app/shell/headless.cpp)");
   sub->add_option("--size", o->size, "window or offscreen size WxH");
   sub->add_option("--frames", o->frames, "window: close after this many frames (smoke tests)");
   sub->add_option("--screenshot", o->screenshot, "write the last frame, UI included, as PNG");
-  sub->add_option("--n", o->n, "number of samples, in [1, 1000000] (this run only)");
-  sub->add_option("--steps", o->steps, "steps N, in [1, t_start+1] (this run only)");
-  sub->add_option("--t-start", o->t_start, "start timestep, in [0, T-1] (this run only)");
+  sub->add_option("--n", o->n, "number of samples, in [1, 1000000] (this run only)")->type_name("INT");
+  sub->add_option("--steps", o->steps, "steps N, in [1, t_start+1] (this run only)")->type_name("INT");
+  sub->add_option("--t-start", o->t_start, "start timestep, in [0, T-1] (this run only)")->type_name("INT");
   sub->add_option("--set", o->sets, "KEY=VALUE setting for this run (repeatable): " + ui::setting_keys() +
                                         "; out-of-range values are refused (app/core/ranges.h)");
   sub->add_flag("--no-persist", o->no_persist, "do not read or write the settings in the config folder");

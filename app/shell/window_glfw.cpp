@@ -41,7 +41,7 @@ int run_window(const AppOptions& app_opts, const WindowOptions& win) {
   if (!glfwInit())
     throw ResourceUnavailable(
         "cannot open a window (no display?). Without a display: `diffscope gui --headless --screenshot out.png` "
-        "(add --script FILE to drive it: frames, set, key, export, screenshot, ... as in app/ui/headless.cpp), "
+        "(add --script FILE to drive it: frames, set, key, export, screenshot, ... as in app/shell/headless.cpp), "
         "or `diffscope sample --model moons --steps 100 --out x.npy --png x.png` for a picture of one run");
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);

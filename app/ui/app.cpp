@@ -23,7 +23,11 @@
 namespace diffscope::ui {
 
 namespace {
+// The model path field's text: a bundled model's name (the field loads names too), else the path relative to
+// the working directory when under it, so the file name stays visible in the narrow field.
 std::string short_path(const std::string& path) {
+  for (const auto& [name, p] : bundled_models())
+    if (p == path) return name;
   std::error_code ec;
   const std::string rel = std::filesystem::proximate(path, ec).string();
   return !ec && !rel.empty() && rel.rfind("..", 0) != 0 ? rel : path;
@@ -136,7 +140,7 @@ void App::load_model(const std::string& name_or_path) {
     session->load_model(path);
     exporter->remember_model(session->model().path);
     model_error.clear();
-    path_field = short_path(path);  // relative to the working directory when under it: the name stays visible
+    path_field = short_path(path);
     settings.sampling.model_path = session->model().path;
     if (settings.view.cam_auto) fit_camera(false);
     m_proj_model = nullptr;

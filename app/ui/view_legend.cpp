@@ -62,7 +62,7 @@ void axis_labels(App& app, const UiRect& u, bool pca) {
   }
   for (double y = std::ceil((v.cam_y - hh) / step) * step; y <= v.cam_y + hh; y += step) {
     const float py = u.y1 - float((y - (v.cam_y - hh)) / (2 * hh)) * h;
-    if (py < u.y0 + fh || py > u.y1 - 2 * fh) continue;
+    if (py < u.y0 + 3 * fh || py > u.y1 - 2 * fh) continue;  // clear of the axis name and the x labels
     label(y, buf, sizeof buf);
     text_with_shadow(dl, ImVec2(u.x0 + 4, py - fh / 2), tick, buf);
   }
@@ -70,7 +70,7 @@ void axis_labels(App& app, const UiRect& u, bool pca) {
   const char* yn = pca ? "PC 2" : "y";
   const float xw = ImGui::CalcTextSize(xn).x;
   text_with_shadow(dl, ImVec2(u.x1 - xw - 6, u.y1 - 2 * fh - 6), name, xn);
-  text_with_shadow(dl, ImVec2(u.x0 + 4, u.y0 + 4), name, yn);
+  text_with_shadow(dl, ImVec2(u.x0 + 4, u.y0 + fh + 8), name, yn);  // a line down: a status message may sit above
 }
 
 // The legend: one short line per thing drawn, with its swatch, in the top-right corner of the 2D view.

@@ -63,7 +63,7 @@ float panel_kernels(App& app) {
     const ImVec2 p = ImGui::GetWindowPos();
     const float bar = ImGui::GetFrameHeight();  // the arrow at the left toggles by itself
     if (ImGui::IsWindowHovered() && ImGui::IsMouseClicked(ImGuiMouseButton_Left) &&
-        ImGui::IsMouseHoveringRect(ImVec2(p.x + bar, p.y), ImVec2(p.x + ImGui::GetWindowWidth(), p.y + bar)))
+        ImGui::IsMouseHoveringRect(ImVec2(p.x + bar, p.y), ImVec2(p.x + ImGui::GetWindowWidth(), p.y + bar), false))
       toggle = true;
   }
   if (!open) {

@@ -105,9 +105,6 @@ void run_sample(SampleOptions o) {
   int png_w = 1024, png_h = 1024;
   if (!o.png.empty()) {
     ui::parse_png_size("--size", o.size, &png_w, &png_h);
-    const std::string ext = o.png.size() >= 4 ? o.png.substr(o.png.size() - 4) : "";
-    if (ext != ".png" && ext != ".PNG")
-      throw InvalidInput("--png = " + o.png + ": the picture is written as PNG; valid: a name ending in .png");
     check_output_path("--png", o.png);
     // Without --trajectory the picture's trails come from at most about 48 kept frames.
     if (o.trajectory.empty()) stride = std::max(stride, (N + 47) / 48);
@@ -126,6 +123,11 @@ void run_sample(SampleOptions o) {
     outputs.push_back({"the sidecar of --png", png_sidecar_path(o.png)});
   }
   check_distinct_outputs(outputs);
+  if (!o.png.empty()) {  // after the collision check, which names both colliding arguments
+    const std::string ext = o.png.size() >= 4 ? o.png.substr(o.png.size() - 4) : "";
+    if (ext != ".png" && ext != ".PNG")
+      throw InvalidInput("--png = " + o.png + ": the picture is written as PNG; valid: a name ending in .png");
+  }
   check_output_space(outputs);
   std::vector<float> x = allocate_floats("--n", static_cast<double>(n) * dim);
   std::vector<float> traj;

@@ -72,12 +72,6 @@ SceneLayout Renderer::layout(int w, int h, bool image_model, const Insets& inset
   return l;
 }
 
-double Renderer::grid_step(double half_h) {
-  double step = std::pow(10.0, std::floor(std::log10(half_h)));
-  if (half_h / step < 2.5) step /= 2;
-  return step;
-}
-
 int Renderer::grid_rows(int B, int cols, int max_rows) {
   cols = std::max(cols, 1);
   return std::clamp((B + cols - 1) / cols, 1, std::max(max_rows, 1));

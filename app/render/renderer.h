@@ -78,9 +78,6 @@ class Renderer {
   // Only the image grid, filling the viewport rect r.
   void draw_image_grid(const SceneInput& in, const Rect& r, int rows);
   static int grid_rows(int B, int cols, int max_rows);
-  // Spacing of the 2D view's faint grid lines (data units) for a view of half height half_h: 1 or 5 x 10^k
-  // (the legend labels the same lines).
-  static double grid_step(double half_h);
 
  private:
   void draw_scatter(const SceneInput& in, const Rect& r);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "render/axis_grid.h"
 #include "render/renderer.h"
 #include "ui/app.h"
 #include "ui/panels.h"
@@ -45,14 +46,14 @@ void axis_labels(App& app, const UiRect& u, bool pca) {
   const ImU32 tick = IM_COL32(170, 178, 196, 210), name = IM_COL32(200, 206, 220, 235);
   const float w = u.x1 - u.x0, h = u.y1 - u.y0;
   if (w < 80 || h < 80) return;
-  const double hh = v.cam_half_h, hw = hh * w / h, step = render::Renderer::grid_step(hh);
+  const double hh = v.cam_half_h, hw = hh * w / h, step = render::grid_step(hh);
   const float fh = ImGui::GetFontSize();
   auto label = [&](double value, char* buf, size_t n) {
     std::snprintf(buf, n, "%g", std::abs(value) < step * 1e-3 ? 0.0 : value);
   };
   char buf[32];
   float last_right = -1e9f;
-  for (double x = std::ceil((v.cam_x - hw) / step) * step; x <= v.cam_x + hw; x += step) {
+  for (double x : render::grid_lines(v.cam_x - hw, v.cam_x + hw, step)) {  // the renderer's grid lines
     const float px = u.x0 + float((x - (v.cam_x - hw)) / (2 * hw)) * w;
     label(x, buf, sizeof buf);
     const float tw = ImGui::CalcTextSize(buf).x;
@@ -60,7 +61,7 @@ void axis_labels(App& app, const UiRect& u, bool pca) {
     text_with_shadow(dl, ImVec2(px - tw / 2, u.y1 - fh - 3), tick, buf);
     last_right = px + tw / 2;
   }
-  for (double y = std::ceil((v.cam_y - hh) / step) * step; y <= v.cam_y + hh; y += step) {
+  for (double y : render::grid_lines(v.cam_y - hh, v.cam_y + hh, step)) {
     const float py = u.y1 - float((y - (v.cam_y - hh)) / (2 * hh)) * h;
     if (py < u.y0 + 3 * fh || py > u.y1 - 2 * fh) continue;  // clear of the axis name and the x labels
     label(y, buf, sizeof buf);
@@ -97,7 +98,7 @@ void legend(App& app, const UiRect& u, bool pca) {
   if (bw > (u.x1 - u.x0) * 0.7f || bh > (u.y1 - u.y0) * 0.5f) return;  // a small view: the tooltips explain
   ImDrawList* dl = ImGui::GetBackgroundDrawList();
   const ImVec2 o(u.x1 - bw - 8, u.y0 + 8);
-  dl->AddRectFilled(o, ImVec2(o.x + bw, o.y + bh), IM_COL32(14, 16, 22, 170), 4.0f);
+  dl->AddRectFilled(o, ImVec2(o.x + bw, o.y + bh), IM_COL32(14, 16, 22, 225), 4.0f);  // opaque enough to read over the field
   float y = o.y + pad;
   for (const Line& l : lines) {
     const ImVec2 c(o.x + pad + sw / 2, y + fh / 2);

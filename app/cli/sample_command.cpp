@@ -5,6 +5,7 @@
 #include <chrono>
 #include <climits>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -58,14 +59,23 @@ std::vector<int> kept_frames(int N, int s) {
 
 // Parses a seed in [0, 2^64-1] (CLI11 would wrap "-1" and saturate overflows).
 uint64_t parse_seed(const std::string& text) {
-  const std::string err = "--seed = " + text + " is out of range; valid: an integer in [0, 18446744073709551615]";
-  if (text.empty() || text.size() > 20 || text.find_first_not_of("0123456789") != std::string::npos)
-    throw InvalidInput(err);
+  const std::string valid = "; valid: an integer in [0, 18446744073709551615]";
+  const bool negative = text.size() > 1 && text[0] == '-' && text.find_first_not_of("0123456789", 1) == std::string::npos;
+  if (negative) throw InvalidInput("--seed = " + text + " is out of range" + valid);
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+    throw InvalidInput("--seed = '" + text + "' is not an integer" + valid);
   try {
     return std::stoull(text);
   } catch (const std::exception&) {
-    throw InvalidInput(err);
+    throw InvalidInput("--seed = " + text + " is out of range" + valid);
   }
+}
+
+// "4096, 2" for messages.
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string s;
+  for (int64_t d : shape) s += (s.empty() ? "" : ", ") + std::to_string(d);
+  return "(" + s + ")";
 }
 
 void run_sample(SampleOptions o) {
@@ -117,6 +127,11 @@ void run_sample(SampleOptions o) {
     outputs.push_back({"the sidecar of --png", png_sidecar_path(o.png)});
   }
   check_distinct_outputs(outputs);
+  if (!o.png.empty()) {  // after the collision check, which names both colliding arguments
+    const std::string ext = o.png.size() >= 4 ? o.png.substr(o.png.size() - 4) : "";
+    if (ext != ".png" && ext != ".PNG")
+      throw InvalidInput("--png = " + o.png + ": the picture is written as PNG; valid: a name ending in .png");
+  }
   check_output_space(outputs);
   std::vector<float> x = allocate_floats("--n", static_cast<double>(n) * dim);
   std::vector<float> traj, prev_x0;  // prev_x0: dpmpp's previous data prediction, kept across the chunks
@@ -135,7 +150,7 @@ void run_sample(SampleOptions o) {
   const bool every_frame = !traj.empty() && stride == 1;
   std::vector<int> stops = traj.empty() || every_frame ? std::vector<int>{N} : frames;
   Progress progress("sample steps", N);
-  if (progress.enabled()) {
+  {  // about 100 chunks: progress on a terminal, a line every few seconds otherwise
     const int tick = std::max(1, N / 100);
     for (int k = tick; k < N; k += tick) stops.push_back(k);
     std::sort(stops.begin(), stops.end());
@@ -166,7 +181,11 @@ void run_sample(SampleOptions o) {
                                          n_frames, n, dim);
   AtomicFileSet files;
   add_npy_float(files, o.out, {n, dim}, x.data(), "--out");
-  if (!o.trajectory.empty()) add_npy_float(files, o.trajectory, {n_frames, n, dim}, traj.data(), "--trajectory");
+  std::string wrote = o.out + " " + shape_text({n, dim});
+  if (!o.trajectory.empty()) {
+    add_npy_float(files, o.trajectory, {n_frames, n, dim}, traj.data(), "--trajectory");
+    wrote += ", " + o.trajectory + " " + shape_text({n_frames, n, dim});
+  }
 #ifdef DIFFSCOPE_SAMPLE_PNG
   if (!o.png.empty()) {
     ui::SamplePng req;
@@ -187,11 +206,12 @@ void run_sample(SampleOptions o) {
     ui::SamplePngFiles png = ui::render_sample_png(req);
     files.add(o.png, "--png", std::move(png.png));
     files.add(png_sidecar_path(o.png), "--png", std::move(png.sidecar));
+    wrote += ", " + o.png + " (" + std::to_string(png_w) + "x" + std::to_string(png_h) + ")";
   }
-#else
-  (void)sample_ms;
 #endif
   files.commit();
+  std::fprintf(stderr, "wrote %s in %.1f s (%d steps, %s, %s)\n", wrote.c_str(), sample_ms / 1e3, N,
+               sampler_name(sampler), backend->name().c_str());
 }
 
 }  // namespace

@@ -247,7 +247,13 @@ Mlp3Weights mlp3_from(const SafetensorsFile& f) {
                   "relu(relu(x W1) W2) W3)");
   Mlp3Weights w;
   const TensorInfo* f1 = f.find("fc1.weight");
-  if (!f1) fail(L, "missing tensor 'fc1.weight' (expected shape (d1, d0))");
+  if (!f1) {
+    const bool diffusion = f.find("eps_net.0.weight") != nullptr;
+    fail(L, "missing tensor 'fc1.weight' (expected shape (d1, d0))" +
+                std::string(diffusion ? "; this is a diffusion model: the 3-layer MLP workload (SEMANTICS §5) needs "
+                                        "fc1/fc2/fc3.weight, e.g. tests/data/golden/mlp3_b16_48_64_40_24_weights.safetensors"
+                                      : ""));
+  }
   if (f1->shape.size() != 2) fail(L, "tensor 'fc1.weight' has shape " + format_shape(f1->shape) + ", expected (d1, d0)");
   w.d1 = positive_dim(f, *f1, 0, "d1");
   w.d0 = positive_dim(f, *f1, 1, "d0");

@@ -209,6 +209,7 @@ int run_headless(const AppOptions& app_opts, const HeadlessOptions& opts) {
     const char* scale_env = std::getenv("DIFFSCOPE_UI_SCALE");  // HiDPI layout checks without a monitor
     app.init(scale_env && std::atof(scale_env) > 0 ? float(std::atof(scale_env)) : 1.0f);
     if (!app.settings_note.empty()) std::fprintf(stderr, "%s", app.settings_note.c_str());
+    if (!app.input_error.empty()) throw InvalidInput(app.input_error);  // e.g. a mistyped --model: exit 2 at once
     if (!app.model_error.empty()) std::fprintf(stderr, "model: %s\n", app.model_error.c_str());
     HeadlessLoop loop(app, opts.width, opts.height);
     loop.run_frame();
@@ -241,16 +242,21 @@ int run_headless(const AppOptions& app_opts, const HeadlessOptions& opts) {
         } else if (cmd == "wait_complete") {
           int max = 100000;
           in >> max;
-          for (int k = 0; k < max && !app.session->complete(); ++k) loop.run_frame();
+          for (int k = 0; k < max && !app.session->complete() && app.session->error().empty(); ++k) loop.run_frame();
           loop.run_frame();  // let the cursor follow the last frame
           if (!app.session->complete()) {
-            std::printf("script:%d: wait_complete: not complete after %d frames\n", line_no, max);
+            std::printf("script:%d: wait_complete: not complete after %d frames%s%s\n", line_no, max,
+                        app.session->error().empty() ? "" : "; the run failed: ", app.session->error().c_str());
             rc = 1;
           }
         } else if (cmd == "set") {
           std::string key, val;
           in >> key >> val;
-          apply_setting(app.settings, key, val);
+          apply_setting(app.settings, key, val, "set " + key);  // out of range: refused (SEMANTICS §3)
+          if (app.session->has_model())
+            check_model_ranges(app.settings.sampling, app.session->model().schedule,
+                               app.session->compute_path() && app.session->compute_path()->is_gpu(),
+                               {{key, "set " + key}});
           loop.run_frame();
         } else if (cmd == "model") {
           std::string p;

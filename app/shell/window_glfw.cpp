@@ -39,7 +39,10 @@ void drop_callback(GLFWwindow* w, int count, const char** paths) {
 int run_window(const AppOptions& app_opts, const WindowOptions& win) {
   glfwSetErrorCallback(glfw_error);
   if (!glfwInit())
-    throw ResourceUnavailable("cannot open a window (no display?); try `diffscope gui --headless`");
+    throw ResourceUnavailable(
+        "cannot open a window (no display?). Without a display: `diffscope gui --headless --screenshot out.png` "
+        "(add --script FILE to drive it: frames, set, key, export, screenshot, ... as in app/shell/headless.cpp), "
+        "or `diffscope sample --model moons --steps 100 --out x.npy --png x.png` for a picture of one run");
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);

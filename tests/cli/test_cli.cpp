@@ -244,11 +244,24 @@ TEST_F(Cli, SampleRefusesBadInput) {
   expect_bad_input(base + " --eta 1.5", "--eta = 1.5", "[0, 1]");
   expect_bad_input(base + " --sampler euler", "--sampler");
   expect_bad_input(base + " --seed -1", "--seed = -1");
-  expect_bad_input(base + " --seed 18446744073709551616", "--seed = 18446744073709551616");
+  expect_bad_input(base + " --seed 18446744073709551616", "--seed = 18446744073709551616", "out of range");
+  expect_bad_input(base + " --seed abc", "--seed = 'abc'", "is not an integer");  // not "out of range"
   expect_bad_input(base + " --trajectory-stride 0 --trajectory " + out("t.npy"), "--trajectory-stride");
   expect_bad_input(base + " --from-data", "--from-data");  // the golden models carry no data_samples
   expect_bad_input("sample --model " + golden("d2_h256.safetensors") + " --n 0 --out " + out("s.npy"), "--n = 0");
   expect_bad_input("sample --model " + golden("d2_h256.safetensors") + " --n 3 --out " + out("nodir/s.npy"), "--out");
+}
+
+TEST_F(Cli, SampleSaysWhatItWroteAndParseErrorsPointAtTheSubcommandsHelp) {
+  // Issue 13 items 4 and 14: one closing line with the file, its shape (n, dim) and the time; a parse error names
+  // `diffscope sample --help`, not the top-level help.
+  const Result r = run("sample --model " + golden("d2_h256.safetensors") + " --n 37 --steps 5 --out " + out("s.npy"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("wrote " + out("s.npy") + " (37, 2) in "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(5 steps, ddim, cpu)"), std::string::npos) << r.err;
+  const Result bad = run("sample --model " + golden("d2_h256.safetensors") + " --bogus --out " + out("s.npy"));
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("see diffscope sample --help"), std::string::npos) << bad.err;
 }
 
 TEST_F(Cli, Mlp3RefusesBiasAndWrongWidth) {

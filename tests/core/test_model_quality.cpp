@@ -244,6 +244,7 @@ struct QualityCase {
                        // the squares (kCheckerMaxOutside); or for a known failure its measured value; else 0
   const char* known_failure;  // nullptr, or what misses its check today (assets/models/README.md says so too)
 };
+void PrintTo(const QualityCase& c, std::ostream* os) { *os << c.dataset; }  // not raw bytes in gtest listings
 
 constexpr int kSeeds = 10;         // seeds 0 .. 9
 constexpr int kSteps = 100;        // ddim steps from t_start 999

@@ -19,6 +19,7 @@
 #include "core/ranges.h"
 #include "core/sampling.h"
 #include "core/step_table.h"
+#include "core/video_writer.h"
 
 #if defined(DIFFSCOPE_HAVE_GUI) && __has_include("ui/sample_png.h")
 #include "ui/sample_png.h"
@@ -40,6 +41,9 @@ struct SampleOptions {
   uint64_t seed = 0;  // parsed from seed_text
   bool from_data = false;
   std::string png, size = "1024x1024";  // GUI builds: headless picture of the run
+  std::string video, video_frames;      // GUI builds: headless video of the run (sample_png.h)
+  double fps = 30;
+  bool video_lossless = false;
   int64_t stride = 1;
   std::string backend = "cpu", precision = "fp32";
 };
@@ -63,6 +67,27 @@ uint64_t parse_seed(const std::string& text) {
     throw InvalidInput(err);
   }
 }
+
+#ifdef DIFFSCOPE_SAMPLE_PNG
+// The video's kept-frame range from --video-frames FIRST:LAST (step numbers, inclusive, in [0, N]).
+ui::SampleVideo video_range(const SampleOptions& o, const std::vector<int>& frames) {
+  ui::SampleVideo v{o.video, o.fps, o.video_lossless, 0, static_cast<int>(frames.size()) - 1};
+  if (o.video_frames.empty()) return v;
+  int a = 0, b = 0;
+  char colon = 0, extra = 0;
+  const int N = frames.back();
+  if (std::sscanf(o.video_frames.c_str(), "%d%c%d%c", &a, &colon, &b, &extra) != 3 || colon != ':' || a < 0 ||
+      b > N || a > b)
+    throw InvalidInput("--video-frames = " + o.video_frames + " is not valid; want FIRST:LAST with 0 <= FIRST <= LAST <= " +
+                       std::to_string(N));
+  v.first = static_cast<int>(std::lower_bound(frames.begin(), frames.end(), a) - frames.begin());
+  v.last = static_cast<int>(std::upper_bound(frames.begin(), frames.end(), b) - frames.begin()) - 1;
+  if (v.first > v.last)
+    throw InvalidInput("--video-frames = " + o.video_frames + " holds no kept frame (--trajectory-stride " +
+                       std::to_string(o.stride) + ")");
+  return v;
+}
+#endif
 
 void run_sample(SampleOptions o) {
   // Everything is checked before any computation; outputs are written only at the end.
@@ -92,13 +117,22 @@ void run_sample(SampleOptions o) {
     ui::parse_png_size("--size", o.size, &png_w, &png_h);
     check_output_path("--png", o.png);
     // Without --trajectory the picture's trails come from at most about 48 kept frames.
-    if (o.trajectory.empty()) stride = std::max(stride, (N + 47) / 48);
+    if (o.trajectory.empty() && o.video.empty()) stride = std::max(stride, (N + 47) / 48);
   }
-  const bool keep_frames = !o.trajectory.empty() || !o.png.empty();
+  if (!o.video.empty()) {
+    ui::parse_png_size("--size", o.size, &png_w, &png_h);
+    check_output_path("--video", o.video);
+    video_format_of("--video", o.video);
+    check_video_fps("--fps", o.fps);
+  }
+  const bool keep_frames = !o.trajectory.empty() || !o.png.empty() || !o.video.empty();
 #else
   const bool keep_frames = !o.trajectory.empty();
 #endif
   const std::vector<int> frames = kept_frames(N, stride);
+#ifdef DIFFSCOPE_SAMPLE_PNG
+  const ui::SampleVideo video = video_range(o, frames);
+#endif
   std::vector<float> x = allocate_floats("--n", static_cast<int64_t>(n) * dim);
   std::vector<float> traj;
   if (keep_frames) traj = allocate_floats("--trajectory", static_cast<int64_t>(frames.size()) * n * dim);
@@ -143,7 +177,7 @@ void run_sample(SampleOptions o) {
   if (!o.trajectory.empty())
     write_npy_float(o.trajectory, {static_cast<int64_t>(frames.size()), n, dim}, traj.data(), "--trajectory");
 #ifdef DIFFSCOPE_SAMPLE_PNG
-  if (!o.png.empty()) {
+  if (!o.png.empty() || !o.video.empty()) {
     ui::SamplePng req;
     req.model = &model;
     req.B = n;
@@ -157,7 +191,9 @@ void run_sample(SampleOptions o) {
                {"from_data", o.from_data},     {"precision", precision_name(precision)},
                {"backend", o.backend},         {"device", backend->name()},
                {"trajectory_stride", stride},  {"timings", {{"sample_ms", sample_ms}}}};
-    ui::render_sample_png(req);
+    req.frame_numbers = frames;
+    if (!o.png.empty()) ui::render_sample_png(req);
+    if (!o.video.empty()) ui::render_sample_video(req, video);
   }
 #else
   (void)sample_ms;
@@ -189,7 +225,12 @@ void register_sample(CLI::App& app, Action& action) {
       ->capture_default_str();
 #ifdef DIFFSCOPE_SAMPLE_PNG
   sub->add_option("--png", o->png, "also render the run headless into this PNG (with a .json sidecar)");
-  sub->add_option("--size", o->size, "PNG size WxH")->capture_default_str();
+  sub->add_option("--size", o->size, "PNG and video size WxH (made even for .mp4)")->capture_default_str();
+  sub->add_option("--video", o->video, "also render every kept frame into a video: .mp4 (H.264), .gif or .webp "
+                                       "(needs ffmpeg; without it the frames are written as PNGs)");
+  sub->add_option("--fps", o->fps, "video frames per second, in [1, 240]")->capture_default_str();
+  sub->add_flag("--video-lossless", o->video_lossless, "exact video: .mp4 as libx264rgb -qp 0, .webp lossless");
+  sub->add_option("--video-frames", o->video_frames, "video of the frames FIRST:LAST (steps, inclusive; default all)");
 #endif
   sub->callback([o, &action] { action = [o] { run_sample(*o); }; });
 }

@@ -126,9 +126,7 @@ nlohmann::json Exporter::sidecar(App& app, const std::string& kind) {
   return j;
 }
 
-// The sidecar goes with the file just written: if it cannot be written, that file is removed too, so an
-// export leaves both or neither (issue 6: nothing half-written).
-static void write_sidecar(const std::string& main_path, const nlohmann::json& j) {
+void write_sidecar(const std::string& main_path, const nlohmann::json& j) {
   const fs::path p(main_path);
   try {
     write_file_atomic((p.parent_path() / (p.stem().string() + ".json")).string(), j.dump(2) + "\n", "export");
@@ -263,6 +261,7 @@ ExportResult Exporter::start_frame_sequence(App& app) {
 }
 
 void Exporter::tick(App& app) {
+  if (m_video) tick_video(app);
   if (m_seq_next < 0) return;
   try {
     char name[32];

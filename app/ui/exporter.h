@@ -5,12 +5,17 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "render/gl_buffers.h"
+
+namespace diffscope {
+class VideoWriter;
+}
 
 namespace diffscope::ui {
 
@@ -29,6 +34,10 @@ std::string next_free_name(const std::string& dir, const std::string& base, cons
 // Throws InvalidInput naming the path when it cannot be written.
 void write_png_rgba(const std::string& path, const std::vector<uint8_t>& rgba, int w, int h, int channels);
 
+// Writes `j` as <stem of main_path>.json. The sidecar goes with the file just written: if it cannot be
+// written, that file is removed too, so an export leaves both or neither (issue 6: nothing half-written).
+void write_sidecar(const std::string& main_path, const nlohmann::json& j);
+
 class Exporter {
  public:
   ExportResult snapshot(App& app, std::string path = "");
@@ -40,6 +49,19 @@ class Exporter {
   void tick(App& app);
   bool sequence_active() const { return m_seq_next >= 0; }
   float sequence_progress() const { return m_seq_total ? float(m_seq_next) / m_seq_total : 0.f; }
+
+  // Video of the trajectory from the first frame to the shown one through ffmpeg (exporter_video.cpp;
+  // core/video_writer.h): one frame rendered and piped per tick(), at the export size (made even for MP4).
+  // Without ffmpeg: the message says so and a PNG frame sequence of the same frames is written instead.
+  struct VideoSettings {
+    int format = 0;  // 0 .mp4 (H.264), 1 .gif, 2 .webp
+    int fps = 30;    // [1, 240]
+    bool lossless = false;
+  } video;
+  ExportResult start_video(App& app, std::string path = "");
+  bool video_active() const { return m_video != nullptr; }
+  float video_progress() const { return m_vid_total ? float(m_vid_next) / m_vid_total : 0.f; }
+  void cancel_video();  // stops ffmpeg; nothing is left at the path
 
   // The sidecar of SEMANTICS §6 for what is shown now (model file + SHA-256, sampler, eta, steps, t_start,
   // seed, N, precision, backend, device, timings, frame).
@@ -63,6 +85,11 @@ class Exporter {
   std::string m_sha_path, m_sha;  // cached SHA-256 of the model file
   int m_seq_next = -1, m_seq_total = 0;
   std::string m_seq_dir;
+  void tick_video(App& app);
+  std::shared_ptr<VideoWriter> m_video;  // shared_ptr: VideoWriter is incomplete here
+  int m_vid_next = 0, m_vid_total = 0, m_vid_w = 0, m_vid_h = 0;
+  std::string m_vid_path;
+  nlohmann::json m_vid_sidecar;
 };
 
 }  // namespace diffscope::ui

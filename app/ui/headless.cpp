@@ -10,7 +10,7 @@
 //   key Space|Left|Right|Home|End|S|H [shift]   press and release a key
 //   drag_timeline FROM TO [FRAMES]  mouse drag on the timeline slider, positions as fractions of its width
 //   mouse X Y [down|up]           move the mouse (pixels) and set the left button
-//   export snapshot|state|trajectory|grid|frames [PATH]
+//   export snapshot|state|trajectory|grid|frames [PATH]; export video PATH [fps] (.mp4/.gif/.webp)
 //   screenshot PATH               the whole frame, UI included
 //   expect frame|computed|steps|t_start|n|complete|playing|gl_errors|readbacks|syncs|camera_fits|runs_since_reset
 //          OP VALUE               (OP: == != >= <= > <; the last four count since the last reset_counts)
@@ -314,7 +314,14 @@ int run_headless(const AppOptions& app_opts, const HeadlessOptions& opts) {
           else if (what == "state") r = app.exporter->state_npy(app, path);
           else if (what == "trajectory") r = app.exporter->trajectory_npy(app, path);
           else if (what == "grid") r = app.exporter->image_grid(app, path);
-          else if (what == "frames") {
+          else if (what == "video") {  // export video PATH [fps]: frames 0..shown, waits until written
+            int fps = 0;
+            if (in >> fps) app.exporter->video.fps = fps;
+            app.exporter->last_error.clear();
+            r = app.exporter->start_video(app, path);
+            while (app.exporter->video_active() || app.exporter->sequence_active()) loop.run_frame();
+            if (!app.exporter->last_error.empty()) r = {false, "", app.exporter->last_error};
+          } else if (what == "frames") {
             r = app.exporter->start_frame_sequence(app);
             while (app.exporter->sequence_active()) loop.run_frame();
           } else

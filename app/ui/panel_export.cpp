@@ -4,6 +4,7 @@
 
 #include "ui/app.h"
 #include "ui/export_dir.h"
+#include "ui/exporter.h"
 #include "ui/panels.h"
 
 namespace diffscope::ui {
@@ -36,6 +37,26 @@ void path_lines(const std::string& path) {
   ImGui::TextWrapped("%s", slash == std::string::npos ? path.c_str() : path.c_str() + slash + 1);
 }
 
+// Video of frames 0..shown (Exporter::start_video): format, fps, lossless, then progress with a cancel button.
+void panel_video_export(App& app) {
+  Exporter& ex = *app.exporter;
+  if (ex.video_active()) {
+    ImGui::ProgressBar(ex.video_progress(), ImVec2(-80 * app.content_scale, 0), "video");
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel")) ex.cancel_video();
+    return;
+  }
+  ImGui::SetNextItemWidth(70 * app.content_scale);
+  ImGui::Combo("##video_format", &ex.video.format, "MP4\0GIF\0WebP\0");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(70 * app.content_scale);
+  ImGui::DragInt("fps", &ex.video.fps, 0.5f, 1, 240, "%d", ImGuiSliderFlags_AlwaysClamp);
+  ImGui::SameLine();
+  ImGui::Checkbox("lossless", &ex.video.lossless);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("MP4: libx264rgb -qp 0 (exact RGB); WebP: lossless; GIF: 256 colours");
+  if (ImGui::Button("Video (first frame to shown)")) ex.start_video(app);
+}
+
 }  // namespace
 
 void panel_export(App& app) {
@@ -61,6 +82,7 @@ void panel_export(App& app) {
   } else if (ImGui::Button("Frame sequence (PNG per frame)")) {
     app.exporter->start_frame_sequence(app);
   }
+  panel_video_export(app);
   if (!app.exporter->last_path.empty()) {
     ImGui::TextDisabled("last export:");
     ImGui::SameLine();

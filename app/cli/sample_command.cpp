@@ -44,6 +44,7 @@ struct SampleOptions {
   std::string video, video_frames;      // GUI builds: headless video of the run (sample_png.h)
   double fps = 30;
   bool video_lossless = false;
+  bool no_png_text = false;
   int64_t stride = 1;
   std::string backend = "cpu", precision = "fp32";
 };
@@ -192,6 +193,7 @@ void run_sample(SampleOptions o) {
                {"backend", o.backend},         {"device", backend->name()},
                {"trajectory_stride", stride},  {"timings", {{"sample_ms", sample_ms}}}};
     req.frame_numbers = frames;
+    req.png_text = !o.no_png_text;
     if (!o.png.empty()) ui::render_sample_png(req);
     if (!o.video.empty()) ui::render_sample_video(req, video);
   }
@@ -228,6 +230,7 @@ void register_sample(CLI::App& app, Action& action) {
   sub->add_option("--size", o->size, "PNG and video size WxH (made even for .mp4)")->capture_default_str();
   sub->add_option("--video", o->video, "also render every kept frame into a video: .mp4 (H.264), .gif or .webp "
                                        "(needs ffmpeg; without it the frames are written as PNGs)");
+  sub->add_flag("--no-png-text", o->no_png_text, "do not put the sidecar JSON into the PNG (iTXt chunk 'diffscope')");
   sub->add_option("--fps", o->fps, "video frames per second, in [1, 240]")->capture_default_str();
   sub->add_flag("--video-lossless", o->video_lossless, "exact video: .mp4 as libx264rgb -qp 0, .webp lossless");
   sub->add_option("--video-frames", o->video_frames, "video of the frames FIRST:LAST (steps, inclusive; default all)");

@@ -1,8 +1,6 @@
 // exporter.cpp — snapshots, image grids, .npy and frame sequences with their sidecars.
 #include "ui/exporter.h"
 
-#include <stb_image_write.h>
-
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -12,6 +10,7 @@
 #include "core/atomic_write.h"
 #include "core/errors.h"
 #include "core/npy.h"
+#include "core/png_write.h"
 #include "ui/app.h"
 #include "ui/export_dir.h"
 #include "ui/sha256.h"
@@ -34,7 +33,8 @@ std::string next_free_name(const std::string& dir, const std::string& base, cons
   throw InvalidInput("export folder " + dir + " has no free name for " + base);
 }
 
-void write_png_rgba(const std::string& path, const std::vector<uint8_t>& rgba, int w, int h, int channels) {
+void write_png_rgba(const std::string& path, const std::vector<uint8_t>& rgba, int w, int h, int channels,
+                    const std::string& sidecar_json) {
   std::vector<uint8_t> px;
   const uint8_t* src = rgba.data();
   if (channels == 3) {
@@ -43,14 +43,14 @@ void write_png_rgba(const std::string& path, const std::vector<uint8_t>& rgba, i
       for (int c = 0; c < 3; ++c) px[3 * i + c] = rgba[4 * i + c];
     src = px.data();
   }
-  std::string bytes;
-  auto sink = [](void* ctx, void* data, int size) {
-    static_cast<std::string*>(ctx)->append(static_cast<const char*>(data), size);
-  };
-  if (!stbi_write_png_to_func(sink, &bytes, w, h, channels, src, w * channels))
-    throw InvalidInput("PNG encoding failed for " + path);
-  write_file_atomic(path, bytes, "export");
+  std::vector<std::pair<std::string, std::string>> text;
+  if (!sidecar_json.empty()) text.emplace_back("diffscope", sidecar_json);
+  write_file_atomic(path, encode_png(src, w, h, channels, text, "export " + path), "export");
 }
+
+std::string sidecar_text(const nlohmann::json& j) { return j.dump(2) + "\n"; }
+
+std::string Exporter::png_text(const nlohmann::json& j) const { return embed_sidecar ? sidecar_text(j) : ""; }
 
 ExportResult Exporter::finish(ExportResult r) {
   if (r.ok) {
@@ -129,7 +129,7 @@ nlohmann::json Exporter::sidecar(App& app, const std::string& kind) {
 void write_sidecar(const std::string& main_path, const nlohmann::json& j) {
   const fs::path p(main_path);
   try {
-    write_file_atomic((p.parent_path() / (p.stem().string() + ".json")).string(), j.dump(2) + "\n", "export");
+    write_file_atomic((p.parent_path() / (p.stem().string() + ".json")).string(), sidecar_text(j), "export");
   } catch (...) {
     std::error_code ec;
     fs::remove(p, ec);
@@ -168,10 +168,10 @@ ExportResult Exporter::snapshot(App& app, std::string path) {
     if (path.empty()) path = next_free_name(resolve_export_dir(app.settings.export_dir), "snapshot", ".png");
     const int w = app.settings.export_width, h = app.settings.export_height;
     const auto px = render_scene(app, app.shown_slot(), w, h);
-    write_png_rgba(path, px, w, h, 3);
     nlohmann::json j = sidecar(app, "snapshot");
     j["png"] = fs::path(path).filename().string();
     j["size"] = {w, h};
+    write_png_rgba(path, px, w, h, 3, png_text(j));
     write_sidecar(path, j);
     return path;
   });
@@ -194,10 +194,10 @@ ExportResult Exporter::image_grid(App& app, std::string path) {
     app.renderer->draw_image_grid(in, {0, 0, w, h}, rows);
     const auto px = m_target.read_rgba_top_down();
     prev.restore();
-    write_png_rgba(path, px, w, h, 3);
     nlohmann::json j = sidecar(app, "image_grid");
     j["png"] = fs::path(path).filename().string();
     j["grid"] = {{"cols", cols}, {"rows", rows}, {"scale", scale}};
+    write_png_rgba(path, px, w, h, 3, png_text(j));
     write_sidecar(path, j);
     return path;
   });
@@ -248,7 +248,8 @@ ExportResult Exporter::start_frame_sequence(App& app) {
     m_seq_total = app.session->newest_slot() + 1;
     nlohmann::json j = sidecar(app, "frame_sequence");
     j["frames"] = m_seq_total;
-    write_file_atomic(m_seq_dir + "/sequence.json", j.dump(2) + "\n", "export");
+    write_file_atomic(m_seq_dir + "/sequence.json", sidecar_text(j), "export");
+    m_seq_sidecar = j;
     r.ok = true;
     r.path = m_seq_dir;
     messages.push_back("writing frames into " + m_seq_dir);
@@ -268,7 +269,10 @@ void Exporter::tick(App& app) {
     std::snprintf(name, sizeof name, "/frame_%05d.png", m_seq_next);
     const int w = app.settings.export_width, h = app.settings.export_height;
     const auto px = render_scene(app, m_seq_next, w, h);
-    write_png_rgba(m_seq_dir + name, px, w, h, 3);
+    nlohmann::json j = m_seq_sidecar;  // each frame carries the sequence's sidecar with its own frame
+    j["png"] = name + 1;
+    j["frame"] = app.session->layout().frame_of_slot(m_seq_next);
+    write_png_rgba(m_seq_dir + name, px, w, h, 3, png_text(j));
     if (++m_seq_next >= m_seq_total) {
       m_seq_next = -1;
       finish({true, m_seq_dir, ""});

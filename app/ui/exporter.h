@@ -30,9 +30,13 @@ struct ExportResult {
 // dir/base_0001.ext, the first number for which neither .ext nor .json exists. Creates dir; throws
 // InvalidInput if it cannot.
 std::string next_free_name(const std::string& dir, const std::string& base, const std::string& ext);
-// Encodes RGBA rows (top row first) as PNG (stb_image_write) and writes it atomically; channels 3 or 4.
+// Encodes RGBA rows (top row first) as PNG (core/png_write.h, libpng) and writes it atomically; channels 3 or 4.
+// A non-empty `sidecar_json` goes into an iTXt chunk with the keyword `diffscope` (SEMANTICS §6).
 // Throws InvalidInput naming the path when it cannot be written.
-void write_png_rgba(const std::string& path, const std::vector<uint8_t>& rgba, int w, int h, int channels);
+void write_png_rgba(const std::string& path, const std::vector<uint8_t>& rgba, int w, int h, int channels,
+                    const std::string& sidecar_json = "");
+// A sidecar's text as written to its .json file and into PNGs (2-space indented JSON and a newline).
+std::string sidecar_text(const nlohmann::json& j);
 
 // Writes `j` as <stem of main_path>.json. The sidecar goes with the file just written: if it cannot be
 // written, that file is removed too, so an export leaves both or neither (issue 6: nothing half-written).
@@ -70,12 +74,14 @@ class Exporter {
   // is replaced or truncated later.
   void remember_model(const std::string& path);
 
+  bool embed_sidecar = true;  // PNG exports carry the sidecar in an iTXt chunk `diffscope`
   std::vector<std::string> messages;  // newest last: "wrote ..." / "error: ..."
   std::string last_path;  // absolute path of the last file written
   std::string last_error;
 
  private:
   ExportResult finish(ExportResult r);
+  std::string png_text(const nlohmann::json& j) const;  // sidecar_text(j), or "" with embed_sidecar off
   // Runs one export: `write` writes the file(s) and returns the main path; an exception becomes the error.
   ExportResult guarded(const std::function<std::string()>& write);
   // `count` trajectory slots from `first` (nothing mapped by CUDA while read). Throws when nothing ran yet.
@@ -85,6 +91,7 @@ class Exporter {
   std::string m_sha_path, m_sha;  // cached SHA-256 of the model file
   int m_seq_next = -1, m_seq_total = 0;
   std::string m_seq_dir;
+  nlohmann::json m_seq_sidecar;
   void tick_video(App& app);
   std::shared_ptr<VideoWriter> m_video;  // shared_ptr: VideoWriter is incomplete here
   int m_vid_next = 0, m_vid_total = 0, m_vid_w = 0, m_vid_h = 0;

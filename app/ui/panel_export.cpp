@@ -66,6 +66,8 @@ void panel_export(App& app) {
   int wh[2] = {s.export_width, s.export_height};
   if (ImGui::DragInt2("size", wh, 8.0f, 16, 8192, "%d", ImGuiSliderFlags_AlwaysClamp))
     s.export_width = wh[0], s.export_height = wh[1];
+  ImGui::Checkbox("settings inside PNGs", &app.exporter->embed_sidecar);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("every PNG carries its .json sidecar in a text chunk (iTXt 'diffscope')");
   if (ImGui::Button("Snapshot (S)")) app.exporter->snapshot(app);
   ImGui::SameLine();
   if (ImGui::Button("State .npy")) app.exporter->state_npy(app);

@@ -109,16 +109,18 @@ std::string sidecar_path(const std::string& main_path) {
 
 void render_sample_png(const SamplePng& r) {
   std::string device;
+  std::vector<uint8_t> px;
   {
     RunRenderer rr(r);
     device = rr.device();
-    write_png_rgba(r.png, rr.render(r.n_frames - 1, r.width, r.height), r.width, r.height, 3);
+    px = rr.render(r.n_frames - 1, r.width, r.height);
   }
   nlohmann::json j = run_sidecar(r, device, "diffscope sample --png");
   j["png"] = std::filesystem::path(r.png).filename().string();
   j["size"] = {r.width, r.height};
   j["frames_drawn"] = r.n_frames;
-  write_file_atomic(sidecar_path(r.png), j.dump(2) + "\n", "--png");
+  write_png_rgba(r.png, px, r.width, r.height, 3, r.png_text ? sidecar_text(j) : "");
+  write_file_atomic(sidecar_path(r.png), sidecar_text(j), "--png");
 }
 
 int render_sample_video(const SamplePng& r, const SampleVideo& v) {
@@ -136,10 +138,14 @@ int render_sample_video(const SamplePng& r, const SampleVideo& v) {
     const std::filesystem::path vp(v.path);
     fallback = next_free_name(vp.parent_path().empty() ? "." : vp.parent_path().string(), vp.stem().string() + "_frames", "");
     std::filesystem::create_directories(fallback);
+    nlohmann::json j = run_sidecar(r, rr.device(), "diffscope sample --video (PNG frames: no ffmpeg)");
+    j["size"] = {w, h};
     for (int s = v.first; s <= last; ++s) {
       char name[32];
       std::snprintf(name, sizeof name, "/frame_%05d.png", s - v.first);
-      write_png_rgba(fallback + name, rr.render(s, w, h), w, h, 3);
+      j["png"] = name + 1;
+      j["frame"] = s < int(r.frame_numbers.size()) ? r.frame_numbers[s] : s;
+      write_png_rgba(fallback + name, rr.render(s, w, h), w, h, 3, r.png_text ? sidecar_text(j) : "");
     }
     throw ResourceUnavailable("--video " + v.path + ": ffmpeg was not found (install Debian's package: apt-get "
                               "install ffmpeg, or set DIFFSCOPE_FFMPEG); wrote the " + std::to_string(last - v.first + 1) +
@@ -157,7 +163,7 @@ int render_sample_video(const SamplePng& r, const SampleVideo& v) {
   for (int s = v.first; s <= last; ++s) frames.push_back(s < int(r.frame_numbers.size()) ? r.frame_numbers[s] : s);
   j["frames"] = frames;
   try {
-    write_file_atomic(sidecar_path(v.path), j.dump(2) + "\n", "--video");
+    write_file_atomic(sidecar_path(v.path), sidecar_text(j), "--video");
   } catch (...) {  // both or neither (SEMANTICS §9)
     std::error_code ec;
     std::filesystem::remove(v.path, ec);

@@ -23,6 +23,7 @@ struct SamplePng {
   std::vector<int> frame_numbers;  // the step of each kept frame (for the video's sidecar); may be empty
   std::string png;              // output path
   int width = 1024, height = 1024;
+  bool png_text = true;         // PNGs carry the sidecar in an iTXt chunk `diffscope` (SEMANTICS §6)
   nlohmann::json run;           // what reproduces the run: sampler, eta, steps, t_start, seed, N, precision,
                                 // backend, device, timings (merged into the sidecar beside the model checksum)
 };

@@ -31,7 +31,9 @@ namespace {
 
 struct SampleOptions {
   std::string model, out, trajectory;
+  std::string noise;                 // --noise x_T.npy: the start state instead of the seed's Philox noise
   int64_t n = 4096;
+  CLI::Option* n_option = nullptr;
   std::string sampler = "ddim";
   double eta = 0.0;
   int64_t steps = 0;
@@ -90,6 +92,23 @@ ui::SampleVideo video_range(const SampleOptions& o, const std::vector<int>& fram
 }
 #endif
 
+// --noise: a (n, dim) float32/float64 .npy of finite values replacing the start noise only (step noise still
+// comes from --seed); its rows set n, so an --n that differs is refused. Empty without --noise.
+Matrix2D load_start_noise(SampleOptions& o, int dim) {
+  if (o.noise.empty()) return {};
+  Matrix2D m = load_matrix(o.noise, "--noise");
+  if (m.cols != dim)
+    throw InvalidInput("--noise '" + o.noise + "' has " + std::to_string(m.cols) + " columns; valid: the model's dim " +
+                       std::to_string(dim) + " (shape (n, " + std::to_string(dim) + "))");
+  if (o.n_option->count() > 0 && o.n != m.rows)
+    throw InvalidInput("--n = " + std::to_string(o.n) + " differs from the " + std::to_string(m.rows) + " rows of --noise '" +
+                       o.noise + "'; valid: leave --n out (the rows set n) or give --n " + std::to_string(m.rows));
+  o.n = m.rows;
+  check_range("--n", o.n, sample_count_range(o.backend == "cuda"));
+  check_finite("--noise", m);
+  return m;
+}
+
 void run_sample(SampleOptions o) {
   // Everything is checked before any computation; outputs are written only at the end.
   const Precision precision = parse_precision(o.precision);
@@ -101,7 +120,10 @@ void run_sample(SampleOptions o) {
   check_range("--trajectory-stride", o.stride, {1, INT_MAX});
   check_output_path("--out", o.out);
   if (!o.trajectory.empty()) check_output_path("--trajectory", o.trajectory);
+  if (!o.noise.empty() && o.from_data)
+    throw InvalidInput("--noise cannot be combined with --from-data: both set the start state; valid: one of them");
   const DiffusionModel model = load_diffusion_model(resolve_model_arg("--model", o.model));
+  const Matrix2D start_noise = load_start_noise(o, model.net.dim);
   check_range("--t-start", o.t_start, t_start_range(model.schedule));
   const int t_start = static_cast<int>(o.t_start);
   const int64_t steps = o.steps_option->count() == 0 ? o.t_start + 1 : o.steps;
@@ -142,6 +164,8 @@ void run_sample(SampleOptions o) {
 
   if (o.from_data)
     fill_start_from_data(model, t_start, o.seed, n, x.data());
+  else if (!o.noise.empty())
+    std::copy(start_noise.data.begin(), start_noise.data.end(), x.begin());
   else
     fill_start_noise(model, o.seed, n, x.data());
 
@@ -192,6 +216,7 @@ void run_sample(SampleOptions o) {
                {"from_data", o.from_data},     {"precision", precision_name(precision)},
                {"backend", o.backend},         {"device", backend->name()},
                {"trajectory_stride", stride},  {"timings", {{"sample_ms", sample_ms}}}};
+    if (!o.noise.empty()) req.run["noise"] = o.noise;
     req.frame_numbers = frames;
     req.png_text = !o.no_png_text;
     if (!o.png.empty()) ui::render_sample_png(req);
@@ -208,7 +233,8 @@ void register_sample(CLI::App& app, Action& action) {
   auto o = std::make_shared<SampleOptions>();
   CLI::App* sub = app.add_subcommand("sample", "sample from a model with ddim, ddpm or ddpm-mean (SEMANTICS §3)");
   sub->add_option("--model", o->model, "bundled model name (moons, digits8x8, ...) or .safetensors path")->required();
-  sub->add_option("--n", o->n, "number of samples, in [1, 1000000]")->capture_default_str();
+  o->n_option = sub->add_option("--n", o->n, "number of samples, in [1, 1000000] (with --noise: its rows)")
+                    ->capture_default_str();
   sub->add_option("--sampler", o->sampler, "ddim | ddpm | ddpm-mean")
       ->check(CLI::IsMember({"ddim", "ddpm", "ddpm-mean"}))
       ->capture_default_str();
@@ -218,6 +244,8 @@ void register_sample(CLI::App& app, Action& action) {
   sub->add_option("--seed", o->seed_text, "Philox seed, an integer in [0, 2^64-1] (SEMANTICS §7)")
       ->capture_default_str();
   sub->add_flag("--from-data", o->from_data, "start from the model's data_samples noised to t_start");
+  sub->add_option("--noise", o->noise, "start from this (n, dim) .npy instead of the seed's noise (frame 0 of a "
+                                       "--trajectory is one); step noise still comes from --seed");
   sub->add_option("--out", o->out, "output samples: (n, dim) float32 .npy")->required();
   sub->add_option("--trajectory", o->trajectory, "optional trajectory: (frames, n, dim) float32 .npy");
   sub->add_option("--trajectory-stride", o->stride, "keep frames 0, s, 2s, ... and the last")->capture_default_str();

@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "core/atomic_write.h"
+#include "core/command_line.h"
 #include "core/errors.h"
 #include "core/npy.h"
 #include "core/png_write.h"
@@ -106,6 +107,7 @@ nlohmann::json Exporter::sidecar(App& app, const std::string& kind) {
   j["backend"] = p ? p->name() : "none";
   j["device"] = p ? p->device() : "";
   j["steps_per_launch"] = s.steps_per_launch;
+  if (app.session->has_model()) j["command_line"] = command_line(app);
   const int frame = app.shown_frame();
   j["frame"] = frame;
   j["timestep"] = app.session->timestep_of_frame(frame);
@@ -135,6 +137,12 @@ void write_sidecar(const std::string& main_path, const nlohmann::json& j) {
     fs::remove(p, ec);
     throw;
   }
+}
+
+std::string Exporter::command_line(App& app) const {
+  const ComputePath* p = app.session->compute_path();
+  const bool cpu = !p || p->name() == "cpu";
+  return sample_command_line(app.session->settings(), app.session->model().path, cpu ? "cpu" : "cuda");
 }
 
 void Exporter::remember_model(const std::string& path) {

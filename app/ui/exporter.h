@@ -70,6 +70,8 @@ class Exporter {
   // The sidecar of SEMANTICS §6 for what is shown now (model file + SHA-256, sampler, eta, steps, t_start,
   // seed, N, precision, backend, device, timings, frame).
   nlohmann::json sidecar(App& app, const std::string& kind);
+  // The `diffscope sample ...` line that reproduces the current run (core/command_line.h); needs a model.
+  std::string command_line(App& app) const;
   // Hashes the model file as it is when loaded, so the sidecar names the loaded bytes even if the file
   // is replaced or truncated later.
   void remember_model(const std::string& path);

@@ -73,6 +73,11 @@ void panel_export(App& app) {
   if (ImGui::Button("State .npy")) app.exporter->state_npy(app);
   ImGui::SameLine();
   if (ImGui::Button("Trajectory .npy")) app.exporter->trajectory_npy(app);
+  if (app.session->has_model() && ImGui::Button("Copy command line")) {
+    ImGui::SetClipboardText(app.exporter->command_line(app).c_str());
+    app.exporter->messages.push_back("copied: " + app.exporter->command_line(app));
+  }
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("the diffscope sample line that reproduces this run's .npy");
   if (app.session->is_image_model()) {
     ImGui::SetNextItemWidth(100 * app.content_scale);
     ImGui::SliderInt("scale", &s.image_grid_scale, 1, 32, "%d", ImGuiSliderFlags_AlwaysClamp);

@@ -6,13 +6,14 @@
 
 #include "cli/cli.h"
 #include "core/errors.h"
+#include "ui/restore.h"
 #include "ui/run.h"
 
 namespace diffscope::cli {
 
 namespace {
 struct GuiOptions {
-  std::string model, backend = "", script, size, screenshot, config_dir;
+  std::string model, backend = "", script, size, screenshot, config_dir, restore;
   bool headless = false, no_persist = false;
   std::vector<std::string> sets;
   int frames = 0, n = 0, steps = 0, t_start = -1;
@@ -27,6 +28,16 @@ void parse_size(const std::string& s, int* w, int* h) {
     throw InvalidInput("--size = " + s + " is not valid; want WxH with each in [16, 16384], e.g. 1280x800");
   *w = a;
   *h = b;
+}
+// --restore: the sidecar's model (unless --model is given) and settings, applied before any --set.
+void restore_into(const std::string& file, ui::AppOptions* ao) {
+  std::string note;
+  const nlohmann::json j = ui::read_sidecar(file, &note);
+  ui::RestorePlan plan = ui::plan_restore(j);
+  note += plan.note;
+  if (ao->model.empty()) ao->model = plan.model;
+  ao->sets.insert(ao->sets.begin(), plan.sets.begin(), plan.sets.end());
+  if (!note.empty()) std::fprintf(stderr, "diffscope: restore: %s", note.c_str());
 }
 }  // namespace
 
@@ -46,6 +57,8 @@ void register_gui(CLI::App& app, Action& action) {
   sub->add_option("--t-start", o->t_start, "start timestep (overrides the saved setting)");
   sub->add_option("--set", o->sets, "KEY=VALUE setting (repeatable): steps, t_start, n, sampler, precision, trail, "
                                     "loop, vsync, ... (app/ui/settings_keys.h)");
+  sub->add_option("--restore", o->restore, "open the model and settings of an export: its .png (text chunk) or "
+                                           ".json sidecar (ui/restore.h); --model and --set still win");
   sub->add_flag("--no-persist", o->no_persist, "do not read or write the settings in the config folder");
   sub->add_option("--config-dir", o->config_dir, "settings folder (default $XDG_CONFIG_HOME/diffscope)");
   sub->callback([o, &action] {
@@ -59,6 +72,7 @@ void register_gui(CLI::App& app, Action& action) {
       ao.n_samples = o->n;
       ao.steps = o->steps;
       ao.t_start = o->t_start;
+      if (!o->restore.empty()) restore_into(o->restore, &ao);
       for (const std::string& kv : o->sets) {
         const size_t eq = kv.find('=');
         if (eq == std::string::npos || eq == 0) throw InvalidInput("--set " + kv + ": want KEY=VALUE");

@@ -120,7 +120,8 @@ nlohmann::json Exporter::sidecar(App& app, const std::string& kind) {
                   {"interop_unmap_ms", app.stats.unmap_ms}};
   const ViewSettings& v = app.settings.view;
   j["view"] = {{"camera", {v.cam_x, v.cam_y, v.cam_half_h}}, {"trail_frames", v.trail_frames},
-               {"show_data", v.show_data}, {"show_field", v.show_field}, {"field_x0", v.field_x0}};
+               {"show_data", v.show_data}, {"show_field", v.show_field}, {"field_x0", v.field_x0},
+               {"camera_auto", v.cam_auto}, {"point_size", v.point_size}, {"point_alpha", v.point_alpha}};
   const std::time_t now = std::time(nullptr);
   char ts[32];
   std::strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));

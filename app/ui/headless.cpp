@@ -6,7 +6,7 @@
 //   set KEY VALUE                 a setting (steps, t_start, n, sampler, eta, seed, spl, precision, from_data,
 //                                 trail, field, field_x0, data, follow, speed, export_dir, export_size WxH,
 //                                 budget_mb, grid_cols, loop, steps_per_frame), then one frame
-//   model NAME|PATH / backend auto|cpu|cuda
+//   model NAME|PATH / backend auto|cpu|cuda / restore FILE (an export's .png or .json, as if dropped)
 //   key Space|Left|Right|Home|End|S|H [shift]   press and release a key
 //   drag_timeline FROM TO [FRAMES]  mouse drag on the timeline slider, positions as fractions of its width
 //   mouse X Y [down|up]           move the mouse (pixels) and set the left button
@@ -43,6 +43,7 @@
 #include "render/egl_context.h"
 #include "render/gl_buffers.h"
 #include "ui/keys.h"
+#include "ui/restore.h"
 #include "ui/run.h"
 #include "ui/settings_keys.h"
 
@@ -260,6 +261,12 @@ int run_headless(const AppOptions& app_opts, const HeadlessOptions& opts) {
           in >> key >> val;
           apply_setting(app.settings, key, val);
           loop.run_frame();
+        } else if (cmd == "restore") {  // restore FILE: as a file dropped on the window (ui/restore.h)
+          std::string p;
+          in >> p;
+          restore_into_app(app, p);
+          loop.run_frame();
+          std::printf("restore: %s\n", app.exporter->messages.back().c_str());
         } else if (cmd == "model") {
           std::string p;
           in >> p;

@@ -37,7 +37,14 @@ void apply_setting(AppSettings& st, const std::string& key, const std::string& v
     else if (key == "point_alpha") v.point_alpha = float(f());
     else if (key == "vsync") v.vsync = b();
     else if (key == "show_ui") v.show_ui = b();
-    else if (key == "export_dir") st.export_dir = val;
+    else if (key == "camera" && val == "auto") v.cam_auto = true;  // fitted on the next model load
+    else if (key == "camera") {  // "x,y,half_h": a fixed camera (no automatic fit)
+      double x = 0, y = 0, hh = 0;
+      char extra = 0;
+      if (std::sscanf(val.c_str(), "%lf,%lf,%lf%c", &x, &y, &hh, &extra) != 3 || !(hh > 0))
+        throw InvalidInput("camera = " + val + "; want X,Y,HALF_HEIGHT with HALF_HEIGHT > 0");
+      v.cam_x = x, v.cam_y = y, v.cam_half_h = hh, v.cam_auto = false;
+    } else if (key == "export_dir") st.export_dir = val;
     else if (key == "export_size") {
       int w = 0, h = 0;
       if (std::sscanf(val.c_str(), "%dx%d", &w, &h) != 2 || w < 16 || h < 16 || w > 16384 || h > 16384)

@@ -17,6 +17,7 @@
 #include "render/gl_buffers.h"
 #include "ui/exporter.h"
 #include "ui/glfw_key_relay.h"
+#include "ui/restore.h"
 #include "ui/run.h"
 
 namespace diffscope::ui {
@@ -29,7 +30,11 @@ extern "C" void on_quit_signal(int) { g_quit_requested.store(true); }
 
 void drop_callback(GLFWwindow* w, int count, const char** paths) {
   auto* app = static_cast<App*>(glfwGetWindowUserPointer(w));
-  if (app && count > 0) app->load_model(paths[0]);
+  if (!app || count == 0) return;
+  if (is_restore_file(paths[0]))  // an export's PNG or sidecar: its model, settings and view
+    restore_into_app(*app, paths[0]);
+  else
+    app->load_model(paths[0]);
 }
 }  // namespace
 

@@ -228,6 +228,24 @@ TEST(SampleVideo, HeadlessScriptExportsFramesUpToTheShownOne) {
   EXPECT_EQ(j["fps"].get<int>(), 12);
 }
 
+// Without ffmpeg the GUI says why and writes the same frames as a PNG sequence into the export folder.
+TEST(SampleVideo, HeadlessWithoutFfmpegFallsBackToPngFrames) {
+  test::TempDir dir, logs;
+  std::ofstream(dir.file("s.txt")) << "set n 200\nset t_start 300\nset steps 8\nwait_complete 5000\nset export_dir "
+                                   << dir.file("exports") << "\nset export_size 64x48\nexport video "
+                                   << dir.file("g.mp4") << "\n";
+  const guitest::Result r = guitest::run_cli("gui --headless --backend cpu --no-persist --size 1024x700 --model '" +
+                                                 guitest::model_2d() + "' --script '" + dir.file("s.txt") + "'",
+                                             logs.path(), "env -u DIFFSCOPE_FFMPEG PATH=/nonexistent");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("export video: error:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("apt-get install ffmpeg"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(dir.file("g.mp4")));
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(dir.file("exports/frames_0001"))) n += e.path().extension() == ".png";
+  EXPECT_EQ(n, 9);  // frames 0..8, the shown one being the last
+}
+
 TEST(SampleVideo, BadVideoArgumentsAreRefusedBeforeAnyWork) {
   test::TempDir dir, logs;
   const struct {

@@ -10,7 +10,6 @@
 #include <filesystem>
 
 #include "core/errors.h"
-#include "ui/compute_select.h"
 #include "ui/export_dir.h"
 #include "ui/keys.h"
 #include "ui/hidden_ui_hint.h"
@@ -27,7 +26,9 @@ double now_s() {
 }
 }  // namespace
 
-App::App(AppOptions o) : opts(std::move(o)) {}
+App::App(AppOptions o, ComputeServices s) : opts(std::move(o)), services(std::move(s)) {
+  bench.set_gpu(services.cuda_available, services.gpu_bench, services.gpu_missing);
+}
 App::~App() = default;
 
 void App::init(float scale) {
@@ -74,7 +75,7 @@ void App::init(float scale) {
   settings.export_dir = resolve_export_dir(settings.export_dir);  // shown and saved as the full folder
   backend_choice = settings.sampling.backend;
   std::string note;
-  auto path = select_compute_path(backend_choice, trajectory.get(), &note);
+  auto path = services.make_path(backend_choice, trajectory.get(), &note);
   session->set_compute_path(std::move(path), note);
   if (!session->compute_path()->is_gpu() && settings.sampling.n_samples > 20000 && opts.n_samples <= 0)
     settings.sampling.n_samples = 4096;  // a GPU-sized setting from a previous run: keep the CPU responsive
@@ -116,7 +117,7 @@ void App::select_backend(const std::string& backend) {
   backend_choice = backend;
   settings.sampling.backend = backend;
   std::string note;
-  auto path = select_compute_path(backend, trajectory.get(), &note);
+  auto path = services.make_path(backend, trajectory.get(), &note);
   session->set_compute_path(std::move(path), note);
   cursor = 0;
 }

@@ -11,6 +11,7 @@
 #include "core/settings_io.h"
 #include "render/gl_buffers.h"
 #include "render/renderer.h"
+#include "ui/compute_services.h"
 #include "ui/exporter.h"
 #include "ui/kernel_bench.h"
 #include "ui/key_queue.h"
@@ -40,7 +41,8 @@ struct FrameStats {
 
 class App {
  public:
-  explicit App(AppOptions o);
+  // services: how compute paths and GPU bench rows are made (the shell passes the CUDA ones).
+  App(AppOptions o, ComputeServices services);
   ~App();
   // Needs a current GL 4.3 context and an ImGui context; content_scale scales the UI (HiDPI).
   void init(float content_scale);
@@ -62,6 +64,7 @@ class App {
 
   // --- state (read and edited by the panels) ---
   AppOptions opts;
+  ComputeServices services;
   AppSettings settings;
   std::string config_dir, settings_note, model_error, status_line;
   bool status_is_error = false;

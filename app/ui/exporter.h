@@ -30,8 +30,11 @@ struct ExportResult {
 // dir/base_0001.ext, the first number for which neither .ext nor .json exists. Creates dir; throws
 // InvalidInput if it cannot.
 std::string next_free_name(const std::string& dir, const std::string& base, const std::string& ext);
-// Encodes RGBA rows (top row first) as PNG (core/png_write.h, libpng) and writes it atomically; channels 3 or 4.
-// A non-empty `sidecar_json` goes into an iTXt chunk with the keyword `diffscope` (SEMANTICS §6).
+// Encodes RGBA rows (top row first) as PNG bytes (core/png_write.h, libpng); channels 3 or 4. A non-empty
+// `sidecar_json` goes into an iTXt chunk with the keyword `diffscope` (SEMANTICS §6). InvalidInput on failure.
+std::string encode_png_rgba(const std::vector<uint8_t>& rgba, int w, int h, int channels,
+                            const std::string& sidecar_json = "");
+// encode_png_rgba, written atomically.
 // Throws InvalidInput naming the path when it cannot be written.
 void write_png_rgba(const std::string& path, const std::vector<uint8_t>& rgba, int w, int h, int channels,
                     const std::string& sidecar_json = "");

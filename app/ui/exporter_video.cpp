@@ -4,6 +4,8 @@
 #include <filesystem>
 
 #include "core/errors.h"
+#include "core/json_path.h"
+#include "core/output_files.h"
 #include "core/video_writer.h"
 #include "ui/app.h"
 #include "ui/export_dir.h"
@@ -25,6 +27,7 @@ ExportResult Exporter::start_video(App& app, std::string path) {
     const int fmt = std::clamp(video.format, 0, 2);
     if (path.empty()) path = next_free_name(resolve_export_dir(app.settings.export_dir), "video", kVideoExt[fmt]);
     const VideoFormat f = video_format_of("export video", path);
+    check_distinct_outputs({{"export video", path}, {"its sidecar", png_sidecar_path(path)}});
     int w = app.settings.export_width, h = app.settings.export_height;
     video_frame_size(f, &w, &h);
     m_vid_total = app.shown_slot() + 1;
@@ -43,7 +46,7 @@ ExportResult Exporter::start_video(App& app, std::string path) {
     m_vid_w = w, m_vid_h = h;
     m_vid_path = path;
     m_vid_sidecar = sidecar(app, "video");
-    m_vid_sidecar["video"] = fs::path(path).filename().string();
+    put_path(m_vid_sidecar, "video", fs::path(path).filename().string());
     m_vid_sidecar["size"] = {w, h};
     m_vid_sidecar["fps"] = video.fps;
     m_vid_sidecar["lossless"] = video.lossless;

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/errors.h"
+#include "core/json_path.h"
 #include "core/model_paths.h"
 #include "core/png_text.h"
 #include "ui/app.h"
@@ -46,7 +47,9 @@ namespace {
 
 // The model of the sidecar: by path when its SHA-256 matches, else a bundled model with that SHA-256.
 std::string find_model(const nlohmann::json& m, std::string* note) {
-  const std::string file = m.value("file", std::string()), sha = m.value("sha256", std::string());
+  std::string file;
+  get_path(m, "file", &file);  // the raw bytes of any file name (core/json_path.h)
+  const std::string sha = m.contains("sha256") && m["sha256"].is_string() ? m["sha256"].get<std::string>() : "";
   std::error_code ec;
   const bool exists = !file.empty() && std::filesystem::exists(file, ec);
   if (exists && (sha.empty() || sha256_file(file) == sha)) return file;

@@ -8,6 +8,8 @@
 #include "core/atomic_write.h"
 #include "core/errors.h"
 #include "core/video_writer.h"
+#include "core/json_path.h"
+#include "core/output_files.h"
 #include "render/egl_context.h"
 #include "render/gl_buffers.h"
 #include "render/renderer.h"
@@ -93,21 +95,17 @@ nlohmann::json run_sidecar(const SamplePng& r, const std::string& device, const 
   j["kind"] = "sample";
   if (!j.contains("N")) j["N"] = r.B;  // SEMANTICS §6 names the sample count N
   j["generator"] = generator;
-  j["model"] = {{"file", m.path}, {"sha256", sha256_file(m.path)}};
+  j["model"] = path_object("file", m.path);  // any file name, losslessly (SEMANTICS §6)
+  j["model"]["sha256"] = sha256_file(m.path);
   auto ds = m.metadata.find("dataset");
   if (ds != m.metadata.end()) j["model"]["dataset"] = ds->second;
   j["render_device"] = device;
   return j;
 }
 
-std::string sidecar_path(const std::string& main_path) {
-  const std::filesystem::path pp(main_path);
-  return (pp.parent_path() / (pp.stem().string() + ".json")).string();
-}
-
 }  // namespace
 
-void render_sample_png(const SamplePng& r) {
+SamplePngFiles render_sample_png(const SamplePng& r) {
   std::string device;
   std::vector<uint8_t> px;
   {
@@ -116,11 +114,13 @@ void render_sample_png(const SamplePng& r) {
     px = rr.render(r.n_frames - 1, r.width, r.height);
   }
   nlohmann::json j = run_sidecar(r, device, "diffscope sample --png");
-  j["png"] = std::filesystem::path(r.png).filename().string();
+  put_path(j, "png", std::filesystem::path(r.png).filename().string());
   j["size"] = {r.width, r.height};
   j["frames_drawn"] = r.n_frames;
-  write_png_rgba(r.png, px, r.width, r.height, 3, r.png_text ? sidecar_text(j) : "");
-  write_file_atomic(sidecar_path(r.png), sidecar_text(j), "--png");
+  SamplePngFiles out;
+  out.sidecar = sidecar_text(j);
+  out.png = encode_png_rgba(px, r.width, r.height, 3, r.png_text ? out.sidecar : "");
+  return out;
 }
 
 int render_sample_video(const SamplePng& r, const SampleVideo& v) {
@@ -155,7 +155,7 @@ int render_sample_video(const SamplePng& r, const SampleVideo& v) {
   for (int s = v.first; s <= last; ++s) writer->add_frame(rr.render(s, w, h).data());
   writer->finish();
   nlohmann::json j = run_sidecar(r, rr.device(), "diffscope sample --video");
-  j["video"] = std::filesystem::path(v.path).filename().string();
+  put_path(j, "video", std::filesystem::path(v.path).filename().string());
   j["size"] = {w, h};
   j["fps"] = v.fps;
   j["lossless"] = v.lossless;
@@ -163,7 +163,7 @@ int render_sample_video(const SamplePng& r, const SampleVideo& v) {
   for (int s = v.first; s <= last; ++s) frames.push_back(s < int(r.frame_numbers.size()) ? r.frame_numbers[s] : s);
   j["frames"] = frames;
   try {
-    write_file_atomic(sidecar_path(v.path), sidecar_text(j), "--video");
+    write_file_atomic(png_sidecar_path(v.path), sidecar_text(j), "--video");
   } catch (...) {  // both or neither (SEMANTICS §9)
     std::error_code ec;
     std::filesystem::remove(v.path, ec);

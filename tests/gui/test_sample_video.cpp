@@ -254,7 +254,9 @@ TEST(SampleVideo, BadVideoArgumentsAreRefusedBeforeAnyWork) {
                {"--video '" + dir.file("v.mp4") + "' --fps 0", "--fps"},
                {"--video '" + dir.file("v.mp4") + "' --video-frames 9:3", "--video-frames"},
                {"--video '" + dir.file("v.mp4") + "' --video-frames 0:21", "--video-frames"},
-               {"--video '" + dir.file("v.mp4") + "' --size 9x9", "--size"}};
+               {"--video '" + dir.file("v.mp4") + "' --size 9x9", "--size"},
+               // v.png and v.mp4 would share the sidecar v.json (one collision check for every output)
+               {"--video '" + dir.file("v.mp4") + "' --png '" + dir.file("v.png") + "'", "sidecar of --video"}};
   for (const auto& c : cases) {
     const guitest::Result r = guitest::run_cli(run_args(dir, c.args), logs.path());
     EXPECT_EQ(r.code, 2) << c.args << ": " << r.err;

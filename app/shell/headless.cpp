@@ -43,11 +43,13 @@
 #include "render/egl_context.h"
 #include "render/gl_buffers.h"
 #include "ui/keys.h"
+#include "shell/compute_select.h"
+#include "shell/run.h"
 #include "ui/restore.h"
-#include "ui/run.h"
 #include "ui/settings_keys.h"
 
-namespace diffscope::ui {
+namespace diffscope::shell {
+using namespace ui;  // the shell drives the ui layer's App
 namespace {
 
 int key_code(const std::string& k) {
@@ -126,16 +128,6 @@ class HeadlessLoop {
   int m_runs_at_reset = 0;
 };
 
-// {"apply": ms, ...}: one frame's phases.
-std::string phases_json(const std::array<double, kFramePhases>& ms, double scale = 1.0) {
-  std::ostringstream s;
-  s.precision(4);
-  s << '{';
-  for (int p = 0; p < kFramePhases; ++p)
-    s << (p ? ", " : "") << '"' << frame_phase_name(FramePhase(p)) << "\": " << ms[p] * scale;
-  s << '}';
-  return s.str();
-}
 
 std::string json_string(const std::string& v) {
   return nlohmann::json(v).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -153,7 +145,7 @@ std::string state_json(App& app, const HeadlessLoop& loop) {
     << ", \"gpu_mem_used_mb\": " << (path ? path->device_memory_used_mb() : 0)
     << ", \"error\": " << json_string(app.session->error())
     << ", \"gl_errors\": " << loop.gl_errors() << ", \"frame_work_ms\": " << loop.work_ms()
-    << ", \"frame_ms\": " << app.probe.last().frame_ms << ", \"phase_ms\": " << phases_json(app.probe.last().phase_ms)
+    << ", \"frame_ms\": " << app.probe.last().frame_ms << ", \"phase_ms\": " << phase_ms_json(app.probe.last().phase_ms)
     << ", \"counts\": {\"readbacks\": " << loop.counts().readbacks << ", \"syncs\": " << loop.counts().syncs
     << ", \"camera_fits\": " << loop.counts().camera_fits << "}"
     << ", \"size\": [" << loop.width() << ", " << loop.height() << "]}";
@@ -214,7 +206,7 @@ int run_headless(const AppOptions& app_opts, const HeadlessOptions& opts) {
 
   int rc = 0;
   {
-    App app(app_opts);
+    App app(app_opts, make_compute_services());
     const char* scale_env = std::getenv("DIFFSCOPE_UI_SCALE");  // HiDPI layout checks without a monitor
     app.init(scale_env && std::atof(scale_env) > 0 ? float(std::atof(scale_env)) : 1.0f);
     if (!app.settings_note.empty()) std::fprintf(stderr, "%s", app.settings_note.c_str());
@@ -401,7 +393,7 @@ int run_headless(const AppOptions& app_opts, const HeadlessOptions& opts) {
                       app.session->runs_completed() - runs0, double(steps) / n, steps_ms / n, outside_ms, map / n,
                       unmap / n, draw / n, c.readbacks, c.syncs, c.camera_fits, app.session->path_note().c_str());
           std::printf("measure phases (ms/frame): %s\n",
-                      phases_json(phase_sum, frame_ms.empty() ? 0.0 : 1.0 / frame_ms.size()).c_str());
+                      phase_ms_json(phase_sum, frame_ms.empty() ? 0.0 : 1.0 / frame_ms.size()).c_str());
           // The same as one JSON line, for bench/gate.py.
           std::printf("measure_json: {\"frames\": %d, \"fps\": %.3f, \"mean_ms\": %.4f, \"median_ms\": %.4f, "
                       "\"kernel_ms\": %.4f, \"outside_kernel_ms\": %.4f, \"steps_per_frame\": %.2f, \"n\": %d, "
@@ -409,7 +401,7 @@ int run_headless(const AppOptions& app_opts, const HeadlessOptions& opts) {
                       n, n / s, 1e3 * s / n, median_ms, steps_ms / n, outside_ms, double(steps) / n,
                       app.session->settings().n_samples, c.readbacks, c.syncs, c.camera_fits,
                       json_string(app.session->path_note()).c_str(),
-                      phases_json(phase_sum, frame_ms.empty() ? 0.0 : 1.0 / frame_ms.size()).c_str());
+                      phase_ms_json(phase_sum, frame_ms.empty() ? 0.0 : 1.0 / frame_ms.size()).c_str());
         } else if (cmd == "stop_after") {
           double secs = 0;
           in >> secs;
@@ -448,4 +440,4 @@ int run_headless(const AppOptions& app_opts, const HeadlessOptions& opts) {
   return rc;
 }
 
-}  // namespace diffscope::ui
+}  // namespace diffscope::shell

@@ -7,6 +7,7 @@
 #include <imgui_impl_opengl3.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -16,11 +17,13 @@
 #include "core/errors.h"
 #include "render/gl_buffers.h"
 #include "ui/exporter.h"
-#include "ui/glfw_key_relay.h"
+#include "shell/glfw_key_relay.h"
+#include "shell/compute_select.h"
+#include "shell/run.h"
 #include "ui/restore.h"
-#include "ui/run.h"
 
-namespace diffscope::ui {
+namespace diffscope::shell {
+using namespace ui;  // the shell drives the ui layer's App
 namespace {
 void glfw_error(int code, const char* msg) { std::fprintf(stderr, "diffscope: glfw error %d: %s\n", code, msg); }
 
@@ -65,12 +68,13 @@ int run_window(const AppOptions& app_opts, const WindowOptions& win) {
 
   int rc = 0;
   {
-    App app(app_opts);
+    App app(app_opts, make_compute_services());
     app.init(sx);
     app.keys.connect();
     glfwSetWindowUserPointer(window, &app);
     glfwSetDropCallback(window, drop_callback);
-    int frames = 0;
+    int frames = 0, phase_frames = 0;
+    std::array<double, kFramePhases> phase_sum{};
     const int warm = win.max_frames > 0 ? std::max(1, win.max_frames / 10) : 0;
     auto t_warm = std::chrono::steady_clock::now();
     std::signal(SIGINT, on_quit_signal);
@@ -98,6 +102,10 @@ int run_window(const AppOptions& app_opts, const WindowOptions& win) {
       app.probe.mark(FramePhase::imgui_render);
       ++frames;
       if (frames == warm) t_warm = std::chrono::steady_clock::now();
+      if (frames > warm + 1) {  // probe.last() is the frame before: warm-up frames stay out
+        for (int p = 0; p < kFramePhases; ++p) phase_sum[p] += app.probe.last().phase_ms[p];
+        ++phase_frames;
+      }
       if (win.max_frames > 0 && frames >= win.max_frames) {
         if (!win.screenshot.empty()) {
           std::vector<uint8_t> px(size_t(w) * h * 4), flip(px.size());
@@ -122,6 +130,8 @@ int run_window(const AppOptions& app_opts, const WindowOptions& win) {
                 precision_name(app.session->settings().precision), app.settings.view.trail_frames,
                 app.session->runs_completed(), reinterpret_cast<const char*>(glGetString(GL_RENDERER)),
                 app.session->path_note().c_str());
+    std::printf("diffscope gui: phases after warm-up (ms/frame, present = the swap): %s\n",
+                phase_ms_json(phase_sum, phase_frames ? 1.0 / phase_frames : 0.0).c_str());
     app.shutdown();
     glfwSetWindowUserPointer(window, nullptr);
   }
@@ -133,4 +143,4 @@ int run_window(const AppOptions& app_opts, const WindowOptions& win) {
   return rc;
 }
 
-}  // namespace diffscope::ui
+}  // namespace diffscope::shell

@@ -10,6 +10,7 @@ packages=(
   libglfw3-dev libepoxy-dev libimgui-dev libegl-dev libgl-dev
   libegl-mesa0 libgl1-mesa-dri xvfb xauth
   clang-14 libclang-rt-14-dev
+  ffmpeg libpng-dev
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -8,12 +8,13 @@
 #include "core/errors.h"
 #include "shell/run.h"
 #include "ui/settings_keys.h"
+#include "ui/restore.h"
 
 namespace diffscope::cli {
 
 namespace {
 struct GuiOptions {
-  std::string model, backend = "", script, size, screenshot, config_dir;
+  std::string model, backend = "", script, size, screenshot, config_dir, restore;
   bool headless = false, no_persist = false;
   std::vector<std::string> sets;
   std::string n, steps, t_start;  // text: checked with the --set values (ui/settings_keys.h)
@@ -29,6 +30,18 @@ void parse_size(const std::string& s, int* w, int* h) {
     throw InvalidInput("--size = " + s + " is not valid; want WxH with each in [16, 16384], e.g. 1280x800");
   *w = a;
   *h = b;
+}
+// --restore: the sidecar's model (unless --model is given) and settings, applied before any --set.
+void restore_into(const std::string& file, ui::AppOptions* ao) {
+  std::string note;
+  const nlohmann::json j = ui::read_sidecar(file, &note);
+  ui::RestorePlan plan = ui::plan_restore(j);
+  note += plan.note;
+  if (ao->model.empty()) ao->model = plan.model;
+  std::vector<ui::SettingOverride> restored;
+  for (const auto& [key, value] : plan.sets) restored.push_back({key, value, "--restore " + file + ": " + key});
+  ao->sets.insert(ao->sets.begin(), restored.begin(), restored.end());
+  if (!note.empty()) std::fprintf(stderr, "diffscope: restore: %s", note.c_str());
 }
 }  // namespace
 
@@ -49,6 +62,8 @@ void register_gui(CLI::App& app, Action& action) {
   sub->add_option("--t-start", o->t_start, "start timestep, in [0, T-1] (this run only)")->type_name("INT");
   sub->add_option("--set", o->sets, "KEY=VALUE setting for this run (repeatable): " + ui::setting_keys() +
                                         "; out-of-range values are refused (app/core/ranges.h)");
+  sub->add_option("--restore", o->restore, "open the model and settings of an export: its .png (text chunk) or "
+                                           ".json sidecar (ui/restore.h); --model and --set still win");
   sub->add_flag("--no-persist", o->no_persist, "do not read or write the settings in the config folder");
   sub->add_option("--config-dir", o->config_dir, "settings folder (default $XDG_CONFIG_HOME/diffscope)");
   sub->callback([o, &action] {
@@ -62,6 +77,7 @@ void register_gui(CLI::App& app, Action& action) {
       if (!o->n.empty()) ao.sets.push_back({"n", o->n, "--n"});
       if (!o->steps.empty()) ao.sets.push_back({"steps", o->steps, "--steps"});
       if (!o->t_start.empty()) ao.sets.push_back({"t_start", o->t_start, "--t-start"});
+      if (!o->restore.empty()) restore_into(o->restore, &ao);
       for (const std::string& kv : o->sets) {
         const size_t eq = kv.find('=');
         if (eq == std::string::npos || eq == 0)

@@ -17,12 +17,14 @@
 #include "core/errors.h"
 #include "core/finite_checks.h"
 #include "core/model.h"
+#include "core/json_path.h"
 #include "core/model_paths.h"
 #include "core/npy.h"
 #include "core/output_files.h"
 #include "core/ranges.h"
 #include "core/sampling.h"
 #include "core/step_table.h"
+#include "core/video_writer.h"
 
 #if defined(DIFFSCOPE_HAVE_GUI) && __has_include("ui/sample_png.h")
 #include "ui/sample_png.h"
@@ -34,7 +36,9 @@ namespace {
 
 struct SampleOptions {
   std::string model, out, trajectory;
+  std::string noise;                 // --noise x_T.npy: the start state instead of the seed's Philox noise
   int64_t n = 4096;
+  CLI::Option* n_option = nullptr;
   std::string sampler = "ddim", spacing = "default";
   int64_t steps_offset = 0;
   double eta = 0.0;
@@ -45,6 +49,10 @@ struct SampleOptions {
   uint64_t seed = 0;  // parsed from seed_text
   bool from_data = false;
   std::string png, size = "1024x1024";  // GUI builds: headless picture of the run
+  std::string video, video_frames;      // GUI builds: headless video of the run (sample_png.h)
+  double fps = 30;
+  bool video_lossless = false;
+  bool no_png_text = false;
   int64_t stride = 1;
   std::string backend = "cpu", precision = "fp32";
 };
@@ -78,6 +86,44 @@ std::string shape_text(const std::vector<int64_t>& shape) {
   return "(" + s + ")";
 }
 
+#ifdef DIFFSCOPE_SAMPLE_PNG
+// The video's kept-frame range from --video-frames FIRST:LAST (step numbers, inclusive, in [0, N]).
+ui::SampleVideo video_range(const SampleOptions& o, const std::vector<int>& frames) {
+  ui::SampleVideo v{o.video, o.fps, o.video_lossless, 0, static_cast<int>(frames.size()) - 1};
+  if (o.video_frames.empty()) return v;
+  int a = 0, b = 0;
+  char colon = 0, extra = 0;
+  const int N = frames.back();
+  if (std::sscanf(o.video_frames.c_str(), "%d%c%d%c", &a, &colon, &b, &extra) != 3 || colon != ':' || a < 0 ||
+      b > N || a > b)
+    throw InvalidInput("--video-frames = " + o.video_frames + " is not valid; want FIRST:LAST with 0 <= FIRST <= LAST <= " +
+                       std::to_string(N));
+  v.first = static_cast<int>(std::lower_bound(frames.begin(), frames.end(), a) - frames.begin());
+  v.last = static_cast<int>(std::upper_bound(frames.begin(), frames.end(), b) - frames.begin()) - 1;
+  if (v.first > v.last)
+    throw InvalidInput("--video-frames = " + o.video_frames + " holds no kept frame (--trajectory-stride " +
+                       std::to_string(o.stride) + ")");
+  return v;
+}
+#endif
+
+// --noise: a (n, dim) float32/float64 .npy of finite values replacing the start noise only (step noise still
+// comes from --seed); its rows set n, so an --n that differs is refused. Empty without --noise.
+Matrix2D load_start_noise(SampleOptions& o, int dim) {
+  if (o.noise.empty()) return {};
+  Matrix2D m = load_matrix(o.noise, "--noise");
+  if (m.cols != dim)
+    throw InvalidInput("--noise '" + o.noise + "' has " + std::to_string(m.cols) + " columns; valid: the model's dim " +
+                       std::to_string(dim) + " (shape (n, " + std::to_string(dim) + "))");
+  if (o.n_option->count() > 0 && o.n != m.rows)
+    throw InvalidInput("--n = " + std::to_string(o.n) + " differs from the " + std::to_string(m.rows) + " rows of --noise '" +
+                       o.noise + "'; valid: leave --n out (the rows set n) or give --n " + std::to_string(m.rows));
+  o.n = m.rows;
+  check_range("--n", o.n, sample_count_range(o.backend == "cuda"));
+  check_finite("--noise", m);
+  return m;
+}
+
 void run_sample(SampleOptions o) {
   // Everything is checked before any computation; outputs are written only at the end.
   const Precision precision = parse_precision(o.precision);
@@ -91,7 +137,10 @@ void run_sample(SampleOptions o) {
   check_range("--trajectory-stride", o.stride, {1, INT_MAX});
   check_output_path("--out", o.out);
   if (!o.trajectory.empty()) check_output_path("--trajectory", o.trajectory);
+  if (!o.noise.empty() && o.from_data)
+    throw InvalidInput("--noise cannot be combined with --from-data: both set the start state; valid: one of them");
   const DiffusionModel model = load_diffusion_model(resolve_model_arg("--model", o.model));
+  const Matrix2D start_noise = load_start_noise(o, model.net.dim);
   check_range("--t-start", o.t_start, t_start_range(model.schedule));
   const int t_start = static_cast<int>(o.t_start);
   const int64_t steps = o.steps_option->count() == 0 ? o.t_start + 1 : o.steps;
@@ -111,13 +160,22 @@ void run_sample(SampleOptions o) {
     ui::parse_png_size("--size", o.size, &png_w, &png_h);
     check_output_path("--png", o.png);
     // Without --trajectory the picture's trails come from at most about 48 kept frames.
-    if (o.trajectory.empty()) stride = std::max(stride, (N + 47) / 48);
+    if (o.trajectory.empty() && o.video.empty()) stride = std::max(stride, (N + 47) / 48);
   }
-  const bool keep_frames = !o.trajectory.empty() || !o.png.empty();
+  if (!o.video.empty()) {
+    ui::parse_png_size("--size", o.size, &png_w, &png_h);
+    check_output_path("--video", o.video);
+    video_format_of("--video", o.video);
+    check_video_fps("--fps", o.fps);
+  }
+  const bool keep_frames = !o.trajectory.empty() || !o.png.empty() || !o.video.empty();
 #else
   const bool keep_frames = !o.trajectory.empty();
 #endif
   const std::vector<int> frames = kept_frames(N, stride);
+#ifdef DIFFSCOPE_SAMPLE_PNG
+  const ui::SampleVideo video = video_range(o, frames);
+#endif
   const int64_t n_frames = static_cast<int64_t>(frames.size());
   // Every output, derived names included, is distinct and fits on its file system (SEMANTICS §9).
   std::vector<OutputFile> outputs{{"--out", o.out, npy_file_bytes({n, dim}, 4)}};
@@ -125,6 +183,10 @@ void run_sample(SampleOptions o) {
   if (!o.png.empty()) {
     outputs.push_back({"--png", o.png});
     outputs.push_back({"the sidecar of --png", png_sidecar_path(o.png)});
+  }
+  if (!o.video.empty()) {
+    outputs.push_back({"--video", o.video});
+    outputs.push_back({"the sidecar of --video", png_sidecar_path(o.video)});
   }
   check_distinct_outputs(outputs);
   if (!o.png.empty()) {  // after the collision check, which names both colliding arguments
@@ -142,6 +204,8 @@ void run_sample(SampleOptions o) {
 
   if (o.from_data)
     fill_start_from_data(model, t_start, o.seed, n, x.data());
+  else if (!o.noise.empty())
+    std::copy(start_noise.data.begin(), start_noise.data.end(), x.begin());
   else
     fill_start_noise(model, o.seed, n, x.data());
 
@@ -187,7 +251,7 @@ void run_sample(SampleOptions o) {
     wrote += ", " + o.trajectory + " " + shape_text({n_frames, n, dim});
   }
 #ifdef DIFFSCOPE_SAMPLE_PNG
-  if (!o.png.empty()) {
+  if (!o.png.empty() || !o.video.empty()) {
     ui::SamplePng req;
     req.model = &model;
     req.B = n;
@@ -203,10 +267,21 @@ void run_sample(SampleOptions o) {
                {"from_data", o.from_data},     {"precision", precision_name(precision)},
                {"backend", o.backend},         {"device", backend->name()},
                {"trajectory_stride", stride},  {"timings", {{"sample_ms", sample_ms}}}};
-    ui::SamplePngFiles png = ui::render_sample_png(req);
-    files.add(o.png, "--png", std::move(png.png));
-    files.add(png_sidecar_path(o.png), "--png", std::move(png.sidecar));
-    wrote += ", " + o.png + " (" + std::to_string(png_w) + "x" + std::to_string(png_h) + ")";
+    if (!o.noise.empty()) put_path(req.run, "noise", o.noise);
+    req.frame_numbers = frames;
+    req.png_text = !o.no_png_text;
+    if (!o.png.empty()) {
+      ui::SamplePngFiles png = ui::render_sample_png(req);
+      files.add(o.png, "--png", std::move(png.png));
+      files.add(png_sidecar_path(o.png), "--png", std::move(png.sidecar));
+      wrote += ", " + o.png + " (" + std::to_string(png_w) + "x" + std::to_string(png_h) + ")";
+    }
+    // The video (ffmpeg writes it through its own temporary file) before the other outputs, so that a failed
+    // encode leaves nothing written.
+    if (!o.video.empty()) {
+      ui::render_sample_video(req, video);
+      wrote += ", " + o.video;
+    }
   }
 #endif
   files.commit();
@@ -220,7 +295,8 @@ void register_sample(CLI::App& app, Action& action) {
   auto o = std::make_shared<SampleOptions>();
   CLI::App* sub = app.add_subcommand("sample", "sample from a model with any solver and spacing (SEMANTICS §3)");
   sub->add_option("--model", o->model, "bundled model name (moons, digits8x8, ...) or .safetensors path")->required();
-  sub->add_option("--n", o->n, "number of samples, in [1, 1000000]")->capture_default_str();
+  o->n_option = sub->add_option("--n", o->n, "number of samples, in [1, 1000000] (with --noise: its rows)")
+                    ->capture_default_str();
   sub->add_option("--sampler", o->sampler, std::string("solver: ") + sampler_choices() + " (SEMANTICS §3)")
       ->check(CLI::IsMember(sampler_names()))
       ->capture_default_str();
@@ -237,6 +313,8 @@ void register_sample(CLI::App& app, Action& action) {
   sub->add_option("--seed", o->seed_text, "Philox seed, an integer in [0, 2^64-1] (SEMANTICS §7)")
       ->capture_default_str();
   sub->add_flag("--from-data", o->from_data, "start from the model's data_samples noised to t_start");
+  sub->add_option("--noise", o->noise, "start from this (n, dim) .npy instead of the seed's noise (frame 0 of a "
+                                       "--trajectory is one); step noise still comes from --seed");
   sub->add_option("--out", o->out, "output samples: (n, dim) float32 .npy")->required();
   sub->add_option("--trajectory", o->trajectory, "optional trajectory: (frames, n, dim) float32 .npy");
   sub->add_option("--trajectory-stride", o->stride, "keep frames 0, s, 2s, ... and the last")->capture_default_str();
@@ -246,7 +324,13 @@ void register_sample(CLI::App& app, Action& action) {
       ->capture_default_str();
 #ifdef DIFFSCOPE_SAMPLE_PNG
   sub->add_option("--png", o->png, "also render the run headless into this PNG (with a .json sidecar)");
-  sub->add_option("--size", o->size, "PNG size WxH")->capture_default_str();
+  sub->add_option("--size", o->size, "PNG and video size WxH (made even for .mp4)")->capture_default_str();
+  sub->add_option("--video", o->video, "also render every kept frame into a video: .mp4 (H.264), .gif or .webp "
+                                       "(needs ffmpeg; without it the frames are written as PNGs)");
+  sub->add_flag("--no-png-text", o->no_png_text, "do not put the sidecar JSON into the PNG (iTXt chunk 'diffscope')");
+  sub->add_option("--fps", o->fps, "video frames per second, in [1, 240]")->capture_default_str();
+  sub->add_flag("--video-lossless", o->video_lossless, "exact video: .mp4 as libx264rgb -qp 0, .webp lossless");
+  sub->add_option("--video-frames", o->video_frames, "video of the frames FIRST:LAST (steps, inclusive; default all)");
 #endif
   sub->callback([o, &action] { action = [o] { run_sample(*o); }; });
 }

@@ -6,11 +6,11 @@
 //   set KEY VALUE                 a setting (steps, t_start, n, sampler, eta, seed, spl, precision, from_data,
 //                                 trail, field, field_x0, data, follow, speed, export_dir, export_size WxH,
 //                                 budget_mb, grid_cols, loop, steps_per_frame), then one frame
-//   model NAME|PATH / backend auto|cpu|cuda
+//   model NAME|PATH / backend auto|cpu|cuda / restore FILE (an export's .png or .json, as if dropped)
 //   key Space|Left|Right|Home|End|S|H [shift]   press and release a key
 //   drag_timeline FROM TO [FRAMES]  mouse drag on the timeline slider, positions as fractions of its width
 //   mouse X Y [down|up]           move the mouse (pixels) and set the left button
-//   export snapshot|state|trajectory|grid|frames [PATH]
+//   export snapshot|state|trajectory|grid|frames [PATH]; export video PATH [fps] (.mp4/.gif/.webp)
 //   screenshot PATH               the whole frame, UI included
 //   expect frame|computed|steps|t_start|n|complete|playing|gl_errors|readbacks|syncs|camera_fits|runs_since_reset
 //          OP VALUE               (OP: == != >= <= > <; the last four count since the last reset_counts)
@@ -45,6 +45,7 @@
 #include "ui/keys.h"
 #include "shell/compute_select.h"
 #include "shell/run.h"
+#include "ui/restore.h"
 #include "ui/settings_keys.h"
 
 namespace diffscope::shell {
@@ -258,6 +259,12 @@ int run_headless(const AppOptions& app_opts, const HeadlessOptions& opts) {
                                app.session->compute_path() && app.session->compute_path()->is_gpu(),
                                {{key, "set " + key}});
           loop.run_frame();
+        } else if (cmd == "restore") {  // restore FILE: as a file dropped on the window (ui/restore.h)
+          std::string p;
+          in >> p;
+          restore_into_app(app, p);
+          loop.run_frame();
+          std::printf("restore: %s\n", app.exporter->messages.back().c_str());
         } else if (cmd == "model") {
           std::string p;
           in >> p;
@@ -312,7 +319,14 @@ int run_headless(const AppOptions& app_opts, const HeadlessOptions& opts) {
           else if (what == "state") r = app.exporter->state_npy(app, path);
           else if (what == "trajectory") r = app.exporter->trajectory_npy(app, path);
           else if (what == "grid") r = app.exporter->image_grid(app, path);
-          else if (what == "frames") {
+          else if (what == "video") {  // export video PATH [fps]: frames 0..shown, waits until written
+            int fps = 0;
+            if (in >> fps) app.exporter->video.fps = fps;
+            app.exporter->last_error.clear();
+            r = app.exporter->start_video(app, path);
+            while (app.exporter->video_active() || app.exporter->sequence_active()) loop.run_frame();
+            if (!app.exporter->last_error.empty()) r = {false, "", app.exporter->last_error};
+          } else if (what == "frames") {
             r = app.exporter->start_frame_sequence(app);
             while (app.exporter->sequence_active()) loop.run_frame();
           } else

@@ -20,6 +20,7 @@
 #include "shell/glfw_key_relay.h"
 #include "shell/compute_select.h"
 #include "shell/run.h"
+#include "ui/restore.h"
 
 namespace diffscope::shell {
 using namespace ui;  // the shell drives the ui layer's App
@@ -32,7 +33,11 @@ extern "C" void on_quit_signal(int) { g_quit_requested.store(true); }
 
 void drop_callback(GLFWwindow* w, int count, const char** paths) {
   auto* app = static_cast<App*>(glfwGetWindowUserPointer(w));
-  if (app && count > 0) app->load_model(paths[0]);
+  if (!app || count == 0) return;
+  if (is_restore_file(paths[0]))  // an export's PNG or sidecar: its model, settings and view
+    restore_into_app(*app, paths[0]);
+  else
+    app->load_model(paths[0]);
 }
 }  // namespace
 

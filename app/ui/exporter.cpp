@@ -1,8 +1,6 @@
 // exporter.cpp — snapshots, image grids, .npy and frame sequences with their sidecars.
 #include "ui/exporter.h"
 
-#include <stb_image_write.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -11,10 +9,12 @@
 #include <functional>
 
 #include "core/atomic_write.h"
+#include "core/command_line.h"
 #include "core/errors.h"
 #include "core/finite_checks.h"
 #include "core/json_path.h"
 #include "core/npy.h"
+#include "core/png_write.h"
 #include "core/output_files.h"
 #include "ui/app.h"
 #include "ui/export_dir.h"
@@ -39,7 +39,8 @@ std::string next_free_name(const std::string& dir, const std::string& base, cons
   throw InvalidInput("export folder " + dir + " has no free name for " + base);
 }
 
-std::string encode_png_rgba(const std::vector<uint8_t>& rgba, int w, int h, int channels) {
+std::string encode_png_rgba(const std::vector<uint8_t>& rgba, int w, int h, int channels,
+                            const std::string& sidecar_json) {
   std::vector<uint8_t> px;
   const uint8_t* src = rgba.data();
   if (channels == 3) {
@@ -48,23 +49,24 @@ std::string encode_png_rgba(const std::vector<uint8_t>& rgba, int w, int h, int 
       for (int c = 0; c < 3; ++c) px[3 * i + c] = rgba[4 * i + c];
     src = px.data();
   }
-  std::string bytes;
-  auto sink = [](void* ctx, void* data, int size) {
-    static_cast<std::string*>(ctx)->append(static_cast<const char*>(data), size);
-  };
-  if (!stbi_write_png_to_func(sink, &bytes, w, h, channels, src, w * channels))
-    throw InvalidInput("PNG encoding failed (" + std::to_string(w) + "x" + std::to_string(h) + ")");
-  return bytes;
+  std::vector<std::pair<std::string, std::string>> text;
+  if (!sidecar_json.empty()) text.emplace_back("diffscope", sidecar_json);
+  return encode_png(src, w, h, channels, text, "PNG " + std::to_string(w) + "x" + std::to_string(h));
 }
 
-void write_png_rgba(const std::string& path, const std::vector<uint8_t>& rgba, int w, int h, int channels) {
-  write_file_atomic(path, encode_png_rgba(rgba, w, h, channels), "export");
+void write_png_rgba(const std::string& path, const std::vector<uint8_t>& rgba, int w, int h, int channels,
+                    const std::string& sidecar_json) {
+  write_file_atomic(path, encode_png_rgba(rgba, w, h, channels, sidecar_json), "export");
 }
 
 void Exporter::clear_stale_messages() {
   auto stale = [](const std::string& m) { return m.rfind("error", 0) == 0 || m.rfind("writing frames", 0) == 0; };
   messages.erase(std::remove_if(messages.begin(), messages.end(), stale), messages.end());
 }
+
+std::string sidecar_text(const nlohmann::json& j) { return j.dump(2) + "\n"; }
+
+std::string Exporter::png_text(const nlohmann::json& j) const { return embed_sidecar ? sidecar_text(j) : ""; }
 
 ExportResult Exporter::finish(ExportResult r) {
   // A finished sequence's "writing ..." line, and old errors once an export succeeds, are no longer true.
@@ -130,6 +132,7 @@ nlohmann::json Exporter::sidecar(App& app, const std::string& kind) {
   j["backend"] = p ? p->name() : "none";
   j["device"] = p ? p->device() : "";
   j["steps_per_launch"] = s.steps_per_launch;
+  if (app.session->has_model()) j["command_line"] = command_line(app);
   const int frame = app.shown_frame();
   j["frame"] = frame;
   j["timestep"] = app.session->timestep_of_frame(frame);
@@ -142,7 +145,8 @@ nlohmann::json Exporter::sidecar(App& app, const std::string& kind) {
                   {"interop_unmap_ms", app.stats.unmap_ms}};
   const ViewSettings& v = app.settings.view;
   j["view"] = {{"camera", {v.cam_x, v.cam_y, v.cam_half_h}}, {"trail_frames", v.trail_frames},
-               {"show_data", v.show_data}, {"show_field", v.show_field}, {"field_x0", v.field_x0}};
+               {"show_data", v.show_data}, {"show_field", v.show_field}, {"field_x0", v.field_x0},
+               {"camera_auto", v.cam_auto}, {"point_size", v.point_size}, {"point_alpha", v.point_alpha}};
   const std::time_t now = std::time(nullptr);
   char ts[32];
   std::strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
@@ -161,7 +165,7 @@ static void write_with_sidecar(const std::string& main_path, std::string head, c
                                const nlohmann::json& j) {
   AtomicFileSet files;
   files.add(main_path, "export", std::move(head), data, size);
-  files.add(png_sidecar_path(main_path), "export", j.dump(2) + "\n");
+  files.add(png_sidecar_path(main_path), "export", sidecar_text(j));
   files.commit();
 }
 
@@ -171,8 +175,25 @@ static void write_npy_with_sidecar(const std::string& main_path, const std::vect
                       shape.back());
   AtomicFileSet files;
   add_npy_float(files, main_path, shape, x.data(), "export");
-  files.add(png_sidecar_path(main_path), "export", j.dump(2) + "\n");
+  files.add(png_sidecar_path(main_path), "export", sidecar_text(j));
   files.commit();
+}
+
+void write_sidecar(const std::string& main_path, const nlohmann::json& j) {
+  const fs::path p(main_path);
+  try {
+    write_file_atomic(png_sidecar_path(main_path), sidecar_text(j), "export");
+  } catch (...) {
+    std::error_code ec;
+    fs::remove(p, ec);
+    throw;
+  }
+}
+
+std::string Exporter::command_line(App& app) const {
+  const ComputePath* p = app.session->compute_path();
+  const bool cpu = !p || p->name() == "cpu";
+  return sample_command_line(app.session->settings(), app.session->model().path, cpu ? "cpu" : "cuda");
 }
 
 void Exporter::remember_model(const std::string& path) {
@@ -210,7 +231,7 @@ ExportResult Exporter::snapshot(App& app, std::string path) {
     nlohmann::json j = sidecar(app, "snapshot");
     put_path(j, "png", fs::path(path).filename().string());
     j["size"] = {w, h};
-    write_with_sidecar(path, encode_png_rgba(px, w, h, 3), nullptr, 0, j);
+    write_with_sidecar(path, encode_png_rgba(px, w, h, 3, png_text(j)), nullptr, 0, j);
     return path;
   });
 }
@@ -236,7 +257,7 @@ ExportResult Exporter::image_grid(App& app, std::string path) {
     nlohmann::json j = sidecar(app, "image_grid");
     put_path(j, "png", fs::path(path).filename().string());
     j["grid"] = {{"cols", cols}, {"rows", rows}, {"scale", scale}};
-    write_with_sidecar(path, encode_png_rgba(px, w, h, 3), nullptr, 0, j);
+    write_with_sidecar(path, encode_png_rgba(px, w, h, 3, png_text(j)), nullptr, 0, j);
     return path;
   });
 }
@@ -286,7 +307,8 @@ ExportResult Exporter::start_frame_sequence(App& app) {
     m_seq_total = app.session->newest_slot() + 1;
     nlohmann::json j = sidecar(app, "frame_sequence");
     j["frames"] = m_seq_total;
-    write_file_atomic(m_seq_dir + "/sequence.json", j.dump(2) + "\n", "export");
+    write_file_atomic(m_seq_dir + "/sequence.json", sidecar_text(j), "export");
+    m_seq_sidecar = j;
     r.ok = true;
     r.path = m_seq_dir;
     messages.push_back("writing frames into " + m_seq_dir);
@@ -299,13 +321,17 @@ ExportResult Exporter::start_frame_sequence(App& app) {
 }
 
 void Exporter::tick(App& app) {
+  if (m_video) tick_video(app);
   if (m_seq_next < 0) return;
   try {
     char name[32];
     std::snprintf(name, sizeof name, "/frame_%05d.png", m_seq_next);
     const int w = app.settings.export_width, h = app.settings.export_height;
     const auto px = render_scene(app, m_seq_next, w, h);
-    write_png_rgba(m_seq_dir + name, px, w, h, 3);
+    nlohmann::json j = m_seq_sidecar;  // each frame carries the sequence's sidecar with its own frame
+    j["png"] = name + 1;
+    j["frame"] = app.session->layout().frame_of_slot(m_seq_next);
+    write_png_rgba(m_seq_dir + name, px, w, h, 3, png_text(j));
     if (++m_seq_next >= m_seq_total) {
       m_seq_next = -1;
       finish({true, m_seq_dir, ""});

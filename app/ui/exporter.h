@@ -5,12 +5,17 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "render/gl_buffers.h"
+
+namespace diffscope {
+class VideoWriter;
+}
 
 namespace diffscope::ui {
 
@@ -25,11 +30,20 @@ struct ExportResult {
 // dir/base_0001.ext, the first number for which neither .ext nor .json exists. Creates dir; throws
 // InvalidInput if it cannot.
 std::string next_free_name(const std::string& dir, const std::string& base, const std::string& ext);
-// Encodes RGBA rows (top row first) as PNG bytes (stb_image_write); channels 3 or 4. InvalidInput on failure.
-std::string encode_png_rgba(const std::vector<uint8_t>& rgba, int w, int h, int channels);
-// Encodes RGBA rows (top row first) as PNG (stb_image_write) and writes it atomically; channels 3 or 4.
+// Encodes RGBA rows (top row first) as PNG bytes (core/png_write.h, libpng); channels 3 or 4. A non-empty
+// `sidecar_json` goes into an iTXt chunk with the keyword `diffscope` (SEMANTICS §6). InvalidInput on failure.
+std::string encode_png_rgba(const std::vector<uint8_t>& rgba, int w, int h, int channels,
+                            const std::string& sidecar_json = "");
+// encode_png_rgba, written atomically.
 // Throws InvalidInput naming the path when it cannot be written.
-void write_png_rgba(const std::string& path, const std::vector<uint8_t>& rgba, int w, int h, int channels);
+void write_png_rgba(const std::string& path, const std::vector<uint8_t>& rgba, int w, int h, int channels,
+                    const std::string& sidecar_json = "");
+// A sidecar's text as written to its .json file and into PNGs (2-space indented JSON and a newline).
+std::string sidecar_text(const nlohmann::json& j);
+
+// Writes `j` as <stem of main_path>.json. The sidecar goes with the file just written: if it cannot be
+// written, that file is removed too, so an export leaves both or neither (issue 6: nothing half-written).
+void write_sidecar(const std::string& main_path, const nlohmann::json& j);
 
 class Exporter {
  public:
@@ -43,13 +57,29 @@ class Exporter {
   bool sequence_active() const { return m_seq_next >= 0; }
   float sequence_progress() const { return m_seq_total ? float(m_seq_next) / m_seq_total : 0.f; }
 
+  // Video of the trajectory from the first frame to the shown one through ffmpeg (exporter_video.cpp;
+  // core/video_writer.h): one frame rendered and piped per tick(), at the export size (made even for MP4).
+  // Without ffmpeg: the message says so and a PNG frame sequence of the same frames is written instead.
+  struct VideoSettings {
+    int format = 0;  // 0 .mp4 (H.264), 1 .gif, 2 .webp
+    int fps = 30;    // [1, 240]
+    bool lossless = false;
+  } video;
+  ExportResult start_video(App& app, std::string path = "");
+  bool video_active() const { return m_video != nullptr; }
+  float video_progress() const { return m_vid_total ? float(m_vid_next) / m_vid_total : 0.f; }
+  void cancel_video();  // stops ffmpeg; nothing is left at the path
+
   // The sidecar of SEMANTICS §6 for what is shown now (model file + SHA-256, sampler, eta, steps, t_start,
   // seed, N, precision, backend, device, timings, frame).
   nlohmann::json sidecar(App& app, const std::string& kind);
+  // The `diffscope sample ...` line that reproduces the current run (core/command_line.h); needs a model.
+  std::string command_line(App& app) const;
   // Hashes the model file as it is when loaded, so the sidecar names the loaded bytes even if the file
   // is replaced or truncated later.
   void remember_model(const std::string& path);
 
+  bool embed_sidecar = true;  // PNG exports carry the sidecar in an iTXt chunk `diffscope`
   std::vector<std::string> messages;  // newest last: "wrote ..." / "error: ..."
   // Drops the error and "writing frames" lines (the folder was edited, or a later export succeeded).
   void clear_stale_messages();
@@ -58,6 +88,7 @@ class Exporter {
 
  private:
   ExportResult finish(ExportResult r);
+  std::string png_text(const nlohmann::json& j) const;  // sidecar_text(j), or "" with embed_sidecar off
   // Runs one export: `write` writes the file(s) and returns the main path; an exception becomes the error.
   ExportResult guarded(const std::function<std::string()>& write);
   // `count` trajectory slots from `first` (nothing mapped by CUDA while read). Throws when nothing ran yet.
@@ -67,6 +98,12 @@ class Exporter {
   std::string m_sha_path, m_sha;  // cached SHA-256 of the model file
   int m_seq_next = -1, m_seq_total = 0;
   std::string m_seq_dir;
+  nlohmann::json m_seq_sidecar;
+  void tick_video(App& app);
+  std::shared_ptr<VideoWriter> m_video;  // shared_ptr: VideoWriter is incomplete here
+  int m_vid_next = 0, m_vid_total = 0, m_vid_w = 0, m_vid_h = 0;
+  std::string m_vid_path;
+  nlohmann::json m_vid_sidecar;
 };
 
 }  // namespace diffscope::ui

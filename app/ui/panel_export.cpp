@@ -4,6 +4,7 @@
 
 #include "ui/app.h"
 #include "ui/export_dir.h"
+#include "ui/exporter.h"
 #include "ui/panels.h"
 
 namespace diffscope::ui {
@@ -36,6 +37,26 @@ void path_lines(const std::string& path) {
   ImGui::TextWrapped("%s", slash == std::string::npos ? path.c_str() : path.c_str() + slash + 1);
 }
 
+// Video of frames 0..shown (Exporter::start_video): format, fps, lossless, then progress with a cancel button.
+void panel_video_export(App& app) {
+  Exporter& ex = *app.exporter;
+  if (ex.video_active()) {
+    ImGui::ProgressBar(ex.video_progress(), ImVec2(-80 * app.content_scale, 0), "video");
+    ImGui::SameLine();
+    if (ImGui::Button("Cancel")) ex.cancel_video();
+    return;
+  }
+  ImGui::SetNextItemWidth(70 * app.content_scale);
+  ImGui::Combo("##video_format", &ex.video.format, "MP4\0GIF\0WebP\0");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(70 * app.content_scale);
+  ImGui::DragInt("fps", &ex.video.fps, 0.5f, 1, 240, "%d", ImGuiSliderFlags_AlwaysClamp);
+  ImGui::SameLine();
+  ImGui::Checkbox("lossless", &ex.video.lossless);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("MP4: libx264rgb -qp 0 (exact RGB); WebP: lossless; GIF: 256 colours");
+  if (ImGui::Button("Video (first frame to shown)")) ex.start_video(app);
+}
+
 }  // namespace
 
 void panel_export(App& app) {
@@ -48,6 +69,8 @@ void panel_export(App& app) {
   if (ImGui::DragInt2("size", wh, 8.0f, 16, 8192, "%d", ImGuiSliderFlags_AlwaysClamp))
     s.export_width = wh[0], s.export_height = wh[1];
   tip("width and height in pixels of snapshots and frame-sequence PNGs");
+  ImGui::Checkbox("settings inside PNGs", &app.exporter->embed_sidecar);
+  tip("every PNG carries its .json sidecar in a text chunk (iTXt 'diffscope')");
   if (ImGui::Button("Snapshot (S)")) app.exporter->snapshot(app);
   tip("the views at the shown frame as PNG (no UI), with a .json sidecar that reproduces it");
   ImGui::SameLine();
@@ -56,6 +79,11 @@ void panel_export(App& app) {
   ImGui::SameLine();
   if (ImGui::Button("Trajectory .npy")) app.exporter->trajectory_npy(app);
   tip("every stored frame: (frames, B, dim) float32 .npy");
+  if (app.session->has_model() && ImGui::Button("Copy command line")) {
+    ImGui::SetClipboardText(app.exporter->command_line(app).c_str());
+    app.exporter->messages.push_back("copied: " + app.exporter->command_line(app));
+  }
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("the diffscope sample line that reproduces this run's .npy");
   if (app.session->is_image_model()) {
     ImGui::SetNextItemWidth(100 * app.content_scale);
     ImGui::SliderInt("scale", &s.image_grid_scale, 1, 32, "%d", ImGuiSliderFlags_AlwaysClamp);
@@ -70,6 +98,7 @@ void panel_export(App& app) {
     app.exporter->start_frame_sequence(app);
   }
   if (!app.exporter->sequence_active()) tip("one PNG per stored frame into a new numbered folder (for a video)");
+  panel_video_export(app);
   if (!app.exporter->last_path.empty()) {
     ImGui::TextDisabled("last export:");
     ImGui::SameLine();

@@ -14,7 +14,7 @@ const char* const kKeys[] = {"steps",     "t_start",  "n",        "sampler",    
                              "spl",       "precision", "from_data", "budget_mb",  "trail",       "field",
                              "field_x0",  "data",     "follow",   "speed",       "loop",        "steps_per_frame",
                              "grid_cols", "point_size", "point_alpha", "vsync",   "show_ui",     "export_dir",
-                             "export_size"};
+                             "export_size", "camera"};
 
 // The whole text as an integer / a finite real, else InvalidInput naming `arg`.
 int64_t parse_int(const std::string& arg, const std::string& v) {
@@ -101,7 +101,18 @@ void apply_setting(AppSettings& st, const std::string& key, const std::string& v
   else if (key == "point_alpha") v.point_alpha = checked(arg, f(), kPointAlphaRange);
   else if (key == "vsync") v.vsync = b();
   else if (key == "show_ui") v.show_ui = b();
-  else if (key == "export_dir") st.export_dir = val;
+  else if (key == "camera" && val == "auto") v.cam_auto = true;  // fitted on the next model load
+  else if (key == "camera") {  // "x,y,half_h": a fixed camera (no automatic fit), in the persisted ranges
+    double x = 0, y = 0, hh = 0;
+    char extra = 0;
+    const PersistedRange *rx = find_persisted_range("view.cam_x"), *rh = find_persisted_range("view.cam_half_h");
+    if (std::sscanf(val.c_str(), "%lf,%lf,%lf%c", &x, &y, &hh, &extra) != 3 || !(std::abs(x) <= rx->hi) ||
+        !(std::abs(y) <= rx->hi) || !(hh >= rh->lo && hh <= rh->hi))
+      throw InvalidInput(arg + " = " + val + " is not valid; want X,Y,HALF_HEIGHT with |X|, |Y| <= " +
+                         std::to_string(rx->hi) + " and HALF_HEIGHT in [" + std::to_string(rh->lo) + ", " +
+                         std::to_string(rh->hi) + "], or auto");
+    v.cam_x = x, v.cam_y = y, v.cam_half_h = hh, v.cam_auto = false;
+  } else if (key == "export_dir") st.export_dir = val;
   else if (key == "export_size") {
     int w = 0, h = 0;
     char x = 0, extra = 0;

@@ -16,7 +16,7 @@ std::string setting_keys();
 
 // Sets one value: steps, t_start, n, sampler, eta, seed, spl (steps per launch), precision, from_data,
 // budget_mb, trail, field, field_x0, data, follow, speed, loop, steps_per_frame, grid_cols, point_size,
-// point_alpha, vsync, show_ui, export_dir, export_size (WxH). `arg` names the value in messages ("--set trail",
+// point_alpha, vsync, show_ui, camera (X,Y,HALF_HEIGHT: a fixed camera; or auto), export_dir, export_size (WxH). `arg` names the value in messages ("--set trail",
 // "--steps"; "" = the key). Throws InvalidInput for an unknown key (listing the keys), an unparsable value, or a
 // value outside its fixed range (core/ranges.h). steps, t_start and n depend on the model and the backend:
 // check_model_ranges checks them once both are known.

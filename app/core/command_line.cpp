@@ -1,0 +1,28 @@
+// command_line.cpp — settings to a shell command line.
+#include "core/command_line.h"
+
+#include <cstdio>
+
+namespace diffscope {
+
+std::string shell_quote(const std::string& text) {
+  const bool plain = !text.empty() && text.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                             "0123456789_./:=+-") == std::string::npos;
+  if (plain) return text;
+  std::string q = "'";
+  for (char c : text) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+std::string sample_command_line(const SamplingSettings& s, const std::string& model, const std::string& backend,
+                                const std::string& out) {
+  char eta[40];
+  std::snprintf(eta, sizeof eta, "%.17g", s.eta);
+  std::string c = "diffscope sample --model " + shell_quote(model) + " --n " + std::to_string(s.n_samples) +
+                  " --sampler " + sampler_name(s.sampler) + " --eta " + eta + " --steps " + std::to_string(s.steps) +
+                  " --t-start " + std::to_string(s.t_start) + " --seed " + std::to_string(s.seed);
+  if (s.from_data) c += " --from-data";
+  return c + " --backend " + backend + " --precision " + precision_name(s.precision) + " --out " + shell_quote(out);
+}
+
+}  // namespace diffscope

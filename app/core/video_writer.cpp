@@ -1,0 +1,226 @@
+// video_writer.cpp — ffmpeg as a child process (posix_spawnp) reading raw frames from a pipe.
+#include "core/video_writer.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fcntl.h>
+#include <fstream>
+#include <spawn.h>
+#include <sstream>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/errors.h"
+
+extern char** environ;
+
+namespace diffscope {
+
+VideoFormat video_format_of(const std::string& arg, const std::string& path) {
+  const size_t dot = path.find_last_of('.');
+  std::string ext = dot == std::string::npos ? "" : path.substr(dot + 1);
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  if (ext == "mp4") return VideoFormat::Mp4;
+  if (ext == "gif") return VideoFormat::Gif;
+  if (ext == "webp") return VideoFormat::Webp;
+  throw InvalidInput(arg + " = " + path + ": unknown video format; valid: a path ending in .mp4, .gif or .webp");
+}
+
+void video_frame_size(VideoFormat f, int* w, int* h) {
+  if (f != VideoFormat::Mp4) return;
+  *w -= *w % 2;
+  *h -= *h % 2;
+}
+
+void check_video_fps(const std::string& arg, double fps) {
+  if (!(fps >= 1 && fps <= 240))
+    throw InvalidInput(arg + " = " + std::to_string(fps) + " is out of range; valid: frames per second in [1, 240]");
+}
+
+std::string ffmpeg_command() {
+  const char* e = std::getenv("DIFFSCOPE_FFMPEG");
+  return e && *e ? e : "ffmpeg";
+}
+
+std::vector<std::string> ffmpeg_args(const VideoOptions& o, VideoFormat f, const std::string& out) {
+  char fps[32];
+  std::snprintf(fps, sizeof fps, "%.6g", o.fps);
+  std::vector<std::string> a = {"-hide_banner", "-loglevel", "error", "-nostdin", "-y",
+                                "-f", "rawvideo", "-pix_fmt", "rgba",
+                                "-s", std::to_string(o.width) + "x" + std::to_string(o.height),
+                                "-framerate", fps, "-i", "pipe:0"};
+  auto add = [&](std::initializer_list<const char*> more) { a.insert(a.end(), more.begin(), more.end()); };
+  switch (f) {
+    case VideoFormat::Mp4:
+      if (o.lossless)
+        add({"-c:v", "libx264rgb", "-qp", "0", "-pix_fmt", "rgb24"});
+      else
+        add({"-c:v", "libx264", "-crf", "18", "-pix_fmt", "yuv420p"});
+      add({"-movflags", "+faststart", "-f", "mp4"});
+      break;
+    case VideoFormat::Gif:  // one palette for the whole clip (palettegen), then mapped onto it (paletteuse)
+      add({"-filter_complex", "[0:v]split[a][b];[a]palettegen[p];[b][p]paletteuse", "-loop", "0", "-f", "gif"});
+      break;
+    case VideoFormat::Webp:
+      if (o.lossless)
+        add({"-c:v", "libwebp", "-lossless", "1"});
+      else
+        add({"-c:v", "libwebp", "-lossless", "0", "-quality", "90"});
+      add({"-loop", "0", "-f", "webp"});
+      break;
+  }
+  a.push_back(out);
+  return a;
+}
+
+VideoWriter::VideoWriter(const VideoOptions& o) : m_o(o), m_format(video_format_of(o.arg, o.path)) {
+  check_video_fps(o.arg, o.fps);
+  int w = o.width, h = o.height;
+  video_frame_size(m_format, &w, &h);
+  if (w != o.width || h != o.height || w < 2 || h < 2)
+    throw InvalidInput(o.arg + " " + o.path + ": frame size " + std::to_string(o.width) + "x" +
+                       std::to_string(o.height) + " does not suit the format; valid: even sizes for .mp4");
+  static std::atomic<unsigned> counter{0};
+  // The temporary name keeps the extension last so that nothing mistakes it for the finished file.
+  m_tmp = o.path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+  m_log = m_tmp + ".log";
+  int pipe_fd[2];
+  if (::pipe2(pipe_fd, O_CLOEXEC) != 0) throw ResourceUnavailable(o.arg + ": cannot create a pipe: " + std::strerror(errno));
+  (void)::fcntl(pipe_fd[1], F_SETPIPE_SZ, 1 << 20);  // fewer blocking writes per frame; ignored when refused
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, pipe_fd[0], 0);
+  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 2, m_log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  const std::string prog = ffmpeg_command();
+  std::vector<std::string> args = ffmpeg_args(o, m_format, m_tmp);
+  args.insert(args.begin(), prog);
+  std::vector<char*> argv;
+  for (auto& s : args) argv.push_back(s.data());
+  argv.push_back(nullptr);
+  const int rc = ::posix_spawnp(&m_pid, prog.c_str(), &fa, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  ::close(pipe_fd[0]);
+  if (rc != 0) {
+    ::close(pipe_fd[1]);
+    ::unlink(m_log.c_str());
+    m_pid = -1;
+    throw ResourceUnavailable(o.arg + " " + o.path + ": cannot start '" + prog + "' (" + std::strerror(rc) +
+                              "); video export needs ffmpeg: install Debian's package (apt-get install ffmpeg) "
+                              "or set DIFFSCOPE_FFMPEG to its path");
+  }
+  m_fd = pipe_fd[1];
+  m_buf.resize(size_t(w) * h * 4);
+}
+
+VideoWriter::~VideoWriter() {
+  if (m_pid > 0) cleanup();
+}
+
+std::string VideoWriter::ffmpeg_log() const {
+  std::ifstream f(m_log);
+  std::stringstream s;
+  s << f.rdbuf();
+  std::string t = s.str();
+  while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
+  if (t.size() > 600) t = "..." + t.substr(t.size() - 600);
+  return t;
+}
+
+void VideoWriter::cleanup() {
+  if (m_fd >= 0) ::close(m_fd);
+  m_fd = -1;
+  if (m_pid > 0) {
+    ::kill(m_pid, SIGTERM);
+    int status = 0;
+    while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  m_pid = -1;
+  ::unlink(m_tmp.c_str());
+  ::unlink(m_log.c_str());
+}
+
+void VideoWriter::fail(const std::string& why) {
+  std::string log = ffmpeg_log();
+  cleanup();
+  throw InvalidInput(m_o.arg + " " + m_o.path + ": " + why + (log.empty() ? "" : " (ffmpeg: " + log + ")"));
+}
+
+void VideoWriter::cancel() {
+  if (m_pid > 0) cleanup();
+}
+
+void VideoWriter::add_frame(const uint8_t* rgba) {
+  if (m_fd < 0) throw InvalidInput(m_o.arg + " " + m_o.path + ": the encode has ended");
+  std::memcpy(m_buf.data(), rgba, m_buf.size());
+  for (size_t i = 3; i < m_buf.size(); i += 4) m_buf[i] = 255;
+  // A write to a pipe whose reader died raises SIGPIPE; block it on this thread and take back a pending
+  // one so that an ffmpeg failure becomes an error message, not the end of the process.
+  sigset_t pipe_set, old;
+  sigemptyset(&pipe_set);
+  sigaddset(&pipe_set, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+  size_t done = 0;
+  int err = 0;
+  while (done < m_buf.size()) {
+    const ssize_t n = ::write(m_fd, m_buf.data() + done, m_buf.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      err = errno;
+      break;
+    }
+    done += size_t(n);
+  }
+  if (err == EPIPE) {
+    const timespec zero{0, 0};
+    sigtimedwait(&pipe_set, nullptr, &zero);
+  }
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (err) fail(std::string("ffmpeg stopped reading frames: ") + std::strerror(err));
+  ++m_frames;
+}
+
+std::string VideoWriter::finish() {
+  if (m_pid <= 0) throw InvalidInput(m_o.arg + " " + m_o.path + ": the encode has ended");
+  if (m_frames == 0) fail("no frames to encode");
+  ::close(m_fd);
+  m_fd = -1;
+  int status = 0;
+  while (::waitpid(m_pid, &status, 0) < 0) {
+    if (errno != EINTR) fail(std::string("cannot wait for ffmpeg: ") + std::strerror(errno));
+  }
+  m_pid = -1;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    m_pid = -1;
+    const std::string log = ffmpeg_log();
+    ::unlink(m_tmp.c_str());
+    ::unlink(m_log.c_str());
+    throw InvalidInput(m_o.arg + " " + m_o.path + ": ffmpeg failed (" +
+                       (WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status)) : std::string("killed")) +
+                       ")" + (log.empty() ? "" : ": " + log));
+  }
+  // Flush the finished file to disk before it takes the path (as write_file_atomic does).
+  const int fd = ::open(m_tmp.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    (void)::fsync(fd);
+    ::close(fd);
+  }
+  if (::rename(m_tmp.c_str(), m_o.path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    ::unlink(m_tmp.c_str());
+    ::unlink(m_log.c_str());
+    throw InvalidInput(m_o.arg + " " + m_o.path + ": cannot write (" + why + ")");
+  }
+  ::unlink(m_log.c_str());
+  return m_o.path;
+}
+
+}  // namespace diffscope

@@ -1,0 +1,88 @@
+// exporter_video.cpp — the GUI's video export: frames 0..shown rendered offscreen one per UI frame and piped
+// to ffmpeg (core/video_writer.h), with the sidecar of SEMANTICS §6.
+#include <algorithm>
+#include <filesystem>
+
+#include "core/errors.h"
+#include "core/json_path.h"
+#include "core/output_files.h"
+#include "core/video_writer.h"
+#include "ui/app.h"
+#include "ui/export_dir.h"
+#include "ui/exporter.h"
+
+namespace fs = std::filesystem;
+
+namespace diffscope::ui {
+
+namespace {
+const char* const kVideoExt[] = {".mp4", ".gif", ".webp"};
+}
+
+ExportResult Exporter::start_video(App& app, std::string path) {
+  ExportResult r;
+  try {
+    if (m_video || m_seq_next >= 0) throw InvalidInput("an export is still running");
+    if (!app.session->has_model() || app.session->layout().n_slots == 0) throw InvalidInput("nothing to export yet");
+    const int fmt = std::clamp(video.format, 0, 2);
+    if (path.empty()) path = next_free_name(resolve_export_dir(app.settings.export_dir), "video", kVideoExt[fmt]);
+    const VideoFormat f = video_format_of("export video", path);
+    check_distinct_outputs({{"export video", path}, {"its sidecar", png_sidecar_path(path)}});
+    int w = app.settings.export_width, h = app.settings.export_height;
+    video_frame_size(f, &w, &h);
+    m_vid_total = app.shown_slot() + 1;
+    try {
+      m_video = std::make_shared<VideoWriter>(VideoOptions{path, w, h, double(video.fps), video.lossless, "export video"});
+    } catch (const ResourceUnavailable& e) {
+      // No ffmpeg: the same frames as a PNG sequence, and the reason stays in the messages.
+      finish({false, "", e.what()});
+      r = start_frame_sequence(app);
+      m_seq_total = std::min(m_seq_total, m_vid_total);
+      if (r.ok) messages.push_back("no ffmpeg: writing the " + std::to_string(m_seq_total) + " frames as PNGs instead");
+      m_vid_total = 0;
+      return r;
+    }
+    m_vid_next = 0;
+    m_vid_w = w, m_vid_h = h;
+    m_vid_path = path;
+    m_vid_sidecar = sidecar(app, "video");
+    put_path(m_vid_sidecar, "video", fs::path(path).filename().string());
+    m_vid_sidecar["size"] = {w, h};
+    m_vid_sidecar["fps"] = video.fps;
+    m_vid_sidecar["lossless"] = video.lossless;
+    std::vector<int> frames;
+    for (int k = 0; k < m_vid_total; ++k) frames.push_back(app.session->layout().frame_of_slot(k));
+    m_vid_sidecar["frames"] = frames;
+    messages.push_back("encoding " + std::to_string(m_vid_total) + " frames into " + path);
+    r.ok = true;
+    r.path = path;
+    return r;
+  } catch (const std::exception& e) {
+    m_video.reset();
+    r.error = e.what();
+  }
+  return finish(r);
+}
+
+void Exporter::tick_video(App& app) {
+  try {
+    m_video->add_frame(render_scene(app, m_vid_next, m_vid_w, m_vid_h).data());
+    if (++m_vid_next < m_vid_total) return;
+    m_video->finish();
+    m_video.reset();
+    write_sidecar(m_vid_path, m_vid_sidecar);
+    finish({true, m_vid_path, ""});
+  } catch (const std::exception& e) {
+    m_video.reset();  // stops ffmpeg and removes its file
+    finish({false, "", e.what()});
+  }
+}
+
+void Exporter::cancel_video() {
+  if (!m_video) return;
+  m_video->cancel();
+  m_video.reset();
+  messages.push_back("video export cancelled; nothing written");
+}
+
+}  // namespace diffscope::ui

@@ -1,0 +1,37 @@
+// restore.h — `diffscope --restore file.png|file.json` (issue 16.3): the sidecar of an export (from the .json,
+// or from the PNG's iTXt chunk `diffscope`) turned back into the model to open and the settings to apply.
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace diffscope::ui {
+
+struct RestorePlan {
+  std::string model;  // model file to open ("" = keep the default)
+  std::vector<std::pair<std::string, std::string>> sets;  // for apply_setting (settings_keys.h), in order
+  int frame = -1;      // the shown frame of the export (-1: not in the sidecar)
+  std::string note;    // what could not be restored exactly, one line each ("" when everything was)
+};
+
+// The sidecar JSON of `file`: a .png's `diffscope` text chunk, else the JSON file itself. A PNG without the
+// chunk gives an empty object and a line in `note` (an old export: restored with defaults).
+// Throws InvalidInput naming --restore for an unreadable file or malformed JSON.
+nlohmann::json read_sidecar(const std::string& file, std::string* note);
+
+// The model and settings of a sidecar. The model is found by its path and checked by SHA-256; when the path is
+// gone, a bundled model with the same SHA-256 is used; when the bytes differ, or nothing matches, `note` says
+// so (the file found by path is still opened, so the user sees what changed).
+RestorePlan plan_restore(const nlohmann::json& sidecar);
+
+class App;
+// A file dropped on the window (or the script's `restore FILE`): applies the plan to the running app — its
+// settings, then the model (re-opened, so the run restarts and an automatic camera is fitted again). The note
+// or the error goes to the Export section's messages. Returns false (and changes nothing) on an error.
+bool restore_into_app(App& app, const std::string& file);
+// True for the files restore takes: .png and .json (any case).
+bool is_restore_file(const std::string& path);
+
+}  // namespace diffscope::ui

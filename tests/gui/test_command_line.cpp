@@ -1,0 +1,46 @@
+// test_command_line.cpp — "Copy command line" (issue 16.4): the `diffscope sample ...` line in a GUI export's
+// sidecar reproduces the exported state .npy bit for bit (CPU backend in CI), and shell quoting survives odd paths.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+
+#include "core/command_line.h"
+#include "core/npy.h"
+#include "gui_test_util.h"
+
+namespace diffscope {
+namespace {
+
+TEST(CommandLine, GuiRunsCommandLineReproducesItsStateBitForBit) {
+  test::TempDir dir, logs;
+  std::ofstream(dir.file("s.txt")) << "set n 500\nset t_start 700\nset steps 30\nset eta 0.3\nset seed 11\n"
+                                      "wait_complete 5000\nexpect frame == 30\nexport state "
+                                   << dir.file("state.npy") << "\n";
+  guitest::Result r = guitest::run_cli("gui --headless --backend cpu --no-persist --size 1024x700 --model '" +
+                                           guitest::model_2d() + "' --script '" + dir.file("s.txt") + "'",
+                                       logs.path());
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const auto j = nlohmann::json::parse(guitest::slurp(dir.file("state.json")));
+  std::string line = j["command_line"].get<std::string>();
+  const std::string head = "diffscope ", tail = " --out x.npy";
+  ASSERT_EQ(line.rfind(head, 0), 0u) << line;
+  ASSERT_EQ(line.substr(line.size() - tail.size()), tail) << line;
+  EXPECT_NE(line.find("--eta 0.29999999999999999"), std::string::npos) << line;  // 0.3 read back exactly
+  line = line.substr(head.size(), line.size() - head.size() - tail.size());
+  r = guitest::run_cli(line + " --out '" + dir.file("cli.npy") + "'", logs.path());
+  ASSERT_EQ(r.code, 0) << line << "\n" << r.err;
+  const NpyFloat a = read_npy_float(dir.file("state.npy"), "gui"), b = read_npy_float(dir.file("cli.npy"), "cli");
+  ASSERT_EQ(a.shape, b.shape);
+  EXPECT_EQ(0, std::memcmp(a.data.data(), b.data.data(), a.data.size() * sizeof(float)));
+}
+
+TEST(CommandLine, ShellQuoting) {
+  EXPECT_EQ(shell_quote("assets/models/moons.safetensors"), "assets/models/moons.safetensors");
+  EXPECT_EQ(shell_quote("my model.safetensors"), "'my model.safetensors'");
+  EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");
+  EXPECT_EQ(shell_quote(""), "''");
+}
+
+}  // namespace
+}  // namespace diffscope

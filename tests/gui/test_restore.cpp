@@ -1,0 +1,96 @@
+// test_restore.cpp — `diffscope --restore file.png|file.json` (issue 16.3): a GUI snapshot restored from its
+// PNG's text chunk (or its .json) and re-exported is pixel-identical (CPU backend, Mesa in CI); a model whose
+// path is gone is found among the bundled ones by its SHA-256; a PNG without the chunk opens with defaults
+// and a note; a file that is no sidecar is refused with exit 2.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "gui_test_util.h"
+
+namespace diffscope {
+namespace {
+
+namespace fs = std::filesystem;
+
+guitest::Result run_gui(const std::string& args, const std::string& script_text, const test::TempDir& dir,
+                        const test::TempDir& logs) {
+  const std::string script = dir.file("script_" + std::to_string(std::hash<std::string>()(args)) + ".txt");
+  std::ofstream(script) << script_text;
+  return guitest::run_cli("gui --headless --backend cpu --no-persist --size 1024x700 " + args + " --script '" + script + "'",
+                          logs.path());
+}
+
+TEST(Restore, SnapshotRestoredFromPngOrJsonReExportsPixelIdentical) {
+  test::TempDir dir, logs;
+  const std::string model = dir.file("my model.safetensors");  // a copy, removed below
+  fs::copy_file(guitest::model_2d(), model);
+  guitest::Result r = run_gui("--model '" + model + "'",
+                              "set n 400\nset t_start 600\nset steps 25\nset seed 9\nset eta 0.25\nset trail 5\n"
+                              "set data 0\nset point_size 5\nset camera 0.25,-0.5,1.75\nset export_size 200x150\n"
+                              "wait_complete 5000\nexport snapshot " +
+                                  dir.file("a.png") + "\n",
+                              dir, logs);
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const guitest::Png a = guitest::read_png(dir.file("a.png"));
+  ASSERT_EQ(a.w, 200);
+
+  for (const char* from : {"a.png", "a.json"}) {
+    SCOPED_TRACE(from);
+    const std::string out = dir.file(std::string("re_") + from + ".png");
+    r = run_gui("--restore '" + dir.file(from) + "'", "wait_complete 5000\nexport snapshot " + out + "\n", dir, logs);
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+    EXPECT_EQ(r.err.find("restore:"), std::string::npos) << r.err;  // nothing to note
+    const guitest::Png b = guitest::read_png(out);
+    EXPECT_EQ(b.w, 200);
+    EXPECT_EQ(b.h, 150);
+    EXPECT_TRUE(a.rgb == b.rgb) << "the restored snapshot differs";
+    const auto ja = nlohmann::json::parse(guitest::slurp(dir.file("a.json")));
+    const auto jb = nlohmann::json::parse(guitest::slurp(dir.file(std::string("re_") + from + ".json")));
+    for (const char* k : {"N", "sampler", "eta", "steps", "t_start", "seed", "frame", "view"}) EXPECT_EQ(ja[k], jb[k]) << k;
+  }
+
+  // Dropped on a running window (the script's `restore`, the same code as the drop): after another run and
+  // camera, the restored run re-exports the same pixels.
+  r = run_gui("--model '" + guitest::model_2d() + "'",
+              "set n 100\nset steps 7\nset camera 1,1,9\nwait_complete 5000\nrestore " + dir.file("a.png") +
+                  "\nwait_complete 5000\nexport snapshot " + dir.file("dropped.png") + "\n",
+              dir, logs);
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("restore: restored " + dir.file("a.png")), std::string::npos) << r.out;
+  EXPECT_TRUE(guitest::read_png(dir.file("dropped.png")).rgb == a.rgb) << "the dropped restore differs";
+
+  // The model's path is gone: the bundled model with the same SHA-256 is opened, and a note says so.
+  fs::remove(model);
+  if (guitest::model_2d().find("assets/models") != std::string::npos) {
+    r = run_gui("--restore '" + dir.file("a.png") + "'", "wait_complete 5000\nexport snapshot " + dir.file("c.png") + "\n",
+                dir, logs);
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+    EXPECT_NE(r.err.find("has its SHA-256"), std::string::npos) << r.err;
+    EXPECT_TRUE(guitest::read_png(dir.file("c.png")).rgb == a.rgb);
+  }
+}
+
+TEST(Restore, OldPngAndNonSidecarFiles) {
+  test::TempDir dir, logs;
+  // An old export: a PNG without the chunk (written with --no-png-text) opens with defaults and a note.
+  guitest::Result r = guitest::run_cli("sample --backend cpu --model '" + guitest::model_2d() + "' --n 50 --steps 3 --out '" +
+                                           dir.file("x.npy") + "' --png '" + dir.file("old.png") + "' --size 64x64 --no-png-text",
+                                       logs.path());
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = run_gui("--model '" + guitest::model_2d() + "' --restore '" + dir.file("old.png") + "'", "frames 1\n", dir, logs);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("carries no diffscope settings"), std::string::npos) << r.err;
+  std::ofstream(dir.file("bad.json")) << "[1, 2";
+  r = run_gui("--restore '" + dir.file("bad.json") + "'", "frames 1\n", dir, logs);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--restore"), std::string::npos) << r.err;
+  std::ofstream(dir.file("fake.png")) << "not a png";
+  r = run_gui("--restore '" + dir.file("fake.png") + "'", "frames 1\n", dir, logs);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("not a PNG"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace diffscope

@@ -27,6 +27,7 @@ std::vector<std::string> candidate_roots() {
   if (n > 0) {
     buf[n] = 0;
     const fs::path exe_dir = fs::path(buf).parent_path();
+    add(exe_dir.parent_path() / "share" / "diffscope");  // installed: <prefix>/bin/diffscope -> <prefix>/share/diffscope
     add(exe_dir.parent_path().parent_path());  // build/bin/diffscope -> repo
     add(exe_dir.parent_path());
     add(exe_dir);

@@ -9,6 +9,9 @@
 
 namespace diffscope {
 
+// Adds a root searched right after $DIFFSCOPE_ROOT: a host that is not <prefix>/bin/diffscope (the Python
+// module) names its installed <prefix>/share/diffscope. Call before the first lookup.
+void set_extra_root(const std::string& root);
 // Candidate repository roots, best first (only existing folders).
 std::vector<std::string> candidate_roots();
 // The first root/rel that exists, or "" if none.

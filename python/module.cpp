@@ -54,7 +54,11 @@ FloatArray new_array(std::vector<py::ssize_t> shape) {
 FloatArray as_matrix(const py::handle& x, const char* arg) {
   FloatArray a;
   try {
-    a = FloatArray::ensure(x);
+    // A host DLPack tensor (a torch CPU tensor, jax.Array on the CPU, ...) through numpy.from_dlpack, no copy.
+    if (!py::isinstance<py::array>(x) && py::hasattr(x, "__dlpack__"))
+      a = FloatArray::ensure(py::module_::import("numpy").attr("from_dlpack")(x));
+    else
+      a = FloatArray::ensure(x);
   } catch (const py::error_already_set&) {
   }
   if (!a) throw InvalidInput(std::string(arg) + " is not a numeric array; valid: a 2-D float array (B, dim)");

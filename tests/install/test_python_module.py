@@ -120,6 +120,26 @@ class SameAsCli(unittest.TestCase):
                                        np.load(self.out("y.npy"))))
 
 
+class DLPackHost(unittest.TestCase):
+    def test_host_dlpack_input(self):
+        """An object offering only DLPack on the CPU (as a torch CPU tensor does) is read without __array__."""
+        class OnlyDLPack:
+            def __init__(self, a):
+                self.a = a
+
+            def __dlpack__(self, stream=None):
+                return self.a.__dlpack__()
+
+            def __dlpack_device__(self):
+                return self.a.__dlpack_device__()
+
+        c = next(c for c in MANIFEST if c["kind"] == "mlp3")
+        x = np.load(golden(c["x"])).astype(np.float32)
+        y = diffscope.mlp3(golden(c["weights"]), OnlyDLPack(x))
+        self.assertTrue(np.array_equal(y, diffscope.mlp3(golden(c["weights"]), x)))
+        self.assertLess(rel_frobenius(y, np.load(golden(c["expected"]))), 1e-5)
+
+
 class Errors(unittest.TestCase):
     """Bad input: ValueError with the CLI's message (argument names without '--'); unavailable: RuntimeError."""
 

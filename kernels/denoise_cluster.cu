@@ -22,6 +22,7 @@
 #include "kernels/denoise_common.cuh"
 #include "kernels/kernels.h"
 #include "kernels/mma.cuh"
+#include "kernels/pdl.cuh"
 
 namespace cg = cooperative_groups;
 
@@ -31,7 +32,7 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kBM = 8;   // rows
-constexpr int kCH = kThreads / kBM;  // steps per coefficient chunk (one RowStep per thread)
+[[maybe_unused]] constexpr int kCH = kThreads / kBM;  // steps per coefficient chunk (one RowStep per thread)
 
 // Row stride of a weight slice [k][o] with N outputs: padded so that the two k-chunks a warp reads at once
 // (N = 16: 16 outputs x 2 chunks 4 k apart) fall in different banks.
@@ -133,6 +134,9 @@ __device__ __forceinline__ void cl_layer_any(bool vec, const float* act, int lda
 // owns each output dim (barrier 2); the owner sums them in rank order, updates x of its dims and all-gathers
 // x (barrier 3).
 __global__ void __launch_bounds__(kThreads, 1) kernel_denoise_cluster(const DenoiseArgs a, int diag) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+  __trap();  // thread-block clusters need sm_90: denoise_cluster_supported() is false on older devices
+#else
   cg::cluster_group cluster = cg::this_cluster();
   const int C = static_cast<int>(cluster.num_blocks());
   const int rank = static_cast<int>(cluster.block_rank());
@@ -151,6 +155,8 @@ __global__ void __launch_bounds__(kThreads, 1) kernel_denoise_cluster(const Deno
   const int ldw1 = w_ld(HC), ldw3 = w_ld(dim);
   const int d0 = rank * DC, nd = max(0, min(dim, d0 + DC) - d0);  // owned dims [d0, d0 + nd)
 
+  pdl_launch_dependents();
+  // Weight slices (written only by cudaMemcpy) load before pdl_wait(); x and the step table after it.
   // Weight slices, read coalesced (k fastest) and stored transposed [k][o].
 #pragma unroll 4
   for (int i = threadIdx.x; i < K1p * HC; i += kThreads) {
@@ -172,17 +178,12 @@ __global__ void __launch_bounds__(kThreads, 1) kernel_denoise_cluster(const Deno
     b2[i] = a.net.b2[h0 + i];
   }
   for (int i = threadIdx.x; i < dim; i += kThreads) b3[i] = a.net.b3[i];
+  pdl_wait();
   for (int i = threadIdx.x; i < kBM * K1p; i += kThreads) {
     const int r = i / K1p, d = i % K1p;
     u[i] = (r < a.B && d < dim) ? a.x[static_cast<size_t>(r) * dim + d] : 0.f;
   }
-  auto load_coef = [&](int kk) {  // this thread's (step kk + threadIdx.x / kBM, row threadIdx.x % kBM)
-    const int k = kk + threadIdx.x / kBM;
-    RowStep r{};
-    if (k < a.k_end) r = row_step(a, threadIdx.x % kBM, k);
-    return r;
-  };
-  RowStep next = load_coef(a.k_begin);
+  RowStep next = chunk_row_step(a, kBM, a.k_begin);
   cluster.sync();  // every CTA's shared memory exists before remote writes
 
   const size_t frame_stride = static_cast<size_t>(a.B) * dim;
@@ -192,12 +193,7 @@ __global__ void __launch_bounds__(kThreads, 1) kernel_denoise_cluster(const Deno
   const bool push = !(diag & 1);
   for (int k = a.k_begin; k < a.k_end; ++k) {
     const int kc = (k - a.k_begin) % kCH;
-    if (kc == 0) {  // new chunk: publish the loaded one, start loading the one after
-      __syncthreads();  // the previous chunk is no longer read
-      cf[threadIdx.x] = make_float4(next.A, next.B, next.S, next.tt);
-      cft[threadIdx.x] = next.active ? next.t : -1;
-      next = load_coef(k + kCH);
-    }
+    if (kc == 0) advance_coef_chunk(a, kBM, k, cf, cft, next);  // new chunk
     if (threadIdx.x < kBM) {
       const float4 c = cf[kc * kBM + threadIdx.x];  // written by this thread (same index) or before a barrier
       u[threadIdx.x * K1p + dim] = c.w;
@@ -250,26 +246,33 @@ __global__ void __launch_bounds__(kThreads, 1) kernel_denoise_cluster(const Deno
         cluster.map_shared_rank(epr, c)[(rank * kBM + r) * DC + j] = ep[i];
       }
     }
-    cluster.sync();  // 2: every partial of the owned dims arrived
+    // Barrier 2, split: the owned elements' noise (independent of eps) is drawn between arrive and wait, while
+    // the partials arrive. Thread i owns element (r, j) = (i / nd, i % nd): kBM * DC <= kThreads (dim <= 256, C >= 8).
+    cluster.barrier_arrive();
+    const int io = threadIdx.x;
+    const bool own = io < kBM * nd;
+    const int ro = own ? io / nd : 0, jo = own ? io % nd : 0, dd = d0 + jo;
+    const float4 co = cf[kc * kBM + ro];
+    const int to = cft[kc * kBM + ro];
+    float zv = 0.f;
+    if (own && to >= 0 && co.z != 0.f) {
+      float z[4];
+      philox_normal4(a.seed, a.row_offset + ro, static_cast<uint32_t>(to), dd / 4, z);
+      const int m = dd % 4;
+      zv = m == 0 ? z[0] : m == 1 ? z[1] : m == 2 ? z[2] : z[3];
+    }
+    cluster.barrier_wait();  // 2: every partial of the owned dims arrived
     // owned dims: eps = b3 + partials in rank order; x <- A x + B eps + S z; frame; then x to every CTA
-    for (int i = threadIdx.x; i < kBM * nd; i += kThreads) {
-      const int r = i / nd, j = i % nd, d = d0 + j;
-      const float4 c = cf[kc * kBM + r];
-      const int t = cft[kc * kBM + r];
-      float xv = u[r * K1p + d];
-      if (t >= 0) {
-        float e = b3[d];
-        for (int q = 0; q < C; ++q) e += epr[(q * kBM + r) * DC + j];
-        xv = c.x * xv + c.y * e;
-        if (c.z != 0.f) {
-          float z[4];
-          philox_normal4(a.seed, a.row_offset + r, static_cast<uint32_t>(t), d / 4, z);
-          const int m = d % 4;
-          xv += c.z * (m == 0 ? z[0] : m == 1 ? z[1] : m == 2 ? z[2] : z[3]);
-        }
+    if (own) {
+      float xv = u[ro * K1p + dd];
+      if (to >= 0) {
+        float e = b3[dd];
+        for (int q = 0; q < C; ++q) e += epr[(q * kBM + ro) * DC + jo];
+        xv = co.x * xv + co.y * e;
+        if (co.z != 0.f) xv += co.z * zv;
       }
-      xs[r * DC + j] = xv;
-      if (f && r < a.B) f[r * dim + d] = xv;
+      xs[ro * DC + jo] = xv;
+      if (f && ro < a.B) f[ro * dim + dd] = xv;
     }
     __syncthreads();
     if (!push) {
@@ -294,6 +297,7 @@ __global__ void __launch_bounds__(kThreads, 1) kernel_denoise_cluster(const Deno
     a.x[static_cast<size_t>(r) * dim + d] = u[r * K1p + d];
   }
   cluster.sync();  // no CTA exits while others may still write into it
+#endif
 }
 
 int cluster_size_for(int H) {
@@ -308,6 +312,10 @@ int cluster_size_for(int H) {
 }  // namespace
 
 bool denoise_cluster_supported(int dim, int hidden, int B) {
+  int dev = 0, major = 0;  // thread-block clusters: sm_90 and newer
+  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+      major < 9)
+    return false;
   const int C = cluster_size_for(hidden);
   if (C == 0 || B > kBM || B < 1 || dim > 256 || hidden / C > 256) return false;
   return cluster_layout(dim, hidden, C).total * sizeof(float) <= 200 * 1024;
@@ -322,21 +330,9 @@ void launch_denoise_cluster(const DenoiseArgs& a, cudaStream_t s) {
   for (;;) {
     const ClusterLayout L = cluster_layout(a.net.dim, a.net.hidden, C);
     const size_t bytes = L.total * sizeof(float);
-    cudaLaunchConfig_t cfg = {};
-    cfg.gridDim = dim3(C);
-    cfg.blockDim = dim3(kThreads);
-    cfg.dynamicSmemBytes = bytes;
-    cfg.stream = s;
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = C;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr;
-    cfg.numAttrs = 1;
     const char* dg = std::getenv("DIFFSCOPE_CLUSTER_DIAG");
     const int diag = dg ? std::atoi(dg) : 0;
-    const cudaError_t e = cudaLaunchKernelEx(&cfg, kernel_denoise_cluster, a, diag);
+    const cudaError_t e = launch_pdl(kernel_denoise_cluster, dim3(C), dim3(kThreads), bytes, s, C, a, diag);
     if (e == cudaSuccess) return;
     (void)cudaGetLastError();
     if (C == 16 && a.net.hidden % 8 == 0) {  // 16-CTA clusters are non-portable: fall back to 8

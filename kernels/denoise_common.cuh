@@ -27,4 +27,23 @@ __device__ __forceinline__ RowStep row_step(const DenoiseArgs& a, int row, int k
   return r;
 }
 
+// Step coefficients read a chunk of steps at a time by a whole CTA: thread i loads the RowStep of step
+// kk + i / rows, row i % rows (inactive past k_end), so no global read is left inside a step.
+__device__ __forceinline__ RowStep chunk_row_step(const DenoiseArgs& a, int rows, int kk) {
+  const int k = kk + static_cast<int>(threadIdx.x) / rows;
+  RowStep r{false, 0, 0.f, 0.f, 0.f, 0.f};
+  if (k < a.k_end) r = row_step(a, static_cast<int>(threadIdx.x) % rows, k);
+  return r;
+}
+
+// At the first step k of a chunk: after a barrier (the previous chunk is no longer read) publish the loaded chunk
+// to cf / cft (A, B, S, t/T; t or -1 when frozen), one entry per thread, and start loading the next chunk.
+__device__ __forceinline__ void advance_coef_chunk(const DenoiseArgs& a, int rows, int k, float4* cf, int* cft,
+                                                   RowStep& next) {
+  __syncthreads();
+  cf[threadIdx.x] = make_float4(next.A, next.B, next.S, next.tt);
+  cft[threadIdx.x] = next.active ? next.t : -1;
+  next = chunk_row_step(a, rows, k + static_cast<int>(blockDim.x) / rows);
+}
+
 }  // namespace diffscope::kernels

@@ -8,10 +8,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 
 #include "kernels/general_layer.cuh"
 #include "kernels/kernels.h"
 #include "kernels/mma.cuh"
+#include "kernels/pdl.cuh"
 
 namespace diffscope::kernels {
 
@@ -109,10 +111,10 @@ __global__ void __launch_bounds__(kThreads) kernel_mlp3_small(const DeviceMlp3 w
 }
 
 // Tiny batches (B <= 16, outputs <= 256 per layer): one CTA. Every weight and x go to shared memory with
-// cp.async in three groups (x + W1, W2, W3), so layer 1 starts while W2/W3 are still in flight and all loads
-// are issued at once. Each layer: thread (j, s) computes output j for all 16 rows over the k-chunks of split s
-// (4 k at a time: one 16-byte activation load per row and 4 weight loads per 64 FMA), then the splits are
-// summed in order through `red`.
+// cp.async, all loads issued at once; the weights before pdl_wait(), so with back-to-back calls (launch_pdl)
+// they arrive while the previous call still runs. Each layer: thread (j, s) computes output j for all 16 rows
+// over the k-chunks of split s (4 k at a time: one 16-byte activation load per row and 4 weight loads per 64 FMA),
+// then the splits are summed in order through `red`.
 constexpr int kTR = 16;  // rows
 
 __device__ __forceinline__ void mlp_cp_async16(void* smem, const void* gmem) {
@@ -209,24 +211,96 @@ __global__ void __launch_bounds__(kThreads, 1) kernel_mlp3_tiny(const DeviceMlp3
   const TinyLayout L = tiny_layout(d0, d1, d2, d3);
   float *W1 = sm + L.W1, *W2 = sm + L.W2, *W3 = sm + L.W3, *xs = sm + L.xs, *h1 = sm + L.h1, *h2 = sm + L.h2,
         *red = sm + L.red;
-  mlp_copy_async(xs, x, B * d0);
+  pdl_launch_dependents();
+  // Weights (written only by cudaMemcpy) are requested before pdl_wait(), x after it (pdl.cuh).
   mlp_copy_async(W1, w.W1T, d0 * d1);
-  mlp_cp_commit();
   mlp_copy_async(W2, w.W2T, d1 * d2);
-  mlp_cp_commit();
   mlp_copy_async(W3, w.W3T, d2 * d3);
+  pdl_wait();
+  mlp_copy_async(xs, x, B * d0);
   mlp_cp_commit();
   for (int i = B * d0 + threadIdx.x; i < kTR * d0; i += kThreads) xs[i] = 0.f;  // rows >= B
-  mlp_cp_wait<2>();
+  mlp_cp_wait<0>();
   __syncthreads();
   tiny_layer_any(xs, d0, W1, d1, red, [&](int r, int j, float v) { h1[r * d1 + j] = fmaxf(v, 0.f); });
-  mlp_cp_wait<1>();
   __syncthreads();
   tiny_layer_any(h1, d1, W2, d2, red, [&](int r, int j, float v) { h2[r * d2 + j] = fmaxf(v, 0.f); });
-  mlp_cp_wait<0>();
   __syncthreads();
   tiny_layer_any(h2, d2, W3, d3, red, [&](int r, int j, float v) {
     if (r < B) y[static_cast<size_t>(r) * d3 + j] = v;
+  });
+}
+
+// Tiny batches at compile-time sizes (the reference 48-64-40-24): one CTA, B <= 16 rows. Each layer's output j is
+// computed by 4 adjacent lanes, each over a quarter of k, with its weights in registers (read once per call
+// straight from global memory, before pdl_wait()); the 4 partial sums are combined with two warp shuffles, so a
+// layer costs one barrier. Activations live in shared memory.
+template <int K, int N>
+struct ShuffleLayer {
+  static_assert(K % 4 == 0 && (K / 4) % 2 == 0 && N * 4 <= kThreads, "4 k-splits of an even length, <= 64 outputs");
+  static constexpr int KS = K / 4;  // k per split
+  float w[KS];
+  // Weights of output j = threadIdx.x / 4, k in [KS s, KS s + KS), s = threadIdx.x % 4; W is (N, K) row-major.
+  __device__ __forceinline__ void load(const float* __restrict__ W) {
+    const int j = threadIdx.x / 4, s = threadIdx.x % 4;
+    if (j >= N) return;
+    const float2* src = reinterpret_cast<const float2*>(W + j * K + KS * s);
+#pragma unroll
+    for (int i = 0; i < KS / 2; ++i) {
+      const float2 v = __ldg(src + i);
+      w[2 * i] = v.x, w[2 * i + 1] = v.y;
+    }
+  }
+  // out(r, j) = sum_k in[r][k] W[j][k] for the 16 rows; fin(r, j, v) on the lane s == r % 4.
+  template <class Fin>
+  __device__ __forceinline__ void run(const float* in, Fin fin) const {
+    const int j = threadIdx.x / 4, s = threadIdx.x % 4;
+    if (j >= N) return;  // whole groups of 4 lanes leave together; N * 4 is a multiple of 4
+    float acc[kTR];
+#pragma unroll
+    for (int r = 0; r < kTR; ++r) {
+      const float2* a2 = reinterpret_cast<const float2*>(in + r * K + KS * s);
+      float v = 0.f;
+#pragma unroll
+      for (int i = 0; i < KS / 2; ++i) {
+        const float2 a = a2[i];
+        v = fmaf(a.x, w[2 * i], v);
+        v = fmaf(a.y, w[2 * i + 1], v);
+      }
+      acc[r] = v;
+    }
+    const unsigned mask = N * 4 >= 32 * (threadIdx.x / 32 + 1) ? 0xffffffffu : (1u << ((N * 4) % 32)) - 1u;
+#pragma unroll
+    for (int r = 0; r < kTR; ++r) {
+      // (s0 + s1) + (s2 + s3) on every lane of the group, in that order
+      const float p = acc[r] + __shfl_xor_sync(mask, acc[r], 1);
+      const float lo = __shfl_xor_sync(mask, p, 2);
+      const float sum = (s & 2) ? lo + p : p + lo;
+      if ((r & 3) == s) fin(r, j, sum);
+    }
+  }
+};
+
+template <int D0, int D1, int D2, int D3>
+__global__ void __launch_bounds__(kThreads, 1) kernel_mlp3_tiny_fixed(const DeviceMlp3 w, const float* __restrict__ x,
+                                                                       int B, float* __restrict__ y) {
+  __shared__ __align__(16) float xs[kTR * D0], h1[kTR * D1], h2[kTR * D2];
+  pdl_launch_dependents();
+  ShuffleLayer<D0, D1> l1;
+  ShuffleLayer<D1, D2> l2;
+  ShuffleLayer<D2, D3> l3;
+  l1.load(w.W1);
+  l2.load(w.W2);
+  l3.load(w.W3);
+  pdl_wait();  // x and y may be used by the previous kernel (pdl.cuh)
+  for (int i = threadIdx.x; i < kTR * D0; i += kThreads) xs[i] = i < B * D0 ? x[i] : 0.f;
+  __syncthreads();
+  l1.run(xs, [&](int r, int j, float v) { h1[r * D1 + j] = fmaxf(v, 0.f); });
+  __syncthreads();
+  l2.run(h1, [&](int r, int j, float v) { h2[r * D2 + j] = fmaxf(v, 0.f); });
+  __syncthreads();
+  l3.run(h2, [&](int r, int j, float v) {
+    if (r < B) y[r * D3 + j] = v;
   });
 }
 
@@ -312,9 +386,11 @@ __global__ void __launch_bounds__(kThreads) kernel_mlp3_tc(const DeviceMlp3 w, c
   using BF = BFrag<P>;
   constexpr int n1 = (P1 / 8) * (P0 / 16) * 32, n2 = (P2 / 8) * (P1 / 16) * 32, n3 = (P3 / 8) * (P2 / 16) * 32;
   __shared__ BF s1[n1], s2[n2], s3[n3];
+  pdl_launch_dependents();
   for (int i = threadIdx.x; i < n1; i += kThreads) s1[i] = g1[i];
   for (int i = threadIdx.x; i < n2; i += kThreads) s2[i] = g2[i];
   for (int i = threadIdx.x; i < n3; i += kThreads) s3[i] = g3[i];
+  pdl_wait();  // x and y may be used by the previous kernel (pdl.cuh); the fragments are not
   __syncthreads();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, q = lane & 3;
   const int tiles = (B + 15) / 16;
@@ -423,24 +499,34 @@ Mlp3Path launch_mlp3(const DeviceMlp3& w, const float* x, int B, float* y, Preci
   if (path == Mlp3Path::TensorCore) {
     const int tiles = (B + 15) / 16;
     const int grid = std::min((tiles + 7) / 8, 132 * 16);
-    if (p == Precision::Bf16)
-      kernel_mlp3_tc<Bf16Tag><<<grid, kThreads, 0, s>>>(w, x, B, y, static_cast<const uint2*>(w.f_bf16[0]),
-                                                         static_cast<const uint2*>(w.f_bf16[1]), static_cast<const uint2*>(w.f_bf16[2]));
-    else
-      kernel_mlp3_tc<Tf32Tag><<<grid, kThreads, 0, s>>>(w, x, B, y, static_cast<const uint4*>(w.f_tf32[0]),
-                                                         static_cast<const uint4*>(w.f_tf32[1]), static_cast<const uint4*>(w.f_tf32[2]));
+    const cudaError_t e =
+        p == Precision::Bf16
+            ? launch_pdl(kernel_mlp3_tc<Bf16Tag>, dim3(grid), dim3(kThreads), 0, s, 0, w, x, B, y,
+                         static_cast<const uint2*>(w.f_bf16[0]), static_cast<const uint2*>(w.f_bf16[1]),
+                         static_cast<const uint2*>(w.f_bf16[2]))
+            : launch_pdl(kernel_mlp3_tc<Tf32Tag>, dim3(grid), dim3(kThreads), 0, s, 0, w, x, B, y,
+                         static_cast<const uint4*>(w.f_tf32[0]), static_cast<const uint4*>(w.f_tf32[1]),
+                         static_cast<const uint4*>(w.f_tf32[2]));
+    if (e != cudaSuccess) throw std::runtime_error(std::string("mlp3 tensor-core launch failed: ") + cudaGetErrorString(e));
     return path;
   }
-  // fp32 fast paths: one CTA with the weights in shared memory for small batches (B <= 16: kernel_mlp3_tiny);
-  // one thread per row for the reference sizes at large batches.
+  // fp32 fast paths: for small batches (B <= 16) one CTA, the weights in registers at the reference sizes
+  // (kernel_mlp3_tiny_fixed), else in shared memory (kernel_mlp3_tiny); one thread per row for the reference sizes
+  // at large batches.
   const bool aligned = (reinterpret_cast<uintptr_t>(x) % 16 == 0) && (reinterpret_cast<uintptr_t>(y) % 16 == 0) &&
                        (reinterpret_cast<uintptr_t>(w.W1) % 16 == 0) && (reinterpret_cast<uintptr_t>(w.W2) % 16 == 0) &&
                        (reinterpret_cast<uintptr_t>(w.W3) % 16 == 0);
+  if (B <= kTR && aligned && w.d0 == 48 && w.d1 == 64 && w.d2 == 40 && w.d3 == 24) {
+    const cudaError_t e = launch_pdl(kernel_mlp3_tiny_fixed<48, 64, 40, 24>, dim3(1), dim3(kThreads), 0, s, 0, w, x, B, y);
+    if (e != cudaSuccess) throw std::runtime_error(std::string("mlp3 launch failed: ") + cudaGetErrorString(e));
+    return Mlp3Path::General;
+  }
   const size_t tiny_smem = tiny_layout(w.d0, w.d1, w.d2, w.d3).total * sizeof(float);
   if (B <= kTR && w.d1 <= 256 && w.d2 <= 256 && w.d3 <= 256 && tiny_smem <= 200 * 1024) {
     if (tiny_smem > 48 * 1024)
       cudaFuncSetAttribute(kernel_mlp3_tiny, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(tiny_smem));
-    kernel_mlp3_tiny<<<1, kThreads, tiny_smem, s>>>(w, x, B, y);
+    const cudaError_t e = launch_pdl(kernel_mlp3_tiny, dim3(1), dim3(kThreads), tiny_smem, s, 0, w, x, B, y);
+    if (e != cudaSuccess) throw std::runtime_error(std::string("mlp3 launch failed: ") + cudaGetErrorString(e));
     return Mlp3Path::General;
   }
   if (B <= 64 && mlp3_small_smem(w, B) <= 200 * 1024) {

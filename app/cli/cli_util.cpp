@@ -1,6 +1,7 @@
 // cli_util.cpp — shared CLI helpers (see cli_util.h).
 #include "cli/cli_util.h"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -96,13 +97,18 @@ void check_output_path(const std::string& arg, const std::string& path) {
 }
 
 std::vector<float> allocate_floats(const std::string& what, double count) {
-  // Refuse up front what cannot fit in physical memory (overcommit would let it fail later, or be killed).
+  // Refuse up front what cannot fit in physical memory or in this process's address-space limit (ulimit -v):
+  // overcommit would let it fail later, or be killed, after the work.
   const long pages = ::sysconf(_SC_PHYS_PAGES), page_bytes = ::sysconf(_SC_PAGESIZE);
   const double bytes = 4.0 * count;
   const double memory_bytes = static_cast<double>(pages) * static_cast<double>(page_bytes);
   if (!(count >= 0) || (pages > 0 && page_bytes > 0 && bytes > memory_bytes))
     throw ResourceUnavailable(what + ": needs " + std::to_string(bytes / 1e9) + " GB, more than this machine's " +
                               std::to_string(memory_bytes / 1e9) + " GB of memory");
+  struct rlimit lim {};
+  if (::getrlimit(RLIMIT_AS, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY && bytes > static_cast<double>(lim.rlim_cur))
+    throw ResourceUnavailable(what + ": needs " + std::to_string(bytes / 1e9) + " GB, more than this process may " +
+                              "allocate (ulimit -v: " + std::to_string(static_cast<double>(lim.rlim_cur) / 1e9) + " GB)");
   try {
     return std::vector<float>(static_cast<size_t>(count));
   } catch (const std::bad_alloc&) {

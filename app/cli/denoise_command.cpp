@@ -8,10 +8,14 @@
 
 #include "cli/cli.h"
 #include "cli/cli_util.h"
+#include "core/atomic_write.h"
 #include "core/errors.h"
+#include "core/finite_checks.h"
 #include "core/model.h"
 #include "core/model_paths.h"
 #include "core/npy.h"
+#include "core/output_files.h"
+#include "core/step_table.h"
 #include "core/ranges.h"
 
 namespace diffscope::cli {
@@ -36,6 +40,16 @@ void run_denoise(const DenoiseOptions& o) {
                           static_cast<int64_t>(t_start.size()), o.steps);
   if (x.rows > INT32_MAX) throw InvalidInput("--x has " + std::to_string(x.rows) + " rows; valid: at most 2^31-1");
   const int B = static_cast<int>(x.rows), dim = model.net.dim, S = o.steps;
+  // SEMANTICS §3 "Finite coefficients": the t-indexed table is read at t = 0 .. max(t_start).
+  const int64_t t_max = *std::max_element(t_start.begin(), t_start.end());
+  check_run_coefficients(model.schedule, build_t_indexed_ddpm_mean(model.schedule), static_cast<int>(t_max) + 1);
+  // Sizes in 64 bits: S + 1 frames overflow int at S = 2^31 - 1 (SEMANTICS §9: refuse before any work what
+  // cannot be allocated or written).
+  const std::vector<int64_t> out_shape{B, dim}, traj_shape{static_cast<int64_t>(S) + 1, B, dim};
+  std::vector<OutputFile> outputs{{"--out", o.out, npy_file_bytes(out_shape, 4)}};
+  if (!o.trajectory.empty()) outputs.push_back({"--trajectory", o.trajectory, npy_file_bytes(traj_shape, 4)});
+  check_distinct_outputs(outputs);
+  check_output_space(outputs);
 
   std::vector<float> traj;
   if (!o.trajectory.empty()) traj = allocate_floats("--trajectory", (static_cast<double>(S) + 1) * B * dim);
@@ -55,8 +69,13 @@ void run_denoise(const DenoiseOptions& o) {
     }
   }
 
-  write_npy_float(o.out, {B, dim}, x.data.data(), "--out");
-  if (!traj.empty()) write_npy_float(o.trajectory, {S + 1, B, dim}, traj.data(), "--trajectory");
+  // No output with a non-finite value, and both outputs or none (SEMANTICS §9).
+  check_output_finite("--out", x.data.data(), 1, B, dim);
+  if (!traj.empty()) check_output_finite("--trajectory", traj.data(), traj_shape[0], B, dim);
+  AtomicFileSet files;
+  add_npy_float(files, o.out, out_shape, x.data.data(), "--out");
+  if (!traj.empty()) add_npy_float(files, o.trajectory, traj_shape, traj.data(), "--trajectory");
+  files.commit();
 }
 
 }  // namespace

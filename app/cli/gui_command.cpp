@@ -6,7 +6,7 @@
 
 #include "cli/cli.h"
 #include "core/errors.h"
-#include "ui/run.h"
+#include "shell/run.h"
 
 namespace diffscope::cli {
 
@@ -37,7 +37,7 @@ void register_gui(CLI::App& app, Action& action) {
   sub->add_option("--backend", o->backend, "auto | cpu | cuda (default: the saved setting, else auto)")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   sub->add_flag("--headless", o->headless, "no window: render offscreen through EGL (needs no display)");
-  sub->add_option("--script", o->script, "headless: a script of UI input and commands (see app/ui/headless.cpp)");
+  sub->add_option("--script", o->script, "headless: a script of UI input and commands (see app/shell/headless.cpp)");
   sub->add_option("--size", o->size, "window or offscreen size WxH");
   sub->add_option("--frames", o->frames, "window: close after this many frames (smoke tests)");
   sub->add_option("--screenshot", o->screenshot, "write the last frame, UI included, as PNG");
@@ -65,18 +65,18 @@ void register_gui(CLI::App& app, Action& action) {
         ao.sets.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
       }
       if (o->headless) {
-        ui::HeadlessOptions ho;
+        shell::HeadlessOptions ho;
         parse_size(o->size, &ho.width, &ho.height);
         ho.script = o->script;
         ho.screenshot = o->screenshot;
-        if (ui::run_headless(ao, ho) != 0) throw InvalidInput("--script " + o->script + ": an expectation failed");
+        if (shell::run_headless(ao, ho) != 0) throw InvalidInput("--script " + o->script + ": an expectation failed");
       } else {
         if (!o->script.empty()) throw InvalidInput("--script needs --headless");
-        ui::WindowOptions wo;
+        shell::WindowOptions wo;
         parse_size(o->size, &wo.width, &wo.height);
         wo.max_frames = o->frames;
         wo.screenshot = o->screenshot;
-        ui::run_window(ao, wo);
+        shell::run_window(ao, wo);
       }
     };
   });

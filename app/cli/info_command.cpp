@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cli.h"
+#include "core/finite_checks.h"
+#include "core/json_path.h"
 #include "core/model.h"
 #include "core/model_paths.h"
 
@@ -31,6 +33,13 @@ void print_text(const DiffusionModel& m, std::ostream& os) {
   std::snprintf(buf, sizeof buf, "betas[0] = %.6g, betas[T-1] = %.6g, alphas_cumprod[T-1] = %.6g", s.betas.front(),
                 s.betas.back(), s.alphas_cumprod.back());
   os << "                 " << buf << "\n";
+  if (const int zero = first_zero_alphas_cumprod(s); zero >= 0)
+    os << "                 alphas_cumprod underflows to 0 in float64 from t = " << zero << "\n";
+  if (const int bad = first_unusable_t(s); bad >= 0 && s.alphas_cumprod[bad] > 0.0)
+    os << "                 sigma = sqrt((1 - alphas_cumprod) / alphas_cumprod) overflows float32 from t = " << bad
+       << "\n";
+  if (const int bad = first_unusable_t(s); bad >= 0)
+    os << "                 runs that visit t >= " << bad << " are refused (SEMANTICS §3)\n";
   os << "data_samples:    " << m.n_data << "\n";
   os << "metadata:        " << (m.metadata.empty() ? "(none)" : "") << "\n";
   for (const auto& [k, v] : m.metadata) os << "  " << k << " = " << v << "\n";
@@ -42,12 +51,14 @@ void print_text(const DiffusionModel& m, std::ostream& os) {
 
 void print_json(const DiffusionModel& m, std::ostream& os) {
   nlohmann::json j;
-  j["model"] = m.path;
+  put_path(j, "model", m.path);  // any file name, losslessly (SEMANTICS §6)
   j["dim"] = m.net.dim;
   j["hidden"] = m.net.hidden;
   j["T"] = m.schedule.T;
   j["schedule"] = m.schedule.source;
   j["alphas_cumprod_last"] = m.schedule.alphas_cumprod.back();
+  const int bad = first_unusable_t(m.schedule);  // runs must stay below it (SEMANTICS §3)
+  j["t_start_max_usable"] = bad >= 0 ? bad - 1 : m.schedule.T - 1;
   j["data_samples"] = m.n_data;
   j["metadata"] = m.metadata;
   j["ignored_tensors"] = m.ignored_tensors;

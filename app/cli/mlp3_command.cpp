@@ -7,8 +7,10 @@
 #include "cli/cli.h"
 #include "cli/cli_util.h"
 #include "core/errors.h"
+#include "core/finite_checks.h"
 #include "core/model.h"
 #include "core/npy.h"
+#include "core/output_files.h"
 
 namespace diffscope::cli {
 namespace {
@@ -30,9 +32,11 @@ void run_mlp3(const Mlp3Options& o) {
   if (x.rows > INT32_MAX) throw InvalidInput("--x has " + std::to_string(x.rows) + " rows; valid: at most 2^31-1");
   check_finite("--x", x);
   const int B = static_cast<int>(x.rows);
-  std::vector<float> y = allocate_floats("--out", static_cast<int64_t>(B) * w.d3);
+  check_output_space({{"--out", o.out, npy_file_bytes({B, w.d3}, 4)}});
+  std::vector<float> y = allocate_floats("--out", static_cast<double>(B) * w.d3);
   auto backend = make_backend(o.backend);
   backend->mlp3(w, x.data.data(), B, y.data(), precision);
+  check_output_finite("--out", y.data(), 1, B, w.d3);  // SEMANTICS §9: no non-finite output
   write_npy_float(o.out, {B, w.d3}, y.data(), "--out");
 }
 

@@ -12,10 +12,13 @@
 
 #include "cli/cli.h"
 #include "cli/cli_util.h"
+#include "core/atomic_write.h"
 #include "core/errors.h"
+#include "core/finite_checks.h"
 #include "core/model.h"
 #include "core/model_paths.h"
 #include "core/npy.h"
+#include "core/output_files.h"
 #include "core/ranges.h"
 #include "core/sampling.h"
 #include "core/step_table.h"
@@ -85,6 +88,8 @@ void run_sample(SampleOptions o) {
     throw InvalidInput("--from-data: the model '" + o.model + "' has no data_samples tensor");
 
   const int n = static_cast<int>(o.n), dim = model.net.dim, N = table.steps();
+  // SEMANTICS §3 "Finite coefficients": refuse a run whose coefficients are not finite in float32.
+  check_run_coefficients(model.schedule, table, N, o.from_data ? t_start : -1);
   int stride = static_cast<int>(std::min<int64_t>(o.stride, N));
 #ifdef DIFFSCOPE_SAMPLE_PNG
   int png_w = 1024, png_h = 1024;
@@ -99,9 +104,19 @@ void run_sample(SampleOptions o) {
   const bool keep_frames = !o.trajectory.empty();
 #endif
   const std::vector<int> frames = kept_frames(N, stride);
-  std::vector<float> x = allocate_floats("--n", static_cast<int64_t>(n) * dim);
+  const int64_t n_frames = static_cast<int64_t>(frames.size());
+  // Every output, derived names included, is distinct and fits on its file system (SEMANTICS §9).
+  std::vector<OutputFile> outputs{{"--out", o.out, npy_file_bytes({n, dim}, 4)}};
+  if (!o.trajectory.empty()) outputs.push_back({"--trajectory", o.trajectory, npy_file_bytes({n_frames, n, dim}, 4)});
+  if (!o.png.empty()) {
+    outputs.push_back({"--png", o.png});
+    outputs.push_back({"the sidecar of --png", png_sidecar_path(o.png)});
+  }
+  check_distinct_outputs(outputs);
+  check_output_space(outputs);
+  std::vector<float> x = allocate_floats("--n", static_cast<double>(n) * dim);
   std::vector<float> traj;
-  if (keep_frames) traj = allocate_floats("--trajectory", static_cast<int64_t>(frames.size()) * n * dim);
+  if (keep_frames) traj = allocate_floats("--trajectory", static_cast<double>(n_frames) * n * dim);
   auto backend = make_backend(o.backend);
   const auto t0 = std::chrono::steady_clock::now();
 
@@ -139,9 +154,13 @@ void run_sample(SampleOptions o) {
 
   const double sample_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 
-  write_npy_float(o.out, {n, dim}, x.data(), "--out");
-  if (!o.trajectory.empty())
-    write_npy_float(o.trajectory, {static_cast<int64_t>(frames.size()), n, dim}, traj.data(), "--trajectory");
+  // No output with a non-finite value, and all outputs or none (SEMANTICS §9).
+  check_output_finite("--out", x.data(), 1, n, dim);
+  if (!traj.empty()) check_output_finite(o.trajectory.empty() ? "--png (its frames)" : "--trajectory", traj.data(),
+                                         n_frames, n, dim);
+  AtomicFileSet files;
+  add_npy_float(files, o.out, {n, dim}, x.data(), "--out");
+  if (!o.trajectory.empty()) add_npy_float(files, o.trajectory, {n_frames, n, dim}, traj.data(), "--trajectory");
 #ifdef DIFFSCOPE_SAMPLE_PNG
   if (!o.png.empty()) {
     ui::SamplePng req;
@@ -157,11 +176,14 @@ void run_sample(SampleOptions o) {
                {"from_data", o.from_data},     {"precision", precision_name(precision)},
                {"backend", o.backend},         {"device", backend->name()},
                {"trajectory_stride", stride},  {"timings", {{"sample_ms", sample_ms}}}};
-    ui::render_sample_png(req);
+    ui::SamplePngFiles png = ui::render_sample_png(req);
+    files.add(o.png, "--png", std::move(png.png));
+    files.add(png_sidecar_path(o.png), "--png", std::move(png.sidecar));
   }
 #else
   (void)sample_ms;
 #endif
+  files.commit();
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
-// atomic_write.cpp — temporary file + rename, removing the temporary file on failure.
+// atomic_write.cpp — temporary files + rename, removing the temporary files on failure.
 #include "core/atomic_write.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -11,40 +12,78 @@
 #include "core/errors.h"
 
 namespace diffscope {
+namespace {
+
+[[noreturn]] void fail(const std::string& arg, const std::string& path, const std::string& why) {
+  throw InvalidInput(arg + " " + path + ": cannot write (" + why + ")");
+}
+
+bool write_all(int fd, const char* p, size_t n) {
+  size_t done = 0;
+  while (done < n) {
+    // At most 1 GiB per call: Linux writes at most 0x7ffff000 bytes at once anyway.
+    const ssize_t k = ::write(fd, p + done, std::min<size_t>(n - done, size_t(1) << 30));
+    if (k < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    done += static_cast<size_t>(k);
+  }
+  return true;
+}
+
+}  // namespace
+
+void AtomicFileSet::add(std::string path, std::string arg, std::string head, const void* data, size_t size) {
+  m_files.push_back({std::move(path), std::move(arg), std::move(head), data, size, {}});
+}
+
+void AtomicFileSet::commit() {
+  static std::atomic<unsigned> counter{0};
+  auto remove_temps = [&] {
+    for (File& f : m_files)
+      if (!f.tmp.empty()) ::unlink(f.tmp.c_str()), f.tmp.clear();
+  };
+  for (File& f : m_files) {
+    if (f.path.empty()) remove_temps(), fail(f.arg, f.path, "empty path");
+    int fd = -1;
+    for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+      const std::string tmp = f.path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+      fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+      if (fd >= 0) f.tmp = tmp;
+      if (fd < 0 && errno != EEXIST) {
+        const std::string why = std::strerror(errno);
+        remove_temps();
+        fail(f.arg, f.path, why);
+      }
+    }
+    if (fd < 0) remove_temps(), fail(f.arg, f.path, "no free temporary name");
+    int err = 0;
+    if (!write_all(fd, f.head.data(), f.head.size()) ||
+        (f.size != 0 && !write_all(fd, static_cast<const char*>(f.data), f.size)))
+      err = errno;
+    if (!err && ::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) err = errno;
+    if (::close(fd) != 0 && !err) err = errno;
+    if (err) {
+      remove_temps();
+      fail(f.arg, f.path, std::strerror(err));
+    }
+  }
+  for (File& f : m_files) {
+    if (::rename(f.tmp.c_str(), f.path.c_str()) != 0) {
+      const std::string why = std::strerror(errno);
+      remove_temps();
+      fail(f.arg, f.path, why);
+    }
+    f.tmp.clear();
+  }
+  m_files.clear();
+}
 
 void write_file_atomic(const std::string& path, const std::string& bytes, const std::string& arg) {
-  static std::atomic<unsigned> counter{0};
-  auto fail = [&](const std::string& why) {
-    throw InvalidInput(arg + " " + path + ": cannot write (" + why + ")");
-  };
-  if (path.empty()) fail("empty path");
-  std::string tmp;
-  int fd = -1;
-  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-    tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
-    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0 && errno != EEXIST) fail(std::strerror(errno));
-  }
-  if (fd < 0) fail("no free temporary name");
-  auto give_up = [&](const std::string& why) {
-    if (fd >= 0) ::close(fd);
-    ::unlink(tmp.c_str());
-    fail(why);
-  };
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      give_up(std::strerror(errno));
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0 && errno != EINVAL && errno != EROFS) give_up(std::strerror(errno));
-  const int rc = ::close(fd);
-  fd = -1;
-  if (rc != 0) give_up(std::strerror(errno));
-  if (::rename(tmp.c_str(), path.c_str()) != 0) give_up(std::strerror(errno));
+  AtomicFileSet set;
+  set.add(path, arg, bytes);
+  set.commit();
 }
 
 }  // namespace diffscope

@@ -1,12 +1,33 @@
-// atomic_write.h — writing a whole file so that nothing partial is ever left at the path (SEMANTICS §9).
+// atomic_write.h — writing whole files so that nothing partial is ever left at a path (SEMANTICS §9).
 #pragma once
+#include <cstddef>
 #include <string>
+#include <vector>
 
 namespace diffscope {
 
-// Writes `bytes` to a new temporary file in the same folder as `path` (permissions 0666 minus umask), flushes
-// it, then renames it over `path`. On any failure the temporary file is removed, `path` is left as it was,
-// and InvalidInput names `arg`, the path and the system's reason.
+// Several files written together, all or none: commit() writes each to a new temporary file beside its path
+// (permissions 0666 minus umask), flushes it, and only when every one is written renames them over their
+// paths. If any write fails, every temporary file is removed, no path is touched, and InvalidInput names the
+// file's `arg`, its path and the system's reason. A file is `head` followed by `size` bytes at `data`; the
+// data is not copied, so it must stay alive until commit() returns.
+class AtomicFileSet {
+ public:
+  void add(std::string path, std::string arg, std::string head, const void* data = nullptr, size_t size = 0);
+  void commit();
+  bool empty() const { return m_files.empty(); }
+
+ private:
+  struct File {
+    std::string path, arg, head;
+    const void* data = nullptr;
+    size_t size = 0;
+    std::string tmp;
+  };
+  std::vector<File> m_files;
+};
+
+// One file, atomically: AtomicFileSet with `bytes` alone.
 void write_file_atomic(const std::string& path, const std::string& bytes, const std::string& arg);
 
 }  // namespace diffscope

@@ -218,18 +218,24 @@ std::vector<Out> convert_float(const NpyView& v) {
   return out;
 }
 
+// Checks the shape (64-bit dimensions, no negative one, no overflow of numel * itemsize) and returns the
+// header; the data is written from `data` as is.
+std::string checked_header(const std::vector<int64_t>& shape, size_t item, const char* descr, const std::string& label,
+                           uint64_t* data_bytes) {
+  for (int64_t d : shape)
+    if (d < 0) fail(label, "cannot write shape " + format_shape(shape) + " (negative dimension)");
+  *data_bytes = numel_of(shape, item, label) * item;
+  return npy_header(descr, shape);
+}
+
 template <typename T>
 void write_array(const std::string& path, const std::vector<int64_t>& shape, const T* data, const char* descr,
                  const std::string& arg) {
-  const std::string label = label_of(arg, path);
-  for (int64_t d : shape)
-    if (d < 0) fail(label, "cannot write shape " + format_shape(shape) + " (negative dimension)");
-  const uint64_t n = numel_of(shape, sizeof(T), label);
-  std::string bytes = npy_header(descr, shape);
-  const size_t head = bytes.size();
-  bytes.resize(head + n * sizeof(T));
-  if (n) std::memcpy(&bytes[head], data, n * sizeof(T));
-  write_file_atomic(path, bytes, arg);
+  AtomicFileSet set;
+  uint64_t n = 0;
+  std::string head = checked_header(shape, sizeof(T), descr, label_of(arg, path), &n);
+  set.add(path, arg, std::move(head), data, n);
+  set.commit();
 }
 
 }  // namespace
@@ -277,6 +283,20 @@ NpyInt read_npy_int(const std::string& path, const std::string& arg) {
 void write_npy_float(const std::string& path, const std::vector<int64_t>& shape, const float* data,
                      const std::string& arg) {
   write_array(path, shape, data, "<f4", arg);
+}
+
+uint64_t npy_file_bytes(const std::vector<int64_t>& shape, size_t item_bytes) {
+  uint64_t data = 0;
+  const std::string head = checked_header(shape, item_bytes, item_bytes == 8 ? "<f8" : "<f4", "npy", &data);
+  if (data > std::numeric_limits<uint64_t>::max() - head.size()) fail("npy", "shape " + format_shape(shape) + " is too large");
+  return head.size() + data;
+}
+
+void add_npy_float(AtomicFileSet& set, const std::string& path, const std::vector<int64_t>& shape, const float* data,
+                   const std::string& arg) {
+  uint64_t n = 0;
+  std::string head = checked_header(shape, sizeof(float), "<f4", label_of(arg, path), &n);
+  set.add(path, arg, std::move(head), data, n);
 }
 
 void write_npy_double(const std::string& path, const std::vector<int64_t>& shape, const double* data,

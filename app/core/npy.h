@@ -6,6 +6,8 @@
 
 namespace diffscope {
 
+class AtomicFileSet;
+
 struct NpyFloat {
   std::vector<int64_t> shape;
   std::vector<float> data;  // C order
@@ -34,5 +36,12 @@ void write_npy_double(const std::string& path, const std::vector<int64_t>& shape
 // Throws InvalidInput naming `arg` and the path if it cannot be written; nothing is left behind.
 void write_npy_float(const std::string& path, const std::vector<int64_t>& shape, const float* data,
                      const std::string& arg);
+// Adds a float32 array to a set of files written together (core/atomic_write.h); `data` must outlive the
+// commit. Throws InvalidInput for a negative dimension or a size that overflows 64 bits.
+void add_npy_float(AtomicFileSet& set, const std::string& path, const std::vector<int64_t>& shape, const float* data,
+                   const std::string& arg);
+// Size in bytes of the .npy file of `shape` with items of `item_bytes` (4: float32, 8: float64): header plus
+// data, in 64-bit arithmetic and without allocating. Throws InvalidInput when it overflows 64 bits.
+uint64_t npy_file_bytes(const std::vector<int64_t>& shape, size_t item_bytes);
 
 }  // namespace diffscope

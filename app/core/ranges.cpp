@@ -16,6 +16,41 @@ IntRange sample_steps_range(int t_start) { return {1, static_cast<int64_t>(t_sta
 // network is hours on two cores, but not wrong). Memory beyond that is the user's to ask for.
 IntRange sample_count_range(bool /*gpu*/) { return {1, 1'000'000}; }
 
+const std::vector<PersistedRange>& persisted_ranges() {
+  // Bounds: the sampling ranges above where they do not depend on the model (T <= 1,000,000, schedule.cpp),
+  // the GUI's slider bounds for the view, the PNG size limit for exports. The camera: centre within 1e5 and
+  // half-height in [1e-3, 1e4] data units (the zoom's own clamp), so float32 view maths stays meaningful.
+  static const std::vector<PersistedRange> table = {
+      {"sampling.n_samples", 1, 1'000'000},
+      {"sampling.eta", kEtaMin, kEtaMax},
+      {"sampling.steps", 1, 1'000'000},
+      {"sampling.t_start", 0, 999'999},
+      {"sampling.steps_per_launch", 1, 1'000'000},
+      {"sampling.seed", 0, 18446744073709551615.0},
+      {"sampling.memory_budget_mb", 16, 65536},
+      {"view.trail_frames", 0, 64},
+      {"view.field_grid", 4, 64},
+      {"view.point_size", 1, 12},
+      {"view.point_alpha", 0.05, 1},
+      {"view.play_speed", 0.1, 20},
+      {"view.steps_per_frame", 0, 1000},
+      {"view.image_grid_cols", 1, 64},
+      {"view.cam_x", -1e5, 1e5},
+      {"view.cam_y", -1e5, 1e5},
+      {"view.cam_half_h", 1e-3, 1e4},
+      {"export.width", 16, 16384},
+      {"export.height", 16, 16384},
+      {"export.image_grid_scale", 1, 32},
+  };
+  return table;
+}
+
+const PersistedRange* find_persisted_range(const std::string& name) {
+  for (const PersistedRange& r : persisted_ranges())
+    if (name == r.name) return &r;
+  return nullptr;
+}
+
 void check_range(const std::string& arg, int64_t value, IntRange r) {
   if (!r.contains(value)) {
     std::ostringstream os;

@@ -10,6 +10,7 @@
 #include <new>
 #include <set>
 #include <sys/stat.h>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -133,13 +134,33 @@ void SafetensorsFile::parse() {
   json header;
   try {
     const char* first = m_bytes.data() + 8;
-    // Guards while parsing: nesting depth, and duplicate top-level names (JSON parsers silently keep the
-    // last one, which would let two entries for one tensor pass unnoticed).
-    std::set<std::string> names;
-    json::parser_callback_t guard = [&L, &names](int depth, json::parse_event_t event, json& parsed) {
+    // Guards while parsing: nesting depth, and duplicate keys at every level (the format forbids them; a
+    // DOM parser silently keeps the last value, which would let a second `data_offsets` or a second entry
+    // for one tensor pass unnoticed). One set of keys per open object; `path` holds the key that opened
+    // each level, so the message names the tensor (or __metadata__) and the repeated key.
+    std::vector<std::set<std::string>> keys;
+    std::vector<std::string> path;
+    json::parser_callback_t guard = [&L, &keys, &path](int depth, json::parse_event_t event, json& parsed) {
       if (depth > kMaxJsonDepth) fail(L, "JSON header nests deeper than " + std::to_string(kMaxJsonDepth));
-      if (event == json::parse_event_t::key && depth == 1 && !names.insert(parsed.get<std::string>()).second)
-        fail(L, "header names '" + parsed.get<std::string>() + "' twice");
+      switch (event) {
+        case json::parse_event_t::object_start: keys.emplace_back(); break;
+        case json::parse_event_t::object_end:
+          if (!keys.empty()) keys.pop_back();
+          break;
+        case json::parse_event_t::key: {
+          const std::string key = parsed.get<std::string>();
+          path.resize(static_cast<size_t>(std::max(depth, 1)));
+          path[static_cast<size_t>(std::max(depth, 1)) - 1] = key;
+          if (!keys.empty() && !keys.back().insert(key).second) {
+            if (depth <= 1) fail(L, "header names tensor '" + key + "' twice (duplicate keys are not allowed)");
+            const std::string& owner = path[0];
+            fail(L, (owner == "__metadata__" ? std::string("__metadata__") : "tensor '" + owner + "'") +
+                        ": key '" + key + "' appears twice (duplicate keys are not allowed)");
+          }
+          break;
+        }
+        default: break;
+      }
       return true;
     };
     header = json::parse(first, first + n, guard);

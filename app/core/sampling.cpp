@@ -16,6 +16,11 @@ void fill_start_noise(const DiffusionModel& model, uint64_t seed, int n, float* 
     philox_normal_row(seed, row_offset + static_cast<uint32_t>(i), key, dim, x + static_cast<int64_t>(i) * dim);
 }
 
+StartScales start_from_data_scales(const Schedule& sched, int t_start) {
+  const double abar = sched.alphas_cumprod[t_start];
+  return {static_cast<float>(std::sqrt(abar)), static_cast<float>(std::sqrt(1.0 - abar))};
+}
+
 void fill_start_from_data(const DiffusionModel& model, int t_start, uint64_t seed, int n, float* x,
                           uint32_t row_offset) {
   const int dim = model.net.dim;
@@ -24,8 +29,8 @@ void fill_start_from_data(const DiffusionModel& model, int t_start, uint64_t see
   if (t_start < 0 || t_start >= model.schedule.T)
     throw InvalidInput("--t-start = " + std::to_string(t_start) + " is out of range; valid: [0, " +
                        std::to_string(model.schedule.T - 1) + "]");
-  const double abar = model.schedule.alphas_cumprod[t_start];
-  const float a = static_cast<float>(std::sqrt(abar)), b = static_cast<float>(std::sqrt(1.0 - abar));
+  const StartScales sc = start_from_data_scales(model.schedule, t_start);
+  const float a = sc.data, b = sc.noise;
   const uint32_t key = kFromDataNoiseKey(static_cast<uint32_t>(model.schedule.T));
 #pragma omp parallel for
   for (int i = 0; i < n; ++i) {

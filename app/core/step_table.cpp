@@ -43,9 +43,9 @@ std::vector<int32_t> ddim_timesteps(int t_start, int n_steps) {
 namespace {
 
 void fill_float_copies(StepTable& tab) {
-  tab.A32.assign(tab.A.begin(), tab.A.end());
-  tab.B32.assign(tab.B.begin(), tab.B.end());
-  tab.S32.assign(tab.S.begin(), tab.S.end());
+  tab.for_each_coefficient([](const char*, const std::vector<double>& f64, std::vector<float>& f32) {
+    f32.assign(f64.begin(), f64.end());
+  });
 }
 
 // ddpm / ddpm-mean step at t: A = c1, B = -c1 c2, S = sigma (ddpm) or 0 (ddpm-mean).

@@ -25,6 +25,22 @@ struct StepTable {
   std::vector<double> A, B, S;
   std::vector<float> A32, B32, S32;
   int steps() const { return static_cast<int>(t.size()); }
+
+  // Every per-step coefficient array, as (name, float64 truth, float32 copy the kernels read). A solver that
+  // adds an array lists it here: the float copies are filled from this list (fill_float_copies) and the
+  // finiteness check before a run (core/finite_checks.h, SEMANTICS §3) iterates it.
+  template <class F>
+  void for_each_coefficient(F&& f) const { visit_coefficients(*this, f); }
+  template <class F>
+  void for_each_coefficient(F&& f) { visit_coefficients(*this, f); }
+
+ private:
+  template <class Table, class F>
+  static void visit_coefficients(Table& tab, F& f) {
+    f("A", tab.A, tab.A32);
+    f("B", tab.B, tab.B32);
+    f("S", tab.S, tab.S32);
+  }
 };
 
 // Builds the table for a `sample` run (SEMANTICS §3): t_start in [0, T-1], n_steps in [1, t_start+1],

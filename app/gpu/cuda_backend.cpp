@@ -11,6 +11,7 @@
 
 #include "core/errors.h"
 #include "core/philox_normal.h"
+#include "core/frame_probe.h"
 #include "gpu/cublas_loader.h"
 #include "gpu/cuda_check.h"
 #include "gpu/gpu_buffer.h"
@@ -54,8 +55,10 @@ struct DeviceTable {
   std::vector<int32_t> h_t;
   std::vector<float> h_A, h_B, h_S;
 
-  void upload(const StepTable& tab, cudaStream_t s) {
-    if (n == tab.steps() && T == tab.T && h_t == tab.t && h_A == tab.A32 && h_B == tab.B32 && h_S == tab.S32) return;
+  // Copies the table to the device unless it holds this table already; returns whether it copied.
+  bool upload(const StepTable& tab, cudaStream_t s) {
+    if (n == tab.steps() && T == tab.T && h_t == tab.t && h_A == tab.A32 && h_B == tab.B32 && h_S == tab.S32)
+      return false;
     h_t = tab.t, h_A = tab.A32, h_B = tab.B32, h_S = tab.S32;
     n = tab.steps();
     T = tab.T;
@@ -63,6 +66,7 @@ struct DeviceTable {
     A.copy_from_host(h_A, s);
     B.copy_from_host(h_B, s);
     S.copy_from_host(h_S, s);
+    return true;
   }
   kernels::DeviceSteps view() const { return {t.data(), A.data(), B.data(), S.data(), n, T}; }
 };
@@ -207,13 +211,18 @@ void CudaBackend::set_model(const DiffusionModel& model) {
     m->have_model = true;
   }
   m->schedule = model.schedule;
-  m->t_indexed.upload(build_t_indexed_ddpm_mean(model.schedule), s);
-  CUDA_CHECK_THROW(cudaStreamSynchronize(s));
+  // A new run of the same model uploads nothing and waits for nothing (the GUI's loop starts one every frame).
+  if (m->t_indexed.upload(build_t_indexed_ddpm_mean(model.schedule), s) || !same_net) {
+    CUDA_CHECK_THROW(cudaStreamSynchronize(s));
+    count_sync();
+  }
 }
 
 void CudaBackend::set_step_table(const StepTable& t) {
-  m->table.upload(t, m->stream.get());
-  CUDA_CHECK_THROW(cudaStreamSynchronize(m->stream.get()));
+  if (m->table.upload(t, m->stream.get())) {  // the same table again (a new seed): no upload, no wait
+    CUDA_CHECK_THROW(cudaStreamSynchronize(m->stream.get()));
+    count_sync();
+  }
 }
 
 static void require_model(bool have) {

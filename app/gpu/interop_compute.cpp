@@ -10,9 +10,11 @@
 #include <cstring>
 
 #include "core/fault_injection.h"
+#include "core/frame_probe.h"
 #include "gpu/cuda_backend.h"
 #include "gpu/cuda_check.h"
 #include "gpu/gpu_buffer.h"
+#include "gpu/gpu_timer.h"
 
 namespace diffscope::gpu {
 namespace {
@@ -30,14 +32,10 @@ class CudaComputePath final : public ComputePath {
     CUDA_CHECK_THROW(cudaGetDevice(&dev));
     CUDA_CHECK_THROW(cudaGetDeviceProperties(&prop, dev));
     m_device = prop.name;
-    CUDA_CHECK_THROW(cudaEventCreate(&m_ev0));
-    CUDA_CHECK_THROW(cudaEventCreate(&m_ev1));
   }
   ~CudaComputePath() override {
     unmap();
     unregister();
-    CUDA_CHECK_PRINT(cudaEventDestroy(m_ev0));
-    CUDA_CHECK_PRINT(cudaEventDestroy(m_ev1));
     if (m_pinned) CUDA_CHECK_PRINT(cudaFreeHost(m_pinned));
   }
 
@@ -89,6 +87,7 @@ class CudaComputePath final : public ComputePath {
       ensure_pinned(fb);
       CUDA_CHECK_THROW(cudaMemcpyAsync(m_pinned, m_d_x.data(), fb, cudaMemcpyDeviceToHost, m_be.stream()));
       CUDA_CHECK_THROW(cudaStreamSynchronize(m_be.stream()));
+      count_readback();  // staging's own round trip (PERFORMANCE.md: the interop path has none)
       const double t0 = now_ms();
       m_target->upload(0, fb, m_pinned);
       m_timings.upload_ms += now_ms() - t0;
@@ -99,10 +98,7 @@ class CudaComputePath final : public ComputePath {
     if (!m_model || k_end <= k_begin) return;
     cudaStream_t s = m_be.stream();
     const size_t ff = m_layout.frame_floats(), fb = m_layout.frame_bytes();
-    if (!m_timing) {
-      CUDA_CHECK_THROW(cudaEventRecord(m_ev0, s));
-      m_timing = true;
-    }
+    if (m_timer < 0) start_timer(s);
     if (m_interop) {
       map();
       float* base = static_cast<float*>(m_mapped);
@@ -134,6 +130,7 @@ class CudaComputePath final : public ComputePath {
                                            m_d_frames.data() + size_t(j - k_begin - 1) * ff, fb, cudaMemcpyDeviceToHost,
                                            s));
       CUDA_CHECK_THROW(cudaStreamSynchronize(s));
+      count_readback();
       const double t0 = now_ms();
       i = 0;
       for (int j = k_begin + 1; j <= k_end; ++j) {
@@ -155,21 +152,22 @@ class CudaComputePath final : public ComputePath {
     m_be.eps_field_device(m_d_pts.data(), n, t, x0, m_d_out.data(), s);
     CUDA_CHECK_THROW(cudaMemcpyAsync(out, m_d_out.data(), bytes, cudaMemcpyDeviceToHost, s));
     CUDA_CHECK_THROW(cudaStreamSynchronize(s));
+    count_readback();
   }
 
+  // Unmaps (GL draws next). The launches' timing is read later, when its stop event has completed: no wait here.
   void before_draw() override {
-    if (m_timing) CUDA_CHECK_THROW(cudaEventRecord(m_ev1, m_be.stream()));
-    unmap();
-    if (m_timing) {
-      CUDA_CHECK_THROW(cudaEventSynchronize(m_ev1));
-      float ms = 0;
-      CUDA_CHECK_THROW(cudaEventElapsedTime(&ms, m_ev0, m_ev1));
-      m_timings.steps_ms += ms;
-      m_timing = false;
+    if (m_timer >= 0) {
+      m_timers[m_timer].stop(m_be.stream());
+      m_timer_pending[m_timer] = true;
+      m_timer = -1;
     }
+    unmap();
   }
 
+  // steps_ms: the launches whose timing finished since the last call (a frame or more after they ran).
   ComputeTimings take_timings() override {
+    collect_timers();
     ComputeTimings t = m_timings;
     m_timings = {};
     return t;
@@ -223,6 +221,24 @@ class CudaComputePath final : public ComputePath {
     m_mapped = nullptr;
     m_timings.unmap_ms += now_ms() - t0;
   }
+  // Starts timing this frame's launches on a free timer of the ring (none free: this frame goes untimed).
+  void start_timer(cudaStream_t s) {
+    collect_timers();
+    for (int k = 0; k < kTimers; ++k)
+      if (!m_timer_pending[k]) {
+        m_timer = k;
+        m_timers[k].start(s);
+        return;
+      }
+  }
+  // Adds every finished timing to m_timings.steps_ms (cudaEventQuery: never waits).
+  void collect_timers() {
+    for (int k = 0; k < kTimers; ++k)
+      if (m_timer_pending[k] && m_timers[k].ready()) {
+        m_timings.steps_ms += m_timers[k].elapsed_ms();
+        m_timer_pending[k] = false;
+      }
+  }
   void ensure_pinned(size_t bytes) {
     if (bytes <= m_pinned_bytes) return;
     if (m_pinned) CUDA_CHECK_THROW(cudaFreeHost(m_pinned));
@@ -245,8 +261,10 @@ class CudaComputePath final : public ComputePath {
   void* m_mapped = nullptr;
   void* m_pinned = nullptr;
   size_t m_pinned_bytes = 0;
-  cudaEvent_t m_ev0 = nullptr, m_ev1 = nullptr;
-  bool m_timing = false;
+  static constexpr int kTimers = 4;
+  GpuTimer m_timers[kTimers];
+  bool m_timer_pending[kTimers] = {};
+  int m_timer = -1;  // the timer of the launches enqueued since the last before_draw, -1 when none
   ComputeTimings m_timings;
 };
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "core/errors.h"
+#include "core/frame_probe.h"
 
 namespace diffscope::render {
 
@@ -36,6 +37,7 @@ void GlTrajectoryBuffer::upload(size_t offset_bytes, size_t bytes, const void* d
 }
 
 void GlTrajectoryBuffer::download(size_t offset_bytes, size_t bytes, void* out) const {
+  count_readback();
   glBindBuffer(GL_SHADER_STORAGE_BUFFER, m_id);
   glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, static_cast<GLintptr>(offset_bytes), static_cast<GLsizeiptr>(bytes),
                      out);
@@ -79,6 +81,7 @@ void OffscreenTarget::bind() const {
 }
 
 std::vector<uint8_t> OffscreenTarget::read_rgba_top_down() const {
+  count_readback();
   std::vector<uint8_t> px(static_cast<size_t>(m_w) * m_h * 4), out(px.size());
   glBindFramebuffer(GL_READ_FRAMEBUFFER, m_fbo);
   glPixelStorei(GL_PACK_ALIGNMENT, 1);
@@ -106,36 +109,33 @@ size_t max_storage_block_bytes() {
 }
 
 GpuTimer::~GpuTimer() {
-  if (m_q[0]) glDeleteQueries(2, m_q);
+  if (m_q[0]) glDeleteQueries(kQueries, m_q);
 }
 
 void GpuTimer::begin() {
-  if (!m_q[0]) glGenQueries(2, m_q);
-  // Collect the other query's result if it is ready (issued last frame).
-  const int other = 1 - m_cur;
-  if (m_pending[other]) {
+  if (!m_q[0]) glGenQueries(kQueries, m_q);
+  // Collect every finished span, oldest first; never wait for one still in flight.
+  for (int k = 1; k <= kQueries; ++k) {
+    const int q = (m_cur + k) % kQueries;
+    if (!m_pending[q]) continue;
     GLint ready = 0;
-    glGetQueryObjectiv(m_q[other], GL_QUERY_RESULT_AVAILABLE, &ready);
-    if (ready) {
-      GLuint64 ns = 0;
-      glGetQueryObjectui64v(m_q[other], GL_QUERY_RESULT, &ns);
-      m_last_ms = ns * 1e-6;
-      m_pending[other] = false;
-    }
-  }
-  if (m_pending[m_cur]) {  // still in flight two frames later: wait for it (rare)
+    glGetQueryObjectiv(m_q[q], GL_QUERY_RESULT_AVAILABLE, &ready);
+    if (!ready) break;  // later queries finish later
     GLuint64 ns = 0;
-    glGetQueryObjectui64v(m_q[m_cur], GL_QUERY_RESULT, &ns);
+    glGetQueryObjectui64v(m_q[q], GL_QUERY_RESULT, &ns);
     m_last_ms = ns * 1e-6;
-    m_pending[m_cur] = false;
+    m_pending[q] = false;
   }
-  glBeginQuery(GL_TIME_ELAPSED, m_q[m_cur]);
+  m_active = !m_pending[m_cur];  // every query still in flight (a GPU far behind): skip this span
+  if (m_active) glBeginQuery(GL_TIME_ELAPSED, m_q[m_cur]);
 }
 
 void GpuTimer::end() {
+  if (!m_active) return;
   glEndQuery(GL_TIME_ELAPSED);
   m_pending[m_cur] = true;
-  m_cur = 1 - m_cur;
+  m_cur = (m_cur + 1) % kQueries;
+  m_active = false;
 }
 
 }  // namespace diffscope::render

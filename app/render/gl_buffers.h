@@ -62,7 +62,8 @@ struct SavedFramebuffer {
 // GL_MAX_SHADER_STORAGE_BLOCK_SIZE: the largest trajectory the shaders can bind whole (128 MB on llvmpipe).
 size_t max_storage_block_bytes();
 
-// GL_TIME_ELAPSED around a span of GL work; results read one frame late so the CPU never waits.
+// GL_TIME_ELAPSED around a span of GL work. Results are read when GL_QUERY_RESULT_AVAILABLE says so (a frame
+// or more late); the CPU never waits: with every query of the ring still in flight, a span goes untimed.
 class GpuTimer {
  public:
   ~GpuTimer();
@@ -72,8 +73,10 @@ class GpuTimer {
   double last_ms() const { return m_last_ms; }
 
  private:
-  GLuint m_q[2] = {0, 0};
-  bool m_pending[2] = {false, false};
+  static constexpr int kQueries = 4;
+  GLuint m_q[kQueries] = {};
+  bool m_pending[kQueries] = {};
+  bool m_active = false;
   int m_cur = 0;
   double m_last_ms = 0;
 };

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "render/axis_grid.h"
+
 namespace diffscope::render {
 
 Renderer::Renderer()
@@ -137,15 +139,14 @@ void Renderer::draw_scatter(const SceneInput& in, const Rect& r) {
   if (in.show_axes) {  // a faint unit grid and the two axes
     m_scratch.clear();
     const double hw = in.cam.half_h * aspect, hh = in.cam.half_h;
-    double step = std::pow(10.0, std::floor(std::log10(hh)));
-    if (hh / step < 2.5) step /= 2;
+    const double step = grid_step(hh);
     const double x0 = in.cam.cx - hw, x1 = in.cam.cx + hw, y0 = in.cam.cy - hh, y1 = in.cam.cy + hh;
-    for (double x = std::ceil(x0 / step) * step; x <= x1; x += step) {
+    for (double x : grid_lines(x0, x1, step)) {  // bounded whatever the camera holds
       const float a = std::abs(x) < step * 1e-3 ? 0.28f : 0.08f;
       m_scratch.push_back({float(x), float(y0), 0.6f, 0.65f, 0.75f, a});
       m_scratch.push_back({float(x), float(y1), 0.6f, 0.65f, 0.75f, a});
     }
-    for (double y = std::ceil(y0 / step) * step; y <= y1; y += step) {
+    for (double y : grid_lines(y0, y1, step)) {
       const float a = std::abs(y) < step * 1e-3 ? 0.28f : 0.08f;
       m_scratch.push_back({float(x0), float(y), 0.6f, 0.65f, 0.75f, a});
       m_scratch.push_back({float(x1), float(y), 0.6f, 0.65f, 0.75f, a});

@@ -10,7 +10,6 @@
 #include <filesystem>
 
 #include "core/errors.h"
-#include "ui/compute_select.h"
 #include "ui/export_dir.h"
 #include "ui/keys.h"
 #include "ui/hidden_ui_hint.h"
@@ -27,7 +26,9 @@ double now_s() {
 }
 }  // namespace
 
-App::App(AppOptions o) : opts(std::move(o)) {}
+App::App(AppOptions o, ComputeServices s) : opts(std::move(o)), services(std::move(s)) {
+  bench.set_gpu(services.cuda_available, services.gpu_bench, services.gpu_missing);
+}
 App::~App() = default;
 
 void App::init(float scale) {
@@ -74,7 +75,7 @@ void App::init(float scale) {
   settings.export_dir = resolve_export_dir(settings.export_dir);  // shown and saved as the full folder
   backend_choice = settings.sampling.backend;
   std::string note;
-  auto path = select_compute_path(backend_choice, trajectory.get(), &note);
+  auto path = services.make_path(backend_choice, trajectory.get(), &note);
   session->set_compute_path(std::move(path), note);
   if (!session->compute_path()->is_gpu() && settings.sampling.n_samples > 20000 && opts.n_samples <= 0)
     settings.sampling.n_samples = 4096;  // a GPU-sized setting from a previous run: keep the CPU responsive
@@ -102,7 +103,7 @@ void App::load_model(const std::string& name_or_path) {
     model_error.clear();
     path_field = path;
     settings.sampling.model_path = session->model().path;
-    if (settings.view.cam_auto) fit_camera();
+    if (settings.view.cam_auto) fit_camera(false);
     m_proj_model = nullptr;
     cursor = 0;
     playing = true;
@@ -116,7 +117,7 @@ void App::select_backend(const std::string& backend) {
   backend_choice = backend;
   settings.sampling.backend = backend;
   std::string note;
-  auto path = select_compute_path(backend, trajectory.get(), &note);
+  auto path = services.make_path(backend, trajectory.get(), &note);
   session->set_compute_path(std::move(path), note);
   cursor = 0;
 }
@@ -190,16 +191,16 @@ render::Rect App::scatter_pane() const {
   return render::Renderer::layout(fb_w, fb_h, image, ui_insets_px()).scatter;
 }
 
-void App::fit_camera() {
+void App::fit_camera(bool include_newest) {
   if (!session->has_model()) return;
+  count_camera_fit();
   const Projection p = fit_projection(session->model(), session->start_state().empty() ? nullptr : session->start_state().data(),
                      session->layout().B);
   const render::Rect pane = scatter_pane();
   m_fit_w = pane.w, m_fit_h = pane.h;
-  m_fit_runs = session->runs_completed();
   std::vector<float> newest;  // the newest frame: its samples can land outside the data's box
   const TrajectoryLayout& l = session->layout();
-  if (l.n_slots > 0 && session->computed_steps() > 0 && trajectory->size_bytes() > 0) {
+  if (include_newest && l.n_slots > 0 && session->computed_steps() > 0 && trajectory->size_bytes() > 0) {
     if (session->compute_path()) session->compute_path()->before_draw();
     newest.resize(l.frame_floats());
     trajectory->download(size_t(session->newest_slot()) * l.frame_bytes(), l.frame_bytes(), newest.data());
@@ -218,7 +219,7 @@ void App::update_projection() {
   const Projection p = fit_projection(m, session->start_state().empty() ? nullptr : session->start_state().data(),
                                       session->layout().B);
   renderer->set_projection(p.mean, p.axis0, p.axis1);
-  if (settings.view.cam_auto) fit_camera();
+  if (settings.view.cam_auto) fit_camera(false);
   renderer->set_data(m.data_samples.data(), m.n_data, m.net.dim);
   if (m.n_data > 0) {
     const auto [lo, hi] = std::minmax_element(m.data_samples.begin(), m.data_samples.end());
@@ -402,44 +403,55 @@ void App::frame(int w, int h) {
   }
 
   apply_settings();
+  probe.mark(FramePhase::apply);
   advance_simulation();
+  probe.mark(FramePhase::enqueue);
   update_cursor(dt);
   update_projection();
-  if (settings.view.cam_auto && session->has_model()) {  // refit the auto camera to a resized pane or a new result
+  // The automatic camera (docs/PERFORMANCE.md "The live loop"): fitted to the data and the start-noise box on
+  // model load and when the pane changes size; never to a run's samples, which would need a read-back.
+  if (settings.view.cam_auto && session->has_model()) {
     const render::Rect pane = scatter_pane();
-    if (pane.w != m_fit_w || pane.h != m_fit_h || session->runs_completed() != m_fit_runs) fit_camera();
+    if (pane.w != m_fit_w || pane.h != m_fit_h) fit_camera(false);
   }
+  probe.mark(FramePhase::camera);
   update_field();
+  probe.mark(FramePhase::field);
   handle_view_input();
   handle_keys();
   exporter->tick(*this);
+  probe.mark(FramePhase::other);
 
   ComputeTimings ct;
   if (session->compute_path()) {
     session->compute_path()->before_draw();
     ct = session->compute_path()->take_timings();
   }
+  probe.mark(FramePhase::enqueue);
   const render::SavedFramebuffer target;
   draw_timer.begin();
   renderer->draw_scene(scene_input(shown_slot()), w, h);
   draw_timer.end();
+  probe.mark(FramePhase::scene_draw);
   if (m_want_snapshot) {
     m_want_snapshot = false;
     const ExportResult r = exporter->snapshot(*this);
     status_line = r.ok ? "snapshot: " + exporter->last_path : "snapshot: error: " + r.error;
     status_is_error = !r.ok;
     target.restore();
+    probe.mark(FramePhase::other);
   }
   if (settings.view.show_ui)
     draw_panels(*this);
   else if (ImGui::GetTime() - m_ui_hidden_at < 4.0)  // for a few seconds: how to get the panels back
     draw_hidden_ui_hint(*this);
+  probe.mark(FramePhase::imgui_build);
 
-  // Figures for the timing panel.
+  // Figures for the timing panel (the phase split is the last finished frame's).
   stats.frame_ms = dt * 1e3;
   stats.fps = ImGui::GetIO().Framerate;
   stats.draw_gpu_ms = draw_timer.last_ms();
-  stats.steps_ms = ct.steps_ms;
+  stats.steps_ms = ct.steps_ms;  // launches whose timing finished this frame (enqueued a frame or more earlier)
   stats.map_ms = ct.map_ms;
   stats.unmap_ms = ct.unmap_ms;
   stats.upload_ms = ct.upload_ms;
@@ -447,6 +459,7 @@ void App::frame(int w, int h) {
   stats.frame_ms_history.push_back(float(dt * 1e3));
   while (stats.frame_ms_history.size() > 240) stats.frame_ms_history.pop_front();
   autosave_settings();
+  probe.mark(FramePhase::autosave);
 }
 
 void App::autosave_settings() {

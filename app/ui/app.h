@@ -7,9 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "core/frame_probe.h"
 #include "core/settings_io.h"
 #include "render/gl_buffers.h"
 #include "render/renderer.h"
+#include "ui/compute_services.h"
 #include "ui/exporter.h"
 #include "ui/kernel_bench.h"
 #include "ui/key_queue.h"
@@ -29,6 +31,8 @@ struct AppOptions {
 };
 
 // Figures of the last frames, for the timing panel.
+// steps_ms: GPU time of the launches whose timing finished during this frame (read without waiting, so a frame
+// or more after they were enqueued); draw_gpu_ms likewise for the scene draw.
 struct FrameStats {
   double frame_ms = 0, fps = 0, draw_gpu_ms = 0, steps_ms = 0, map_ms = 0, unmap_ms = 0, upload_ms = 0;
   int steps_this_frame = 0;
@@ -37,7 +41,8 @@ struct FrameStats {
 
 class App {
  public:
-  explicit App(AppOptions o);
+  // services: how compute paths and GPU bench rows are made (the shell passes the CUDA ones).
+  App(AppOptions o, ComputeServices services);
   ~App();
   // Needs a current GL 4.3 context and an ImGui context; content_scale scales the UI (HiDPI).
   void init(float content_scale);
@@ -59,6 +64,7 @@ class App {
 
   // --- state (read and edited by the panels) ---
   AppOptions opts;
+  ComputeServices services;
   AppSettings settings;
   std::string config_dir, settings_note, model_error, status_line;
   bool status_is_error = false;
@@ -75,6 +81,9 @@ class App {
   KeyQueue keys;               // the window's key callback feeds it; handle_keys() drains it each frame
   render::GpuTimer draw_timer;
   FrameStats stats;
+  // Phase split and GPU-wait counts per frame: the loop (window or headless) calls begin_frame() first in each
+  // iteration and marks imgui_render and present; frame() marks the rest.
+  FrameProbe probe;
   float content_scale = 1.0f;
   double cursor = 0;           // shown frame index j in [0, N] (fractional while playing)
   bool playing = true;
@@ -96,8 +105,10 @@ class App {
   int shown_frame() const;   // cursor clamped to the computed frames
   int shown_slot() const;    // slot of the shown frame (or the nearest kept one before it)
   render::SceneInput scene_input(int slot) const;
-  // Fits the camera to the data samples (and the start noise) of the current model in the 2D view's pane.
-  void fit_camera();
+  // Fits the camera to the data samples and the start-noise box of the current model in the 2D view's pane;
+  // include_newest also fits the newest frame's samples (a read-back of one frame: only when the user asks,
+  // "Fit view"). Counted by count_camera_fit().
+  void fit_camera(bool include_newest);
   // The framebuffer pixels the UI covers (none while it is hidden with H).
   render::Insets ui_insets_px() const;
   // The 2D view's pane for the current framebuffer and UI insets (GL pixels).
@@ -123,7 +134,6 @@ class App {
   int m_field_runs = -1;
   const void* m_proj_model = nullptr;
   int m_fit_w = -1, m_fit_h = -1;  // the pane size of the last fit (cam_auto refits when it changes)
-  int m_fit_runs = -1;             // runs completed at the last fit (cam_auto refits to a finished run)
 };
 
 }  // namespace diffscope::ui

@@ -11,10 +11,14 @@
 
 #include "core/atomic_write.h"
 #include "core/errors.h"
+#include "core/finite_checks.h"
+#include "core/json_path.h"
 #include "core/npy.h"
+#include "core/output_files.h"
 #include "ui/app.h"
 #include "ui/export_dir.h"
 #include "ui/sha256.h"
+#include "ui/view_fit.h"
 
 namespace fs = std::filesystem;
 
@@ -34,7 +38,7 @@ std::string next_free_name(const std::string& dir, const std::string& base, cons
   throw InvalidInput("export folder " + dir + " has no free name for " + base);
 }
 
-void write_png_rgba(const std::string& path, const std::vector<uint8_t>& rgba, int w, int h, int channels) {
+std::string encode_png_rgba(const std::vector<uint8_t>& rgba, int w, int h, int channels) {
   std::vector<uint8_t> px;
   const uint8_t* src = rgba.data();
   if (channels == 3) {
@@ -48,8 +52,12 @@ void write_png_rgba(const std::string& path, const std::vector<uint8_t>& rgba, i
     static_cast<std::string*>(ctx)->append(static_cast<const char*>(data), size);
   };
   if (!stbi_write_png_to_func(sink, &bytes, w, h, channels, src, w * channels))
-    throw InvalidInput("PNG encoding failed for " + path);
-  write_file_atomic(path, bytes, "export");
+    throw InvalidInput("PNG encoding failed (" + std::to_string(w) + "x" + std::to_string(h) + ")");
+  return bytes;
+}
+
+void write_png_rgba(const std::string& path, const std::vector<uint8_t>& rgba, int w, int h, int channels) {
+  write_file_atomic(path, encode_png_rgba(rgba, w, h, channels), "export");
 }
 
 ExportResult Exporter::finish(ExportResult r) {
@@ -73,6 +81,11 @@ std::vector<uint8_t> Exporter::render_scene(App& app, int slot, int w, int h) {
   if (app.session->compute_path()) app.session->compute_path()->before_draw();
   render::SceneInput in = app.scene_input(slot);
   in.inset = {};  // exports have no UI
+  // Whatever the export's shape (16x16384 .. 16384x16), it shows at least what the window's pane shows.
+  const render::Rect win = app.scatter_pane(), pane = render::Renderer::layout(w, h, in.image_model, {}).scatter;
+  auto aspect = [](const render::Rect& r) { return r.h > 0 ? double(r.w) / r.h : 1.0; };
+  const CameraFit cam = fit_view_to_aspect({in.cam.cx, in.cam.cy, in.cam.half_h}, aspect(win), aspect(pane));
+  in.cam = {cam.cx, cam.cy, cam.half_h};
   app.renderer->draw_scene(in, w, h);
   std::vector<uint8_t> px = m_target.read_rgba_top_down();
   prev.restore();
@@ -90,7 +103,8 @@ nlohmann::json Exporter::sidecar(App& app, const std::string& kind) {
       m_sha_path = mp;
       m_sha = sha256_file(mp);
     }
-    j["model"] = {{"file", mp}, {"sha256", m_sha}};
+    j["model"] = path_object("file", mp);  // any file name, losslessly (SEMANTICS §6)
+    j["model"]["sha256"] = m_sha;
     auto ds = app.session->model().metadata.find("dataset");
     if (ds != app.session->model().metadata.end()) j["model"]["dataset"] = ds->second;
   }
@@ -126,17 +140,29 @@ nlohmann::json Exporter::sidecar(App& app, const std::string& kind) {
   return j;
 }
 
-// The sidecar goes with the file just written: if it cannot be written, that file is removed too, so an
-// export leaves both or neither (issue 6: nothing half-written).
-static void write_sidecar(const std::string& main_path, const nlohmann::json& j) {
-  const fs::path p(main_path);
-  try {
-    write_file_atomic((p.parent_path() / (p.stem().string() + ".json")).string(), j.dump(2) + "\n", "export");
-  } catch (...) {
-    std::error_code ec;
-    fs::remove(p, ec);
-    throw;
-  }
+// An export's main file and its sidecar (png_sidecar_path) are distinct (a main path "x.json" would be
+// overwritten by its own sidecar); checked before any rendering (SEMANTICS §9).
+static void check_export_paths(const std::string& main_path) {
+  check_distinct_outputs({{"export", main_path}, {"its sidecar", png_sidecar_path(main_path)}});
+}
+
+// The main file (head + size bytes at data) and its sidecar are written together: both or neither.
+static void write_with_sidecar(const std::string& main_path, std::string head, const void* data, size_t size,
+                               const nlohmann::json& j) {
+  AtomicFileSet files;
+  files.add(main_path, "export", std::move(head), data, size);
+  files.add(png_sidecar_path(main_path), "export", j.dump(2) + "\n");
+  files.commit();
+}
+
+static void write_npy_with_sidecar(const std::string& main_path, const std::vector<int64_t>& shape,
+                                   const std::vector<float>& x, const nlohmann::json& j) {
+  check_output_finite("export " + main_path, x.data(), shape.size() == 3 ? shape[0] : 1, shape[shape.size() - 2],
+                      shape.back());
+  AtomicFileSet files;
+  add_npy_float(files, main_path, shape, x.data(), "export");
+  files.add(png_sidecar_path(main_path), "export", j.dump(2) + "\n");
+  files.commit();
 }
 
 void Exporter::remember_model(const std::string& path) {
@@ -168,13 +194,13 @@ ExportResult Exporter::snapshot(App& app, std::string path) {
   return guarded([&] {
     if (!app.session->has_model() || app.session->layout().n_slots == 0) throw InvalidInput("nothing to export yet");
     if (path.empty()) path = next_free_name(resolve_export_dir(app.settings.export_dir), "snapshot", ".png");
+    check_export_paths(path);
     const int w = app.settings.export_width, h = app.settings.export_height;
     const auto px = render_scene(app, app.shown_slot(), w, h);
-    write_png_rgba(path, px, w, h, 3);
     nlohmann::json j = sidecar(app, "snapshot");
-    j["png"] = fs::path(path).filename().string();
+    put_path(j, "png", fs::path(path).filename().string());
     j["size"] = {w, h};
-    write_sidecar(path, j);
+    write_with_sidecar(path, encode_png_rgba(px, w, h, 3), nullptr, 0, j);
     return path;
   });
 }
@@ -184,6 +210,7 @@ ExportResult Exporter::image_grid(App& app, std::string path) {
     if (!app.session->is_image_model() || app.session->image_side() <= 0)
       throw InvalidInput("the image grid needs an image model (dim 64, 8x8)");
     if (path.empty()) path = next_free_name(resolve_export_dir(app.settings.export_dir), "grid", ".png");
+    check_export_paths(path);
     render::SceneInput in = app.scene_input(app.shown_slot());
     const int cols = std::max(1, in.grid_cols);
     const int rows = render::Renderer::grid_rows(in.B, cols, cols);
@@ -196,11 +223,10 @@ ExportResult Exporter::image_grid(App& app, std::string path) {
     app.renderer->draw_image_grid(in, {0, 0, w, h}, rows);
     const auto px = m_target.read_rgba_top_down();
     prev.restore();
-    write_png_rgba(path, px, w, h, 3);
     nlohmann::json j = sidecar(app, "image_grid");
-    j["png"] = fs::path(path).filename().string();
+    put_path(j, "png", fs::path(path).filename().string());
     j["grid"] = {{"cols", cols}, {"rows", rows}, {"scale", scale}};
-    write_sidecar(path, j);
+    write_with_sidecar(path, encode_png_rgba(px, w, h, 3), nullptr, 0, j);
     return path;
   });
 }
@@ -211,12 +237,12 @@ ExportResult Exporter::state_npy(App& app, std::string path) {
     const std::vector<float> x = download_slots(app, slot, 1);
     const TrajectoryLayout& l = app.session->layout();
     if (path.empty()) path = next_free_name(resolve_export_dir(app.settings.export_dir), "state", ".npy");
-    write_npy_float(path, {l.B, l.dim}, x.data(), "export");
+    check_export_paths(path);
     nlohmann::json j = sidecar(app, "state");
-    j["npy"] = fs::path(path).filename().string();
+    put_path(j, "npy", fs::path(path).filename().string());
     j["frame"] = l.frame_of_slot(slot);
     j["shape"] = {l.B, l.dim};
-    write_sidecar(path, j);
+    write_npy_with_sidecar(path, {l.B, l.dim}, x, j);
     return path;
   });
 }
@@ -227,14 +253,14 @@ ExportResult Exporter::trajectory_npy(App& app, std::string path) {
     const std::vector<float> x = download_slots(app, 0, n_slots);
     const TrajectoryLayout& l = app.session->layout();
     if (path.empty()) path = next_free_name(resolve_export_dir(app.settings.export_dir), "trajectory", ".npy");
-    write_npy_float(path, {n_slots, l.B, l.dim}, x.data(), "export");
+    check_export_paths(path);
     nlohmann::json j = sidecar(app, "trajectory");
-    j["npy"] = fs::path(path).filename().string();
+    put_path(j, "npy", fs::path(path).filename().string());
     std::vector<int> frames;
     for (int k = 0; k < n_slots; ++k) frames.push_back(l.frame_of_slot(k));
     j["frames"] = frames;
     j["shape"] = {n_slots, l.B, l.dim};
-    write_sidecar(path, j);
+    write_npy_with_sidecar(path, {n_slots, l.B, l.dim}, x, j);
     return path;
   });
 }

@@ -25,6 +25,8 @@ struct ExportResult {
 // dir/base_0001.ext, the first number for which neither .ext nor .json exists. Creates dir; throws
 // InvalidInput if it cannot.
 std::string next_free_name(const std::string& dir, const std::string& base, const std::string& ext);
+// Encodes RGBA rows (top row first) as PNG bytes (stb_image_write); channels 3 or 4. InvalidInput on failure.
+std::string encode_png_rgba(const std::vector<uint8_t>& rgba, int w, int h, int channels);
 // Encodes RGBA rows (top row first) as PNG (stb_image_write) and writes it atomically; channels 3 or 4.
 // Throws InvalidInput naming the path when it cannot be written.
 void write_png_rgba(const std::string& path, const std::vector<uint8_t>& rgba, int w, int h, int channels);

@@ -1,5 +1,5 @@
 // kernel_bench.cpp — CPU rows of the kernel panel (the reference backend against float64); GPU rows come
-// from the CUDA layer's bench functions when the build has them.
+// from the function set_gpu() was given (the shell's ComputeServices, app/gpu/bench in CUDA builds).
 #include "ui/kernel_bench.h"
 
 #include <algorithm>
@@ -11,12 +11,6 @@
 #include "core/cpu_reference.h"
 #include "core/sampling.h"
 #include "core/step_table.h"
-
-#if defined(DIFFSCOPE_HAVE_CUDA) && __has_include("gpu/bench_row.h")
-#include "gpu/bench_row.h"
-#include "ui/compute_select.h"
-#define DIFFSCOPE_GUI_GPU_BENCH 1
-#endif
 
 namespace diffscope::ui {
 namespace {
@@ -49,38 +43,26 @@ BenchRow time_it(const std::string& what, const std::string& backend, int reps, 
 
 }  // namespace
 
-bool KernelBench::gpu_available() const {
-#ifdef DIFFSCOPE_GUI_GPU_BENCH
-  return cuda_available();
-#else
-  return false;
-#endif
+void KernelBench::set_gpu(std::function<bool()> available,
+                          std::function<std::vector<BenchRow>(const std::string&)> rows, std::string missing_note) {
+  m_gpu_available = std::move(available);
+  m_gpu_rows = std::move(rows);
+  m_gpu_missing = std::move(missing_note);
 }
 
+bool KernelBench::gpu_available() const { return m_gpu_rows && m_gpu_available && m_gpu_available(); }
+
 bool KernelBench::run_gpu(const std::string& filter) {
-#ifdef DIFFSCOPE_GUI_GPU_BENCH
   m_gpu_error.clear();
+  if (!gpu_available()) return false;
   try {
-    bench::Options o;
-    o.quick = true;
-    o.only = filter;
-    double cpu_mlp = 0, cpu_launch = 0;
-    for (const BenchRow& r : m_rows) {
+    double cpu_mlp = 0;
+    for (const BenchRow& r : m_rows)
       if (r.backend == "cpu" && r.what.rfind("mlp3", 0) == 0) cpu_mlp = r.median_us;
-      if (r.backend == "cpu" && r.what.rfind("denoiser B", 0) == 0) cpu_launch = r.median_us;
-    }
-    (void)cpu_launch;
-    for (const bench::Row& g : bench::run_gpu_benchmarks(o)) {
-      BenchRow r;
-      r.what = g.workload + " " + g.precision;
-      r.backend = "cuda " + g.impl;
-      r.median_us = g.median_us, r.p10_us = g.p10_us, r.p90_us = g.p90_us;
-      r.max_err = g.rel_err;
-      r.rel_err = true;
+    for (BenchRow r : m_gpu_rows(filter)) {
       // Speedup against the CPU row of the same workload (the reference MLP size) when there is one.
-      r.speedup = (cpu_mlp > 0 && g.workload.find("mlp3 B=16") != std::string::npos && g.median_us > 0)
-                      ? cpu_mlp / g.median_us : 0;
-      r.note = g.path;
+      r.speedup = (cpu_mlp > 0 && r.what.find("mlp3 B=16") != std::string::npos && r.median_us > 0)
+                      ? cpu_mlp / r.median_us : 0;
       m_rows.push_back(r);
     }
     return true;
@@ -88,21 +70,11 @@ bool KernelBench::run_gpu(const std::string& filter) {
     m_gpu_error = e.what();
     return false;
   }
-#else
-  (void)filter;
-  return false;
-#endif
 }
 
 std::string KernelBench::gpu_note() const {
   if (!m_gpu_error.empty()) return "GPU benchmark failed: " + m_gpu_error;
-#ifdef DIFFSCOPE_GUI_GPU_BENCH
-  return gpu_available() ? "" : "GPU rows need a CUDA device";
-#elif defined(DIFFSCOPE_HAVE_CUDA)
-  return "GPU rows: the CUDA bench functions (app/gpu/bench*.h) are not in this build";
-#else
-  return "GPU rows (fused / unfused CUDA) need a CUDA build and device";
-#endif
+  return gpu_available() ? "" : m_gpu_missing;
 }
 
 void KernelBench::run(const DiffusionModel& model, const BenchConfig& c) {

@@ -2,6 +2,7 @@
 // S steps and per step) on each available backend, median / p10 / p90 of repeated runs (warm-up excluded),
 // speedup against the CPU, max error against a float64 reference (core/cpu_reference.h).
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,12 +39,18 @@ class KernelBench {
   // contains `filter`; returns false (and gpu_note says why) without CUDA.
   bool run_gpu(const std::string& filter);
   bool gpu_available() const;
+  // Where GPU rows come from (ComputeServices): a device check, the rows for a filter, why they are missing.
+  void set_gpu(std::function<bool()> available, std::function<std::vector<BenchRow>(const std::string&)> rows,
+               std::string missing_note);
   BenchConfig config;
   bool has_run() const { return !m_rows.empty(); }
 
  private:
   std::vector<BenchRow> m_rows;
   std::string m_gpu_error;
+  std::function<bool()> m_gpu_available;
+  std::function<std::vector<BenchRow>(const std::string&)> m_gpu_rows;
+  std::string m_gpu_missing;
   std::vector<float> m_history;
 };
 

@@ -9,6 +9,46 @@
 #include "ui/panels.h"
 
 namespace diffscope::ui {
+namespace {
+
+// One bar split by the frame's phases (CPU wall time; they add up to the frame), with a legend of the phases
+// above 2% of it and every phase in the tooltip.
+void draw_phase_split(const FrameReport& fr, float s) {
+  static const ImU32 kColors[kFramePhases] = {
+      IM_COL32(120, 160, 255, 255), IM_COL32(255, 170, 60, 255),  IM_COL32(150, 220, 120, 255),
+      IM_COL32(200, 120, 220, 255), IM_COL32(90, 200, 200, 255),  IM_COL32(240, 90, 90, 255),
+      IM_COL32(230, 220, 90, 255),  IM_COL32(170, 170, 170, 255), IM_COL32(120, 100, 80, 255),
+      IM_COL32(80, 80, 90, 255)};
+  const float w = ImGui::GetContentRegionAvail().x, h = 10 * s;
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const double total = std::max(1e-9, fr.frame_ms);
+  float x = p0.x;
+  for (int p = 0; p < kFramePhases; ++p) {
+    const float dx = float(w * std::clamp(fr.phase_ms[p] / total, 0.0, 1.0));
+    if (dx > 0) dl->AddRectFilled(ImVec2(x, p0.y), ImVec2(x + dx, p0.y + h), kColors[p]);
+    x += dx;
+  }
+  ImGui::Dummy(ImVec2(w, h));
+  if (ImGui::IsItemHovered()) {
+    ImGui::BeginTooltip();
+    for (int p = 0; p < kFramePhases; ++p)
+      ImGui::Text("%-12s %7.3f ms", frame_phase_name(FramePhase(p)), fr.phase_ms[p]);
+    ImGui::EndTooltip();
+  }
+  bool first = true;
+  for (int p = 0; p < kFramePhases; ++p) {
+    if (fr.phase_ms[p] < 0.02 * total) continue;
+    if (!first) ImGui::SameLine();
+    first = false;
+    ImGui::ColorButton(frame_phase_name(FramePhase(p)), ImGui::ColorConvertU32ToFloat4(kColors[p]),
+                       ImGuiColorEditFlags_NoTooltip, ImVec2(8 * s, 8 * s));
+    ImGui::SameLine(0, 3 * s);
+    ImGui::Text("%s %.2f", frame_phase_name(FramePhase(p)), fr.phase_ms[p]);
+  }
+}
+
+}  // namespace
 
 float panel_kernels(App& app) {
   const float s = app.content_scale;
@@ -22,9 +62,21 @@ float panel_kernels(App& app) {
   }
   const FrameStats& st = app.stats;
   if (ImGui::CollapsingHeader("Per frame", ImGuiTreeNodeFlags_DefaultOpen)) {
-    ImGui::Text("frame %.2f ms (%.0f fps)   GL draw %.3f ms", st.frame_ms, st.fps, st.draw_gpu_ms);
-    ImGui::Text("steps %d in %.2f ms   upload %.3f ms", st.steps_this_frame, st.steps_ms, st.upload_ms);
-    ImGui::Text("interop map %.3f ms / unmap %.3f ms", st.map_ms, st.unmap_ms);
+    const FrameReport& fr = app.probe.last();
+    ImGui::Text("frame %.2f ms (%.0f fps)", fr.frame_ms, st.fps);
+    draw_phase_split(fr, s);
+    const FrameCounts& c = fr.counts;
+    const bool waited = c.readbacks + c.syncs + c.camera_fits > 0;
+    (waited ? ImGui::TextColored(ImVec4(1.0f, 0.75f, 0.3f, 1.0f), "GPU waits: %ld read-backs, %ld syncs, %ld camera fits",
+                                 c.readbacks, c.syncs, c.camera_fits)
+            : ImGui::TextDisabled("GPU waits: none this frame"));
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("In steady state a frame never waits for the GPU; exports, Fit view and the field view\n"
+                        "(one small read-back per shown timestep) are the exceptions.");
+    ImGui::Text("GPU: %d steps in %.2f ms   scene draw %.3f ms", st.steps_this_frame, st.steps_ms, st.draw_gpu_ms);
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip("GPU times are read when the GPU has finished them (a frame or more late), never waited for.");
+    ImGui::Text("interop map %.3f ms / unmap %.3f ms   upload %.3f ms", st.map_ms, st.unmap_ms, st.upload_ms);
     std::vector<float> h(st.frame_ms_history.begin(), st.frame_ms_history.end());
     if (!h.empty()) {
       std::vector<float> sorted = h;

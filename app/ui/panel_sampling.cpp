@@ -8,7 +8,6 @@
 
 #include "core/ranges.h"
 #include "ui/app.h"
-#include "ui/compute_select.h"
 #include "ui/panels.h"
 
 namespace diffscope::ui {
@@ -72,7 +71,7 @@ void panel_sampling(App& app) {
   if (!gpu && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
     ImGui::SetTooltip("precision of the fused CUDA kernels; the CPU backend computes in fp32");
 
-  const bool have_cuda = cuda_available();
+  const bool have_cuda = app.services.cuda_available && app.services.cuda_available();
   static const char* kBackends[] = {"auto", "cpu", "cuda"};
   int b = app.backend_choice == "cpu" ? 1 : app.backend_choice == "cuda" ? 2 : 0;
   if (ImGui::Combo("backend", &b, kBackends, 3)) {

@@ -26,7 +26,7 @@ void panel_view(App& app) {
   if (app.session->is_image_model()) ImGui::SliderInt("grid columns", &v.image_grid_cols, 1, 64, "%d", clamp);
   if (ImGui::Button("Fit view")) {
     v.cam_auto = true;
-    app.fit_camera();
+    app.fit_camera(true);  // the user asked: the newest frame's samples count too (one read-back)
   }
   ImGui::SameLine();
   ImGui::TextDisabled("wheel zoom, drag pan");

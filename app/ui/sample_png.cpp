@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "core/atomic_write.h"
 #include "core/errors.h"
+#include "core/json_path.h"
 #include "render/egl_context.h"
 #include "render/gl_buffers.h"
 #include "render/renderer.h"
@@ -26,12 +26,13 @@ void parse_png_size(const std::string& arg, const std::string& value, int* w, in
   *h = b;
 }
 
-void render_sample_png(const SamplePng& r) {
+SamplePngFiles render_sample_png(const SamplePng& r) {
   if (!r.model || r.B < 1 || r.n_frames < 1 || !r.frames) throw InvalidInput("--png: nothing to render");
   const DiffusionModel& m = *r.model;
   const int dim = m.net.dim;
   render::EglContext egl;  // throws ResourceUnavailable
   std::string device = egl.description();
+  SamplePngFiles out;
   {
     render::GlTrajectoryBuffer traj;
     const size_t frame_bytes = size_t(r.B) * dim * sizeof(float);
@@ -64,21 +65,22 @@ void render_sample_png(const SamplePng& r) {
     target.ensure(r.width, r.height);
     target.bind();
     renderer.draw_scene(in, r.width, r.height);
-    write_png_rgba(r.png, target.read_rgba_top_down(), r.width, r.height, 3);
+    out.png = encode_png_rgba(target.read_rgba_top_down(), r.width, r.height, 3);
   }
   nlohmann::json j = r.run;
   j["kind"] = "sample";
   if (!j.contains("N")) j["N"] = r.B;  // SEMANTICS §6 names the sample count N
   j["generator"] = "diffscope sample --png";
-  j["model"] = {{"file", m.path}, {"sha256", sha256_file(m.path)}};
+  j["model"] = path_object("file", m.path);  // any file name, losslessly (SEMANTICS §6)
+  j["model"]["sha256"] = sha256_file(m.path);
   auto ds = m.metadata.find("dataset");
   if (ds != m.metadata.end()) j["model"]["dataset"] = ds->second;
-  j["png"] = std::filesystem::path(r.png).filename().string();
+  put_path(j, "png", std::filesystem::path(r.png).filename().string());
   j["size"] = {r.width, r.height};
   j["render_device"] = device;
   j["frames_drawn"] = r.n_frames;
-  const std::filesystem::path pp(r.png);
-  write_file_atomic((pp.parent_path() / (pp.stem().string() + ".json")).string(), j.dump(2) + "\n", "--png");
+  out.sidecar = j.dump(2) + "\n";
+  return out;
 }
 
 }  // namespace diffscope::ui

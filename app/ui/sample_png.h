@@ -26,8 +26,14 @@ struct SamplePng {
 // Parses "WxH" (each in [16, 16384]); throws InvalidInput naming `arg`.
 void parse_png_size(const std::string& arg, const std::string& value, int* w, int* h);
 
-// Renders and writes `png` and its sidecar atomically. Throws InvalidInput for an unwritable path,
-// ResourceUnavailable when no headless GL 4.3 context exists.
-void render_sample_png(const SamplePng& req);
+// The encoded PNG and the text of its JSON sidecar (png_sidecar_path(req.png)), for the caller to write with
+// its other outputs (core/atomic_write.h AtomicFileSet: all files or none).
+struct SamplePngFiles {
+  std::string png, sidecar;
+};
+
+// Renders the picture and builds its sidecar (paths written losslessly, core/json_path.h). Writes nothing.
+// Throws ResourceUnavailable when no headless GL 4.3 context exists.
+SamplePngFiles render_sample_png(const SamplePng& req);
 
 }  // namespace diffscope::ui

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "core/errors.h"
+#include "core/finite_checks.h"
 #include "core/ranges.h"
 #include "core/sampling.h"
 #include "ui/view_fit.h"
@@ -47,6 +48,9 @@ bool SamplingSession::apply(SamplingSettings& s) {
     const Schedule& sch = m_model->schedule;
     const bool gpu = m_path && m_path->is_gpu();
     s.t_start = static_cast<int>(t_start_range(sch).clamp(s.t_start));
+    // Where alphas_cumprod is 0 or sigma overflows float32 no run can start (SEMANTICS §3 "Finite
+    // coefficients"): clamp below.
+    if (const int bad = first_unusable_t(sch); bad > 0) s.t_start = std::min(s.t_start, bad - 1);
     // steps and steps/launch are clamped by other settings (t_start, steps): what the user asked for is kept,
     // so that typing t_start 400 (through "4" and "40") or dragging it low and back does not lose steps 50.
     // A value the UI did not change since the last apply is the clamped one: use the remembered request.
@@ -84,6 +88,8 @@ void SamplingSession::start_run() {
   try {
     const SamplingSettings& s = m_settings;
     m_table = build_step_table(m_model->schedule, s.sampler, s.t_start, s.steps, s.eta);
+    // The rule of SEMANTICS §3 "Finite coefficients", before any work: a failure keeps the previous run.
+    check_run_coefficients(m_model->schedule, m_table, m_table.steps(), s.from_data ? s.t_start : -1);
     const int budget_mb = std::min(s.memory_budget_mb, m_max_budget_mb);
     m_layout = TrajectoryLayout::make(s.steps, s.n_samples, dim(), size_t(budget_mb) << 20);
     if (!s.from_data && m_path->begin_from_noise(*m_model, m_table, m_layout, s.seed, s.precision)) {

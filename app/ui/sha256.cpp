@@ -1,71 +1,67 @@
-// sha256.cpp — a compact SHA-256 after FIPS 180-4 §6.2 (checked in tests/gui against known digests).
+// sha256.cpp — SHA-256 (FIPS 180-4) through OpenSSL's libcrypto EVP interface (Debian's libssl-dev); checked
+// in tests/gui against the FIPS 180-2 example digests.
 #include "ui/sha256.h"
 
-#include <cstdint>
+#include <openssl/evp.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
-#include <sstream>
+#include <memory>
+#include <vector>
 
 namespace diffscope::ui {
 namespace {
-constexpr uint32_t kK[64] = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
-    0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
-    0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8,
-    0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
-    0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819,
-    0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
-    0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
-    0xc67178f2};
-inline uint32_t rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
 
-void block(uint32_t h[8], const unsigned char* p) {
-  uint32_t w[64];
-  for (int i = 0; i < 16; ++i) w[i] = uint32_t(p[4 * i]) << 24 | uint32_t(p[4 * i + 1]) << 16 | uint32_t(p[4 * i + 2]) << 8 | p[4 * i + 3];
-  for (int i = 16; i < 64; ++i) {
-    const uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
-    const uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
-    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-  }
-  uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], k = h[7];
-  for (int i = 0; i < 64; ++i) {
-    const uint32_t S1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25);
-    const uint32_t ch = (e & f) ^ (~e & g);
-    const uint32_t t1 = k + S1 + ch + kK[i] + w[i];
-    const uint32_t S0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22);
-    const uint32_t mj = (a & b) ^ (a & c) ^ (b & c);
-    const uint32_t t2 = S0 + mj;
-    k = g, g = f, f = e, e = d + t1, d = c, c = b, b = a, a = t1 + t2;
-  }
-  h[0] += a, h[1] += b, h[2] += c, h[3] += d, h[4] += e, h[5] += f, h[6] += g, h[7] += k;
+struct MdCtxFree {
+  void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
+};
+using MdCtx = std::unique_ptr<EVP_MD_CTX, MdCtxFree>;
+
+std::string to_hex(const unsigned char* d, unsigned n) {
+  std::string out(2 * n, '0');
+  for (unsigned i = 0; i < n; ++i) std::snprintf(&out[2 * i], 3, "%02x", d[i]);
+  return out;
 }
+
+// Feeds `read(buf, cap)` chunks (returns bytes read, 0 at the end, < 0 on error) into SHA-256; "" on error.
+template <class Read>
+std::string digest(Read read) {
+  MdCtx ctx(EVP_MD_CTX_new());
+  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) return "";
+  std::vector<char> buf(1 << 16);
+  for (;;) {
+    const long n = read(buf.data(), buf.size());
+    if (n < 0) return "";
+    if (n == 0) break;
+    if (EVP_DigestUpdate(ctx.get(), buf.data(), size_t(n)) != 1) return "";
+  }
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned len = 0;
+  if (EVP_DigestFinal_ex(ctx.get(), md, &len) != 1) return "";
+  return to_hex(md, len);
+}
+
 }  // namespace
 
 std::string sha256_hex(const std::string& data) {
-  uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-  const size_t n = data.size();
-  size_t i = 0;
-  for (; i + 64 <= n; i += 64) block(h, reinterpret_cast<const unsigned char*>(data.data()) + i);
-  unsigned char tail[128] = {0};
-  const size_t r = n - i;
-  for (size_t j = 0; j < r; ++j) tail[j] = static_cast<unsigned char>(data[i + j]);
-  tail[r] = 0x80;
-  const size_t tl = r + 9 <= 64 ? 64 : 128;
-  const uint64_t bits = uint64_t(n) * 8;
-  for (int j = 0; j < 8; ++j) tail[tl - 1 - j] = static_cast<unsigned char>(bits >> (8 * j));
-  block(h, tail);
-  if (tl == 128) block(h, tail + 64);
-  char out[65];
-  for (int j = 0; j < 8; ++j) std::snprintf(out + 8 * j, 9, "%08x", h[j]);
-  return std::string(out, 64);
+  size_t pos = 0;
+  return digest([&](char* b, size_t cap) {
+    const size_t n = std::min(cap, data.size() - pos);
+    std::copy_n(data.data() + pos, n, b);
+    pos += n;
+    return long(n);
+  });
 }
 
 std::string sha256_file(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   if (!f) return "";
-  std::ostringstream s;
-  s << f.rdbuf();
-  return sha256_hex(s.str());
+  return digest([&](char* b, size_t cap) {
+    f.read(b, std::streamsize(cap));
+    if (f.bad()) return -1L;
+    return long(f.gcount());
+  });
 }
 
 }  // namespace diffscope::ui

@@ -91,12 +91,21 @@ CameraFit fit_camera(const DiffusionModel& m, const Projection& p, double pane_a
         }
     }
   }
-  const double aspect = pane_aspect > 0.05 ? pane_aspect : 1.0;
+  // The pane's real aspect, however tall or wide (a 16x16384 PNG is 1/1024); only a degenerate pane
+  // (zero, negative or not finite) falls back to square.
+  const double aspect = pane_aspect > 0 && std::isfinite(pane_aspect) ? pane_aspect : 1.0;
   CameraFit c;
   c.cx = 0.5 * (lo[0] + hi[0]);
   c.cy = 0.5 * (lo[1] + hi[1]);
   c.half_h = 0.55 * std::max(hi[1] - lo[1], (hi[0] - lo[0]) / aspect);
   return c;
+}
+
+CameraFit fit_view_to_aspect(const CameraFit& c, double from_aspect, double to_aspect) {
+  auto real = [](double a) { return a > 0 && std::isfinite(a) ? a : 1.0; };
+  CameraFit out = c;
+  out.half_h = std::max(c.half_h, c.half_h * real(from_aspect) / real(to_aspect));
+  return out;
 }
 
 int image_side(const DiffusionModel& m) {

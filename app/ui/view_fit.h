@@ -27,6 +27,11 @@ struct CameraFit {
 CameraFit fit_camera(const DiffusionModel& m, const Projection& p, double pane_aspect, const float* rows = nullptr,
                      int n_rows = 0);
 
+// The camera for a pane of width/height `to_aspect` that shows at least what `c` shows in a pane of
+// `from_aspect` (the window's view in an export of another shape): same centre, the half-height grown until
+// the old half-width fits. Degenerate aspects (<= 0, not finite) count as square.
+CameraFit fit_view_to_aspect(const CameraFit& c, double from_aspect, double to_aspect);
+
 // Whether the model draws as 8x8-style images (dim a perfect square with image_shape metadata, or 64),
 // and the side length (0 when not an image model).
 int image_side(const DiffusionModel& m);

@@ -66,16 +66,7 @@ class Cli : public ::testing::Test {
   }
 };
 
-// int64 .npy (the writer in core/npy.h writes floats only).
-void write_npy_i64(const std::string& path, const std::vector<int64_t>& v) {
-  std::string header = "{'descr': '<i8', 'fortran_order': False, 'shape': (" + std::to_string(v.size()) + ",), }";
-  header += std::string(64 - (10 + header.size() + 1) % 64, ' ') + "\n";
-  std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
-  bytes += static_cast<char>(header.size() & 0xff);
-  bytes += static_cast<char>(header.size() >> 8);
-  bytes += header + test::raw_bytes(v);
-  test::write_bytes(path, bytes);
-}
+using test::write_npy_i64;
 
 double rel_err_vs_golden(const std::string& got_path, const std::string& expected) {
   const NpyDouble got = read_npy_double(got_path, "got");

@@ -140,4 +140,15 @@ std::string invalid_input_message(F&& f) {
   return "";
 }
 
+// int64 .npy (the writer in core/npy.h writes floats only).
+inline void write_npy_i64(const std::string& path, const std::vector<int64_t>& v) {
+  std::string header = "{'descr': '<i8', 'fortran_order': False, 'shape': (" + std::to_string(v.size()) + ",), }";
+  header += std::string(64 - (10 + header.size() + 1) % 64, ' ') + "\n";
+  std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
+  bytes += static_cast<char>(header.size() & 0xff);
+  bytes += static_cast<char>(header.size() >> 8);
+  bytes += header + raw_bytes(v);
+  write_bytes(path, bytes);
+}
+
 }  // namespace diffscope::test

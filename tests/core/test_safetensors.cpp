@@ -10,6 +10,7 @@
 #include "core/errors.h"
 #include "core/safetensors.h"
 #include "io_test_util.h"
+#include "../test_paths.h"
 
 namespace diffscope {
 namespace {
@@ -82,7 +83,7 @@ TEST(Safetensors, DuplicateTensorNameRefused) {
                         R"("a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})";
   const std::string msg =
       invalid_input_message([&] { SafetensorsFile::from_bytes(test::le_u64(h.size()) + h + "12345678", "f"); });
-  EXPECT_TRUE(has(msg, "header names 'a' twice")) << msg;
+  EXPECT_TRUE(has(msg, "header names tensor 'a' twice")) << msg;
 }
 
 TEST(Safetensors, ValidFileReadsValuesAndMetadata) {
@@ -228,6 +229,46 @@ TEST(Safetensors, EmptyAndScalarTensors) {
   EXPECT_EQ(format_shape({}), "()");
   EXPECT_EQ(format_shape({5}), "(5,)");
   EXPECT_EQ(format_shape({2, 3}), "(2, 3)");
+}
+
+// Issue 11 (dup-key): the safetensors format forbids duplicate keys at every level. nlohmann's DOM parser keeps
+// the last one silently; the reader must refuse, naming the tensor (or __metadata__) and the key.
+TEST(Safetensors, DuplicateKeyAtEveryLevelRefused) {
+  struct Case {
+    std::string header, expect;
+  };
+  const Case cases[] = {
+      {R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4],"data_offsets":[4,8]}})",
+       "tensor 'a': key 'data_offsets' appears twice"},
+      {R"({"a":{"dtype":"F32","dtype":"F64","shape":[1],"data_offsets":[0,4]}})", "tensor 'a': key 'dtype' appears twice"},
+      {R"({"a":{"shape":[1],"dtype":"F32","shape":[2],"data_offsets":[0,4]}})", "tensor 'a': key 'shape' appears twice"},
+      {R"({"__metadata__":{"T":"10","T":"20"},"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})",
+       "__metadata__: key 'T' appears twice"},
+      {R"({"__metadata__":{"T":"10"},"__metadata__":{"T":"20"}})", "header names tensor '__metadata__' twice"},
+      {R"({"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]},"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+       R"("b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
+       "header names tensor 'b' twice"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.header);
+    const std::string msg = invalid_input_message(
+        [&] { SafetensorsFile::from_bytes(test::le_u64(c.header.size()) + c.header + "12345678", "f"); });
+    EXPECT_TRUE(has(msg, c.expect)) << msg;
+  }
+  // The same key in two different objects is not a duplicate.
+  const std::string ok = R"({"__metadata__":{"dtype":"x"},"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+                         R"("b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})";
+  EXPECT_NO_THROW(SafetensorsFile::from_bytes(test::le_u64(ok.size()) + ok + "12345678", "f"));
+}
+
+// The two reported files (tests/data/reported/dup-key, from public bug reports): both used to load with the
+// last value winning.
+TEST(Safetensors, ReportedDuplicateKeyFilesRefused) {
+  const std::string d = test::data_path("reported/dup-key/");
+  std::string msg = invalid_input_message([&] { SafetensorsFile::open(d + "dup_offsets.safetensors"); });
+  EXPECT_TRUE(has(msg, "tensor 'eps_net.4.bias': key 'data_offsets' appears twice")) << msg;
+  msg = invalid_input_message([&] { SafetensorsFile::open(d + "dup_toplevel.safetensors"); });
+  EXPECT_TRUE(has(msg, "header names tensor 'eps_net.4.bias' twice")) << msg;
 }
 
 }  // namespace

@@ -76,6 +76,21 @@ st = {
     "bad_f16_betas": safetensors(eps_net(extra=[("betas", "F16", [2], struct.pack("<2e", 0.001, 0.002))])),
     "bad_overlap": struct.pack("<Q", len(OVERLAP)) + OVERLAP + b"\0" * 12,
 }
+def raw_header(text, data_len):
+    """A file from a header written by hand (for keys json.dumps cannot repeat), data of zeros."""
+    h = text.encode()
+    return struct.pack("<Q", len(h)) + h + b"\0" * data_len
+
+
+# Duplicate keys at every level (issue 11): the reader must refuse each, naming the tensor and the key.
+DUP_ENTRY = '{"eps_net.0.weight":{"dtype":"F32","shape":[2,2],"data_offsets":[0,16]},' \
+            '"eps_net.4.bias":{"dtype":"F32","shape":[1],"data_offsets":[16,20],"data_offsets":[20,24]}}'
+st["bad_dup_entry_key"] = raw_header(DUP_ENTRY, 24)
+st["bad_dup_tensor"] = raw_header('{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},'
+                                  '"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}', 8)
+st["bad_dup_metadata"] = raw_header('{"__metadata__":{"T":"4","T":"8"},'
+                                    '"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}', 4)
+
 # Seeds for fuzz_safetensors' structured mode (first byte 'S': the rest drives a header builder).
 st["structured_a"] = b"S" + bytes(range(96))
 st["structured_b"] = b"S\x02\x04\x06" + bytes((7 * i) & 0xff for i in range(128))

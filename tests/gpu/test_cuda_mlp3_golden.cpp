@@ -75,8 +75,9 @@ INSTANTIATE_TEST_SUITE_P(
                       MlpCase{4097, 48, 64, 40, 24, B16, false}, MlpCase{12345, 48, 64, 40, 24, B16, false},
                       MlpCase{1, 7, 33, 5, 3, F, false}, MlpCase{333, 7, 33, 5, 3, T32, false},
                       MlpCase{129, 300, 513, 17, 2, F, false},
-                      // the one-CTA tiny-batch kernel (B <= 16): rows < 16, odd sizes (scalar k), N = 256 / 130
-                      MlpCase{13, 48, 64, 40, 24, F, false}, MlpCase{16, 7, 33, 5, 3, F, false},
+                      // the one-CTA tiny-batch kernels (B <= 16): weights in registers at 48-64-40-24 (B 16, 13, 1),
+                      // in shared memory elsewhere: rows < 16, odd sizes (scalar k), N = 256 / 130
+                      MlpCase{13, 48, 64, 40, 24, F, false}, MlpCase{1, 48, 64, 40, 24, F, false}, MlpCase{16, 7, 33, 5, 3, F, false},
                       MlpCase{9, 20, 256, 130, 3, F, false}, MlpCase{4097, 48, 64, 40, 24, F, true},
                       MlpCase{4097, 48, 64, 40, 24, T32, true}, MlpCase{4097, 48, 64, 40, 24, B16, true}),
     [](const ::testing::TestParamInfo<MlpCase>& i) {

@@ -11,7 +11,7 @@
 #include <filesystem>
 
 #include "gui_test_util.h"
-#include "ui/compute_select.h"
+#include "shell/compute_select.h"
 
 namespace diffscope {
 namespace {
@@ -21,7 +21,7 @@ using guitest::Result;
 class HardeningGpu : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!ui::cuda_available()) GTEST_SKIP() << "no CUDA device";
+    if (!shell::cuda_available()) GTEST_SKIP() << "no CUDA device";
   }
   test::TempDir m_dir, m_logs;
   std::string file(const std::string& name) const { return m_dir.file(name); }

@@ -16,10 +16,12 @@
 #include "core/errors.h"
 #include "render/gl_buffers.h"
 #include "ui/exporter.h"
-#include "ui/glfw_key_relay.h"
-#include "ui/run.h"
+#include "shell/glfw_key_relay.h"
+#include "shell/compute_select.h"
+#include "shell/run.h"
 
-namespace diffscope::ui {
+namespace diffscope::shell {
+using namespace ui;  // the shell drives the ui layer's App
 namespace {
 void glfw_error(int code, const char* msg) { std::fprintf(stderr, "diffscope: glfw error %d: %s\n", code, msg); }
 
@@ -60,7 +62,7 @@ int run_window(const AppOptions& app_opts, const WindowOptions& win) {
 
   int rc = 0;
   {
-    App app(app_opts);
+    App app(app_opts, make_compute_services());
     app.init(sx);
     app.keys.connect();
     glfwSetWindowUserPointer(window, &app);
@@ -71,15 +73,18 @@ int run_window(const AppOptions& app_opts, const WindowOptions& win) {
     std::signal(SIGINT, on_quit_signal);
     std::signal(SIGTERM, on_quit_signal);
     while (!glfwWindowShouldClose(window) && !g_quit_requested.load()) {
+      app.probe.begin_frame();
       key_relay_new_frame(window);
       glfwPollEvents();
       if (app.vsync_dirty) {
         glfwSwapInterval(app.settings.view.vsync ? 1 : 0);
         app.vsync_dirty = false;
       }
+      app.probe.mark(FramePhase::other);
       ImGui_ImplOpenGL3_NewFrame();
       ImGui_ImplGlfw_NewFrame();
       ImGui::NewFrame();
+      app.probe.mark(FramePhase::imgui_build);
       int w = 0, h = 0;
       glfwGetFramebufferSize(window, &w, &h);  // drawing is sized by the framebuffer, not the window
       glBindFramebuffer(GL_FRAMEBUFFER, 0);
@@ -87,6 +92,7 @@ int run_window(const AppOptions& app_opts, const WindowOptions& win) {
       ImGui::Render();
       glViewport(0, 0, w, h);
       ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+      app.probe.mark(FramePhase::imgui_render);
       ++frames;
       if (frames == warm) t_warm = std::chrono::steady_clock::now();
       if (win.max_frames > 0 && frames >= win.max_frames) {
@@ -101,7 +107,9 @@ int run_window(const AppOptions& app_opts, const WindowOptions& win) {
         }
         glfwSetWindowShouldClose(window, GLFW_TRUE);
       }
+      app.probe.mark(FramePhase::other);
       glfwSwapBuffers(window);
+      app.probe.mark(FramePhase::present);
     }
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_warm).count();
     std::printf("diffscope gui: %d frames, %.1f fps at the end, mean %.1f frames/s after %d warm-up frames; "
@@ -122,4 +130,4 @@ int run_window(const AppOptions& app_opts, const WindowOptions& win) {
   return rc;
 }
 
-}  // namespace diffscope::ui
+}  // namespace diffscope::shell

@@ -4,7 +4,8 @@
 
 #include "ui/app.h"
 
-namespace diffscope::ui {
+namespace diffscope::shell {
+using ui::AppOptions;
 
 struct WindowOptions {
   int width = 1600, height = 1000;  // window size in screen coordinates
@@ -26,4 +27,4 @@ struct HeadlessOptions {
 // succeeded, 1 when an `expect` failed. Throws ResourceUnavailable when no EGL/GL 4.3 context exists.
 int run_headless(const AppOptions& app_opts, const HeadlessOptions& opts);
 
-}  // namespace diffscope::ui
+}  // namespace diffscope::shell

@@ -12,19 +12,25 @@
 //   mouse X Y [down|up]           move the mouse (pixels) and set the left button
 //   export snapshot|state|trajectory|grid|frames [PATH]
 //   screenshot PATH               the whole frame, UI included
-//   expect frame|computed|steps|t_start|n|complete|playing|gl_errors OP VALUE   (OP: == != >= <= > <)
+//   expect frame|computed|steps|t_start|n|complete|playing|gl_errors|readbacks|syncs|camera_fits|runs_since_reset
+//          OP VALUE               (OP: == != >= <= > <; the last four count since the last reset_counts)
 //   bench [cpu|gpu] [FILTER]      run the kernel panel's rows (and print them), open the panel
 //   measure FRAMES                frames/s over FRAMES frames (after 10 warm-up frames) with the per-frame figures
 //   size W H                      the display size from now on (0 0: a minimised window)
 //   stop_after SECONDS            skip the rest of the script once SECONDS have passed since this line (soak runs)
+//   reset_counts                  zero the GPU-wait counters that `expect readbacks|syncs|camera_fits` read
 //   print                         one JSON line with the state (gl_errors: GL errors seen after frames so far;
-//                                 error: the run's error, "" when none; gpu_mem_used_mb: device memory in use)
+//                                 error: the run's error, "" when none; gpu_mem_used_mb: device memory in use;
+//                                 frame_ms and phase_ms: the last finished frame and its phases, which add up
+//                                 to it; counts: read-backs, syncs and camera fits since reset_counts)
 #include <epoxy/gl.h>
 #include <imgui.h>
 #include <imgui_impl_opengl3.h>
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -33,13 +39,16 @@
 #include <sstream>
 
 #include "core/errors.h"
+#include "core/frame_probe.h"
 #include "render/egl_context.h"
 #include "render/gl_buffers.h"
 #include "ui/keys.h"
-#include "ui/run.h"
+#include "shell/compute_select.h"
+#include "shell/run.h"
 #include "ui/settings_keys.h"
 
-namespace diffscope::ui {
+namespace diffscope::shell {
+using namespace ui;  // the shell drives the ui layer's App
 namespace {
 
 int key_code(const std::string& k) {
@@ -64,6 +73,7 @@ class HeadlessLoop {
   }
 
   void run_frame() {
+    m_app.probe.begin_frame();
     const auto t_begin = std::chrono::steady_clock::now();
     ImGuiIO& io = ImGui::GetIO();
     io.DisplaySize = ImVec2(float(m_w), float(m_h));
@@ -73,15 +83,19 @@ class HeadlessLoop {
     io.DeltaTime = m_frames == 0 ? 1.0f / 60.0f
                                  : std::max(1e-4f, std::chrono::duration<float>(now - m_last).count());
     m_last = now;
+    m_app.probe.mark(FramePhase::other);
     ImGui_ImplOpenGL3_NewFrame();
     ImGui::NewFrame();
+    m_app.probe.mark(FramePhase::imgui_build);
     m_target.bind();
     m_app.frame(m_w, m_h);
     ImGui::Render();
     m_target.bind();
     glViewport(0, 0, m_w, m_h);
     ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-    glFinish();
+    m_app.probe.mark(FramePhase::imgui_render);
+    glFinish();  // the headless "present": a window's swap; measured as its own phase, not counted as a sync
+    m_app.probe.mark(FramePhase::present);
     for (GLenum e; (e = glGetError()) != GL_NO_ERROR;) {
       if (++m_gl_errors <= 8) std::fprintf(stderr, "GL error 0x%04x after frame %d (%dx%d)\n", e, m_frames, m_w, m_h);
     }
@@ -95,6 +109,12 @@ class HeadlessLoop {
   int width() const { return m_w; }
   int height() const { return m_h; }
   const render::OffscreenTarget& target() const { return m_target; }
+  void reset_counts() {
+    m_counts_at_reset = frame_counts_total();
+    m_runs_at_reset = m_app.session->runs_completed();
+  }
+  int runs_at_reset() const { return m_runs_at_reset; }
+  FrameCounts counts() const { return frame_counts_total() - m_counts_at_reset; }
 
  private:
   App& m_app;
@@ -103,7 +123,20 @@ class HeadlessLoop {
   int m_frames = 0, m_gl_errors = 0;
   double m_work_ms = 0;
   std::chrono::steady_clock::time_point m_last;
+  FrameCounts m_counts_at_reset;
+  int m_runs_at_reset = 0;
 };
+
+// {"apply": ms, ...}: one frame's phases.
+std::string phases_json(const std::array<double, kFramePhases>& ms, double scale = 1.0) {
+  std::ostringstream s;
+  s.precision(4);
+  s << '{';
+  for (int p = 0; p < kFramePhases; ++p)
+    s << (p ? ", " : "") << '"' << frame_phase_name(FramePhase(p)) << "\": " << ms[p] * scale;
+  s << '}';
+  return s.str();
+}
 
 std::string json_string(const std::string& v) {
   return nlohmann::json(v).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -121,6 +154,9 @@ std::string state_json(App& app, const HeadlessLoop& loop) {
     << ", \"gpu_mem_used_mb\": " << (path ? path->device_memory_used_mb() : 0)
     << ", \"error\": " << json_string(app.session->error())
     << ", \"gl_errors\": " << loop.gl_errors() << ", \"frame_work_ms\": " << loop.work_ms()
+    << ", \"frame_ms\": " << app.probe.last().frame_ms << ", \"phase_ms\": " << phases_json(app.probe.last().phase_ms)
+    << ", \"counts\": {\"readbacks\": " << loop.counts().readbacks << ", \"syncs\": " << loop.counts().syncs
+    << ", \"camera_fits\": " << loop.counts().camera_fits << "}"
     << ", \"size\": [" << loop.width() << ", " << loop.height() << "]}";
   return s.str();
 }
@@ -134,6 +170,10 @@ double state_value(App& app, const HeadlessLoop& loop, const std::string& what) 
   if (what == "complete") return app.session->complete() ? 1 : 0;
   if (what == "playing") return app.playing ? 1 : 0;
   if (what == "gl_errors") return loop.gl_errors();
+  if (what == "runs_since_reset") return app.session->runs_completed() - loop.runs_at_reset();
+  if (what == "readbacks") return double(loop.counts().readbacks);
+  if (what == "syncs") return double(loop.counts().syncs);
+  if (what == "camera_fits") return double(loop.counts().camera_fits);
   throw InvalidInput("script: expect: unknown quantity '" + what + "'");
 }
 
@@ -175,7 +215,7 @@ int run_headless(const AppOptions& app_opts, const HeadlessOptions& opts) {
 
   int rc = 0;
   {
-    App app(app_opts);
+    App app(app_opts, make_compute_services());
     const char* scale_env = std::getenv("DIFFSCOPE_UI_SCALE");  // HiDPI layout checks without a monitor
     app.init(scale_env && std::atof(scale_env) > 0 ? float(std::atof(scale_env)) : 1.0f);
     if (!app.settings_note.empty()) std::fprintf(stderr, "%s", app.settings_note.c_str());
@@ -314,27 +354,50 @@ int run_headless(const AppOptions& app_opts, const HeadlessOptions& opts) {
                         b.backend.c_str(), b.median_us, b.p10_us, b.p90_us, b.max_err, b.rel_err ? " rel" : " abs");
           loop.run_frame();
           loop.run_frame();
-        } else if (cmd == "measure") {  // measure FRAMES: frames/s of the loop as it is set up
+        } else if (cmd == "measure") {  // measure FRAMES: frames/s of the loop as it is set up, with the phases
           int n = 120;
           in >> n;
+          n = std::max(1, n);
           for (int k = 0; k < 10; ++k) loop.run_frame();  // warm-up
           const int runs0 = app.session->runs_completed();
+          const FrameCounts counts0 = frame_counts_total();
           double map = 0, unmap = 0, draw = 0, steps_ms = 0;
           long steps = 0;
+          std::array<double, kFramePhases> phase_sum{};
+          std::vector<double> frame_ms;
           const auto t0 = std::chrono::steady_clock::now();
           for (int k = 0; k < n; ++k) {
             loop.run_frame();
             map += app.stats.map_ms, unmap += app.stats.unmap_ms, draw += app.stats.draw_gpu_ms;
             steps_ms += app.stats.steps_ms, steps += app.stats.steps_this_frame;
+            if (k > 0) {  // probe.last() is the frame before this one: the first belongs to the warm-up
+              for (int p = 0; p < kFramePhases; ++p) phase_sum[p] += app.probe.last().phase_ms[p];
+              frame_ms.push_back(app.probe.last().frame_ms);
+            }
           }
           const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-          std::printf("measure: %d frames in %.3f s = %.1f frames/s (%.2f ms/frame); B=%d steps=%d precision=%s "
-                      "trail=%d; runs completed %d; steps/frame %.1f; kernel %.2f ms/frame; map %.3f unmap %.3f "
-                      "GL draw %.3f ms/frame; path: %s\n",
-                      n, s, n / s, 1e3 * s / n, app.session->settings().n_samples, app.session->n_steps(),
+          const FrameCounts c = frame_counts_total() - counts0;
+          std::sort(frame_ms.begin(), frame_ms.end());
+          const double median_ms = frame_ms.empty() ? 0 : frame_ms[frame_ms.size() / 2];
+          const double outside_ms = median_ms - steps_ms / n;
+          std::printf("measure: %d frames in %.3f s = %.1f frames/s (%.2f ms/frame, median %.2f); B=%d steps=%d "
+                      "precision=%s trail=%d; runs completed %d; steps/frame %.1f; kernel %.2f ms/frame; "
+                      "outside the kernel %.2f ms/frame; map %.3f unmap %.3f GL draw %.3f ms/frame; read-backs %ld "
+                      "syncs %ld camera fits %ld; path: %s\n",
+                      n, s, n / s, 1e3 * s / n, median_ms, app.session->settings().n_samples, app.session->n_steps(),
                       precision_name(app.session->settings().precision), app.settings.view.trail_frames,
-                      app.session->runs_completed() - runs0, double(steps) / n, steps_ms / n, map / n, unmap / n,
-                      draw / n, app.session->path_note().c_str());
+                      app.session->runs_completed() - runs0, double(steps) / n, steps_ms / n, outside_ms, map / n,
+                      unmap / n, draw / n, c.readbacks, c.syncs, c.camera_fits, app.session->path_note().c_str());
+          std::printf("measure phases (ms/frame): %s\n",
+                      phases_json(phase_sum, frame_ms.empty() ? 0.0 : 1.0 / frame_ms.size()).c_str());
+          // The same as one JSON line, for bench/gate.py.
+          std::printf("measure_json: {\"frames\": %d, \"fps\": %.3f, \"mean_ms\": %.4f, \"median_ms\": %.4f, "
+                      "\"kernel_ms\": %.4f, \"outside_kernel_ms\": %.4f, \"steps_per_frame\": %.2f, \"n\": %d, "
+                      "\"readbacks\": %ld, \"syncs\": %ld, \"camera_fits\": %ld, \"path\": %s, \"phase_ms\": %s}\n",
+                      n, n / s, 1e3 * s / n, median_ms, steps_ms / n, outside_ms, double(steps) / n,
+                      app.session->settings().n_samples, c.readbacks, c.syncs, c.camera_fits,
+                      json_string(app.session->path_note()).c_str(),
+                      phases_json(phase_sum, frame_ms.empty() ? 0.0 : 1.0 / frame_ms.size()).c_str());
         } else if (cmd == "stop_after") {
           double secs = 0;
           in >> secs;
@@ -347,6 +410,8 @@ int run_headless(const AppOptions& app_opts, const HeadlessOptions& opts) {
             throw InvalidInput("script: size W H with each in [0, 16384]");
           loop.resize(w, h);
           loop.run_frame();
+        } else if (cmd == "reset_counts") {
+          loop.reset_counts();
         } else if (cmd == "print") {
           std::printf("%s\n", state_json(app, loop).c_str());
         } else {
@@ -371,4 +436,4 @@ int run_headless(const AppOptions& app_opts, const HeadlessOptions& opts) {
   return rc;
 }
 
-}  // namespace diffscope::ui
+}  // namespace diffscope::shell

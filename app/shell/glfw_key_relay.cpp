@@ -1,5 +1,5 @@
 // glfw_key_relay.cpp — key presses to the app's queue and to ImGui, short taps' releases one frame late.
-#include "ui/glfw_key_relay.h"
+#include "shell/glfw_key_relay.h"
 
 #include <epoxy/gl.h>  // before GLFW (app.h brings the renderer's GL header too)
 #include <GLFW/glfw3.h>
@@ -12,7 +12,8 @@
 
 #include "ui/app.h"
 
-namespace diffscope::ui {
+namespace diffscope::shell {
+using namespace ui;  // the shell drives the ui layer's App
 
 namespace {
 
@@ -50,4 +51,4 @@ void key_relay_new_frame(GLFWwindow* window) {
   for (const Release& r : held) ImGui_ImplGlfw_KeyCallback(window, r.key, r.scancode, GLFW_RELEASE, r.mods);
 }
 
-}  // namespace diffscope::ui
+}  // namespace diffscope::shell

@@ -7,7 +7,7 @@
 
 struct GLFWwindow;
 
-namespace diffscope::ui {
+namespace diffscope::shell {
 
 // Replaces ImGui's key callback (call after ImGui_ImplGlfw_InitForOpenGL) with the relay. The window's user
 // pointer, when set, is the App whose KeyQueue gets the presses.
@@ -15,4 +15,4 @@ void install_key_relay(GLFWwindow* window);
 // Once per frame, before glfwPollEvents: hands the releases held back last frame to ImGui.
 void key_relay_new_frame(GLFWwindow* window);
 
-}  // namespace diffscope::ui
+}  // namespace diffscope::shell

@@ -1,0 +1,107 @@
+// finite_checks.cpp — the rule of SEMANTICS §3 "Finite coefficients" and the output check of §9.
+#include "core/finite_checks.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <sstream>
+
+#include "core/errors.h"
+#include "core/sampling.h"
+
+namespace diffscope {
+namespace {
+
+std::string g(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+}  // namespace
+
+int first_zero_alphas_cumprod(const Schedule& sched) {
+  for (size_t t = 0; t < sched.alphas_cumprod.size(); ++t)
+    if (!(sched.alphas_cumprod[t] > 0.0)) return static_cast<int>(t);
+  return -1;
+}
+
+int first_unusable_t(const Schedule& sched) {
+  for (size_t t = 0; t < sched.alphas_cumprod.size(); ++t)
+    if (!std::isfinite(noise_level_sigma(sched.alphas_cumprod[t]))) return static_cast<int>(t);
+  return -1;
+}
+
+float noise_level_sigma(double abar) {
+  if (!(abar > 0.0)) return INFINITY;
+  return static_cast<float>(std::sqrt((1.0 - abar) / abar));
+}
+
+void check_run_coefficients(const Schedule& sched, const StepTable& table, int k_end, int from_data_t_start) {
+  k_end = std::min(k_end, table.steps());
+  const std::string who = std::string("sampler ") + sampler_name(table.sampler);
+  int t_max = from_data_t_start;
+  for (int k = 0; k < k_end; ++k) t_max = std::max(t_max, static_cast<int>(table.t[k]));
+  // alphas_cumprod is non-increasing, so sigma grows with t: the largest visited t decides.
+  const int bad = first_unusable_t(sched);
+  if (bad >= 0 && t_max >= bad) {
+    const double abar = sched.alphas_cumprod[bad];
+    const int zero = first_zero_alphas_cumprod(sched);
+    std::string why = abar > 0.0 ? "alphas_cumprod[" + std::to_string(bad) + "] = " + g(abar) +
+                                       " makes sigma = sqrt((1 - abar) / abar) (and the x0 prediction's 1 / sqrt(abar)) "
+                                       "overflow float32 from t = " + std::to_string(bad)
+                                 : std::string();
+    if (zero >= 0 && t_max >= zero)
+      why += (why.empty() ? "" : ", and ") + std::string("alphas_cumprod underflows to 0 in float64 from t = ") +
+             std::to_string(zero) + " (the schedule's betas leave no signal there)";
+    throw InvalidInput(who + ": the run visits t = " + std::to_string(t_max) + ", but " + why +
+                       "; valid: t_start <= " + std::to_string(bad - 1) + " with this model (SEMANTICS §3)");
+  }
+  table.for_each_coefficient([&](const char* name, const std::vector<double>& f64, const std::vector<float>& f32) {
+    const int n = std::min<int>(k_end, static_cast<int>(std::min(f64.size(), f32.size())));
+    for (int k = 0; k < n; ++k) {
+      if (std::isfinite(f64[k]) && std::isfinite(f32[k])) continue;
+      const int t = table.t[k];
+      const double abar = t >= 0 && t < static_cast<int>(sched.alphas_cumprod.size()) ? sched.alphas_cumprod[t] : NAN;
+      throw InvalidInput(who + ", step " + std::to_string(k) + " (t = " + std::to_string(t) + "): coefficient " + name +
+                         " = " + g(f64[k]) + (std::isfinite(f64[k]) ? " overflows float32 (largest " +
+                                                                          g(std::numeric_limits<float>::max()) + ")"
+                                                                    : " is not finite") +
+                         "; alphas_cumprod[" + std::to_string(t) + "] = " + g(abar) +
+                         " is too small for this run; valid: a smaller t_start (or more steps for ddim) "
+                         "(SEMANTICS §3)");
+    }
+  });
+  if (from_data_t_start >= 0) {
+    const StartScales sc = start_from_data_scales(sched, from_data_t_start);
+    if (!std::isfinite(sc.data) || !std::isfinite(sc.noise))
+      throw InvalidInput(who + ": --from-data at t_start = " + std::to_string(from_data_t_start) +
+                         ": the start scales sqrt(abar) = " + g(sc.data) + ", sqrt(1 - abar) = " + g(sc.noise) +
+                         " are not finite in float32 (SEMANTICS §3)");
+  }
+}
+
+void check_output_finite(const std::string& arg, const float* data, int64_t n_frames, int64_t rows, int64_t cols) {
+  const int64_t n = n_frames * rows * cols, kBlock = 1 << 16;
+  int64_t first = std::numeric_limits<int64_t>::max();
+#pragma omp parallel for reduction(min : first) if (n > 4 * kBlock)
+  for (int64_t b = 0; b < (n + kBlock - 1) / kBlock; ++b) {
+    const int64_t end = std::min(n, (b + 1) * kBlock);
+    for (int64_t i = b * kBlock; i < end; ++i)
+      if (!std::isfinite(data[i])) {
+        first = std::min(first, i);
+        break;
+      }
+  }
+  if (first == std::numeric_limits<int64_t>::max()) return;
+  const int64_t frame = first / (rows * cols), row = first / cols % rows, col = first % cols;
+  std::ostringstream m;
+  m << arg << ": ";
+  if (n_frames > 1) m << "frame " << frame << ", ";
+  m << "row " << row << ", column " << col << " = " << data[first]
+    << " is not finite (the computation overflowed); nothing was written (SEMANTICS §9)";
+  throw InvalidInput(m.str());
+}
+
+}  // namespace diffscope

@@ -1,0 +1,28 @@
+// output_files.h — checks on the files a command or an export will write, made before any work
+// (SEMANTICS §9): no two outputs are one file, and their folders have room for them.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace diffscope {
+
+// One file a command will write: the argument that names it ("--out", "sidecar of --png") and its path.
+struct OutputFile {
+  std::string arg, path;
+  uint64_t bytes = 0;  // size when known before the work (0: unknown, not counted by check_output_space)
+};
+
+// The JSON sidecar beside a PNG (SEMANTICS §6): dir/name.png -> dir/name.json.
+std::string png_sidecar_path(const std::string& png);
+
+// Throws InvalidInput naming both arguments and paths when two outputs are the same file: equal after
+// normalisation (absolute, "." and ".." removed, symlinks of the existing part resolved: weakly_canonical),
+// or, for files that exist, one file under two names (std::filesystem::equivalent: hard links).
+void check_distinct_outputs(const std::vector<OutputFile>& outputs);
+
+// Throws ResourceUnavailable when the outputs' sizes (bytes > 0) add up to more than the free space of the
+// file system holding their folders (statvfs f_bavail; outputs on one file system are added together).
+void check_output_space(const std::vector<OutputFile>& outputs);
+
+}  // namespace diffscope

@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""gate.py — the speed gate's verdict (docs/PERFORMANCE.md "Speed gate").
+
+Reads k `diffscope bench --json` outputs and the headless logs of the two live-loop scripts (gui_moons.txt,
+gui_digits.txt; their `measure_json:` lines), takes the median of the k repeats of every metric, compares each
+with bench/baseline.json and prints one table with the ratio to the stored best PyTorch figure
+(bench/gate/torch_best.json; PyTorch is not re-run). Exit 0: no regression; 1: a metric is slower than its
+baseline beyond the tolerance; 2: bad input (a missing file, a metric missing from the measurements).
+
+Tolerances (stated in the baseline and PERFORMANCE.md): kernel medians may be 5% slower (the spread of k = 3
+repeats on the H200 was under 2%), GUI frame medians 10%, the frame time outside the denoiser
+max(0.5 ms, 25%) (a few ms whose spread is larger in relative terms), playback frames/s 10% lower.
+
+  gate.py --bench b1.json b2.json b3.json --gui-moons moons.log --gui-digits digits.log \
+          [--baseline bench/baseline.json] [--write-baseline NEW.json --commit SHA]
+"""
+import argparse
+import datetime
+import json
+import os
+import statistics
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def fail(msg, code=2):
+    print(f"gate: {msg}", file=sys.stderr)
+    sys.exit(code)
+
+
+def load_json(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        fail(f"cannot read {path}: {e}")
+
+
+def kernel_metrics(bench_files):
+    """{'workload | precision': [median_us per repeat]} for the fused rows."""
+    out = {}
+    for path in bench_files:
+        for r in load_json(path).get("rows", []):
+            if r.get("impl") != "fused" or r.get("median_us") is None:
+                continue
+            out.setdefault(f"{r['workload']} | {r['precision']}", []).append(float(r["median_us"]))
+    return out
+
+
+def measure_lines(log_path):
+    try:
+        with open(log_path, errors="replace") as f:
+            return [json.loads(l.split("measure_json:", 1)[1]) for l in f if l.startswith("measure_json:")]
+    except (OSError, ValueError) as e:
+        fail(f"cannot read the measures in {log_path}: {e}")
+
+
+def gui_metrics(name, log_path, looping):
+    """The k looping measures' medians and (moons) the playback measure."""
+    m = measure_lines(log_path)
+    if len(m) < looping:
+        fail(f"{log_path}: {len(m)} measure lines, expected at least {looping}")
+    loop = m[:looping]
+    out = {
+        f"gui {name}: frame ms (loop, median)": [x["median_ms"] for x in loop],
+        f"gui {name}: outside the denoiser ms": [x["outside_kernel_ms"] for x in loop],
+        f"gui {name}: denoiser ms per frame": [x["kernel_ms"] for x in loop],
+    }
+    if len(m) > looping:
+        out[f"gui {name}: playback frames/s"] = [m[looping]["fps"]]
+    waits = sum(x["readbacks"] + x["syncs"] + x["camera_fits"] for x in m)
+    return out, waits
+
+
+def tolerance(key):
+    if key.endswith("frames/s"):
+        return {"kind": "lower_is_worse", "rel": 0.10}
+    if "outside the denoiser" in key:
+        return {"kind": "abs_or_rel", "abs": 0.5, "rel": 0.25}
+    if key.startswith("gui "):
+        return {"kind": "rel", "rel": 0.10}
+    return {"kind": "rel", "rel": 0.05}
+
+
+def regressed(now, base, tol):
+    if tol["kind"] == "lower_is_worse":
+        return now < base * (1 - tol["rel"])
+    if tol["kind"] == "abs_or_rel":
+        return now > base + max(tol["abs"], tol["rel"] * base)
+    return now > base * (1 + tol["rel"])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bench", nargs="+", required=True)
+    ap.add_argument("--gui-moons", required=True)
+    ap.add_argument("--gui-digits", required=True)
+    ap.add_argument("--looping", type=int, default=3, help="looping measures per GUI script (k)")
+    ap.add_argument("--baseline", default=os.path.join(HERE, "..", "baseline.json"))
+    ap.add_argument("--torch", default=os.path.join(HERE, "torch_best.json"))
+    ap.add_argument("--write-baseline", help="write these measurements as a new baseline to this path")
+    ap.add_argument("--commit", default="", help="the commit measured (for --write-baseline)")
+    a = ap.parse_args()
+
+    metrics = kernel_metrics(a.bench)
+    if not metrics:
+        fail("no fused rows in the bench output (a build without CUDA, or no device?)")
+    g1, w1 = gui_metrics("moons 65536", a.gui_moons, a.looping)
+    g2, w2 = gui_metrics("digits8x8 16384", a.gui_digits, a.looping)
+    metrics.update(g1)
+    metrics.update(g2)
+    med = {k: statistics.median(v) for k, v in metrics.items()}
+    spread = {k: (max(v) - min(v)) / statistics.median(v) if len(v) > 1 and statistics.median(v) else 0.0
+              for k, v in metrics.items()}
+    torch = load_json(a.torch)
+
+    if a.write_baseline:
+        base = {
+            "date": datetime.date.today().isoformat(), "commit": a.commit, "device": "NVIDIA H200",
+            "k": len(a.bench), "note": "medians of k repeats; tolerances in bench/gate/gate.py and PERFORMANCE.md",
+            "metrics": {k: {"value": med[k], "spread": round(spread[k], 4), "tolerance": tolerance(k)} for k in med},
+        }
+        with open(a.write_baseline, "w") as f:
+            json.dump(base, f, indent=1, sort_keys=True)
+            f.write("\n")
+        print(f"gate: wrote the baseline {a.write_baseline} ({len(med)} metrics)")
+
+    base = load_json(a.baseline) if os.path.exists(a.baseline) else {"metrics": {}}
+    bm = base.get("metrics", {})
+    print(f"baseline: {base.get('date', '-')} {base.get('commit', '-')}; k = {len(a.bench)} repeats")
+    print(f"{'metric':58} {'now':>11} {'baseline':>11} {'ratio':>7} {'spread':>7} {'vs PyTorch':>12}  verdict")
+    bad = []
+    for k in sorted(med):
+        now = med[k]
+        b = bm.get(k, {}).get("value")
+        t = torch.get(k)
+        vs = f"{t['us'] / now:.2f}x ({t['mode']})" if t and now > 0 else "-"
+        if b is None:
+            verdict = "new"
+        elif regressed(now, b, bm[k].get("tolerance", tolerance(k))):
+            verdict = "REGRESSION"
+            bad.append(k)
+        else:
+            verdict = "ok"
+        ratio = f"{now / b:.3f}" if b else "-"
+        print(f"{k:58} {now:11.2f} {b if b is not None else float('nan'):11.2f} {ratio:>7} {spread[k]:7.1%} {vs:>12}  {verdict}")
+    missing = sorted(set(bm) - set(med))
+    for k in missing:
+        print(f"{k:58} {'missing':>11}")
+    if w1 + w2:
+        print(f"gate: the live loop waited on the GPU ({w1 + w2} read-backs/syncs/fits in the measures)")
+        bad.append("GPU waits")
+    if missing:
+        fail(f"{len(missing)} baseline metrics were not measured: {', '.join(missing)}")
+    if bad:
+        print(f"gate: FAIL ({len(bad)}): {'; '.join(bad)}")
+        return 1
+    print("gate: pass")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

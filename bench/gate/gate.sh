@@ -1,0 +1,27 @@
+#!/bin/bash
+# bench/gate/gate.sh BIN OUTDIR [--write-baseline FILE --commit SHA] — the speed gate on the H200 (docs/PERFORMANCE.md
+# "Speed gate"), from the repository root with DIFFSCOPE_ROOT set and a GL loader (source .gpu/setup.sh): k = 3
+# repeats of `diffscope bench --json` (fused and unfused rows of PERFORMANCE.md's workloads) and the two live-loop
+# scripts (headless EGL, cuda + interop, 1600x1000), then bench/gate/gate.py against bench/baseline.json.
+# Exit 0 pass, 1 regression (or a wait on the GPU in the live loop), 2/3 the gate could not run. About 2 minutes.
+set -uo pipefail
+BIN=${1:?usage: gate.sh BIN OUTDIR [gate.py options]}; OUT=${2:?usage: gate.sh BIN OUTDIR}; shift 2
+K=${GATE_K:-3}
+mkdir -p "$OUT"
+benches=()
+for i in $(seq 1 "$K"); do
+  "$BIN" bench --json >"$OUT/bench_$i.json" 2>"$OUT/bench_$i.err" || { cat "$OUT/bench_$i.err"; exit 3; }
+  benches+=("$OUT/bench_$i.json")
+done
+rc=0
+for s in moons digits; do
+  model=moons; [ $s = digits ] && model=digits8x8
+  timeout 300 "$BIN" gui --headless --backend cuda --no-persist --size 1600x1000 --model $model \
+    --script bench/gate/gui_$s.txt >"$OUT/gui_$s.log" 2>&1 || { echo "gate: gui_$s.txt failed (exit $?)"; rc=1; }
+  grep -E '^(measure|script:)' "$OUT/gui_$s.log"
+done
+python3 bench/gate/gate.py --bench "${benches[@]}" --gui-moons "$OUT/gui_moons.log" --gui-digits "$OUT/gui_digits.log" "$@" \
+  | tee "$OUT/gate.txt"
+g=${PIPESTATUS[0]}
+[ $g -ne 0 ] && exit $g
+exit $rc

@@ -24,10 +24,11 @@ for target in safetensors npy; do
   mkdir -p "$work/corpus" "$work/artifacts"
   echo "== fuzz_$target for ${seconds}s"
   set +e
-  "$build/bin/fuzz_$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
+  # from the work folder: libFuzzer's -jobs writes fuzz-N.log into the working directory, not the source tree
+  (cd "$work" && "$build/bin/fuzz_$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
     -print_final_stats=1 -jobs="$jobs" -workers="$jobs" \
     -dict="$root/tests/fuzz/$target.dict" -artifact_prefix="$work/artifacts/" \
-    "$work/corpus" "$root/tests/fuzz/corpus/$target" >"$work/log.txt" 2>&1
+    "$work/corpus" "$root/tests/fuzz/corpus/$target" >"$work/log.txt" 2>&1)
   rc=$?
   set -e
   grep -E "^(Done|stat::number_of_executed_units|stat::peak_rss_mb)|ERROR|SUMMARY" "$work/log.txt" || true

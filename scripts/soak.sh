@@ -62,7 +62,7 @@ action() {
   case $1 in
     0) a="set sampler ${samplers[$((RANDOM % 3))]}" ;;
     1) a="set steps $((RANDOM % 200 + 1))" ;;
-    2) a="set t_start $((RANDOM % 1000))" ;;
+    2) a="set t_start $((RANDOM % 800 + 200))" ;;  # >= 200: any steps above stays in [1, t_start + 1]
     3) a="set seed $RANDOM" ;;
     4) a="set n ${counts[$((RANDOM % ${#counts[@]}))]}" ;;
     5) a="set from_data $((RANDOM % 2))" ;;

@@ -1,22 +1,28 @@
 """quality_table.py — sample quality of the bundled models, measured with OUR sampler (`diffscope sample`).
 
-    python3 tools/quality_table.py --bin build/bin/diffscope [--models assets/models] [--seed 0]
+    python3 tools/quality_table.py --bin build/bin/diffscope [--models assets/models] [--seeds 5] [--card]
+    python3 tools/quality_table.py --calibrate [--k 3,5] [--sets 250]    # CI thresholds, no sampling
 
-For every model with `data_samples` (held-out points): half A = the first half of them, half B = the second.
-Energy distance (V-statistic, Euclidean: 2 E|X-Y| - E|X-X'| - E|Y-Y'|, means over all pairs) against half A,
-every comparison at the same n = min(1000, |half B|): samples of `diffscope sample --backend cpu` for ddim
-(eta 0), ddpm and ddpm-mean from t_start 999 with 1000 steps and a fixed seed; half B (data vs data); pure
-noise (the sampler's own start noise, tools/philox.py, step_key T). Needs numpy only (no torch; scikit-learn for
-the digits' fresh-data reference). --repeat K also runs ddim and ddpm at seeds seed..seed+K-1 (mean ± sd), and
-every row gets a fresh-data reference: 20 new data sets of n points vs half A (mean ± sd), which shows how
-much the single half-B figure varies. A last column gives the mean distance from each sample to its
-nearest point of half A (ddim / ddpm / half B): it shows samples that sit off the data (between rings,
-between squares), which the energy distance at this n hardly sees.
+The measure (tools/quality_measure.py, issue 18): split-averaged energy distance at the same n on both
+sides — samples (n) vs half A and half B (n) vs half A, the held-out `data_samples` split into halves 100
+times; n = 1000 for the 2D sets, 180 for digits8x8. Samples come from `diffscope sample --backend cpu`, ddim
+(eta 0) and ddpm from t_start 999 with 1000 steps at seeds 0..--seeds-1; each seed's figure is averaged over
+the splits, and the table gives mean ± sd over the seeds (the data row: mean ± sd over the splits) and the
+ratio of the means. The shape checks (rings, checkerboard) pool every seed's samples. Pure noise: the
+sampler's own start noise (tools/philox.py, step_key T), seed 0. Needs numpy only (scikit-learn for the
+digits' --calibrate). --cache DIR keeps the sampled .npy files (named model_sampler_nN_sSTEPS_seedS.npy) and
+reuses those already there.
 
 Writes <models>/quality.json and prints a markdown table; with --card it replaces the table between the
 markers `<!-- quality-table -->` and `<!-- /quality-table -->` in <models>/README.md. For digits8x8 it also
-writes <models>/digits8x8_samples.png: the first 64 ddim samples as an 8x8 grid; for the 2D sets
-<models>/samples_2d.png: per set, n held-out points (left) beside the n ddim samples (right), [-2.6, 2.6]^2.
+writes <models>/digits8x8_samples.png: the first 64 seed-0 ddim samples as an 8x8 grid; for the 2D sets
+<models>/samples_2d.png: per set, n held-out points (left) beside the n seed-0 ddim samples (right), [-2.6, 2.6]^2.
+
+--calibrate estimates what a sampler as good as the data scores on the statistic at k seeds (k sets of n
+fresh points of the data distribution — 2D: tools/toy_data.py; digits: training images — their mean
+split-averaged energy distance over the data-vs-data mean; the shape checks on the k*n pooled points),
+from --sets fresh sets per model combined k at a time (quality_measure.calibrate), and prints the 99th
+percentile: the CI thresholds must lie above it (an ideal sampler then fails for < 1% of seed choices).
 """
 import argparse
 import json
@@ -32,8 +38,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import philox  # noqa: E402
-
-SAMPLERS = ("ddim", "ddpm", "ddpm-mean")
+import quality_measure as qm  # noqa: E402
 
 
 def read_safetensors_np(path, names=None):
@@ -53,28 +58,6 @@ def read_safetensors_np(path, names=None):
         b, e = h["data_offsets"]
         out[k] = np.frombuffer(data[8 + n + b:8 + n + e], dtype=dt).reshape(h["shape"]).astype(np.float64)
     return out, meta
-
-
-def pairwise_mean_dist(X, Y):
-    xx = (X * X).sum(1)[:, None]
-    yy = (Y * Y).sum(1)[None, :]
-    return float(np.sqrt(np.maximum(xx + yy - 2 * X @ Y.T, 0)).mean())
-
-
-def mean_nn_distance(X, A):
-    """Mean over rows of X of the Euclidean distance to the nearest row of A: how far samples sit off the data
-    (a precision-like check the energy distance lacks)."""
-    X = np.asarray(X, np.float64)
-    A = np.asarray(A, np.float64)
-    d2 = (X * X).sum(1)[:, None] + (A * A).sum(1)[None, :] - 2 * X @ A.T
-    return float(np.sqrt(np.maximum(d2.min(1), 0)).mean())
-
-
-def energy_distance(X, Y):
-    """V-statistic energy distance (float64)."""
-    X = np.asarray(X, np.float64)
-    Y = np.asarray(Y, np.float64)
-    return 2 * pairwise_mean_dist(X, Y) - pairwise_mean_dist(X, X) - pairwise_mean_dist(Y, Y)
 
 
 def write_png_gray(path, img):
@@ -121,138 +104,140 @@ def run_sample(binary, model, sampler, n, seed, out, steps=1000):
     return np.load(out).astype(np.float64), time.time() - t0
 
 
-def fresh_data_reference(meta, A, n, draws=20):
-    """Energy distance of `draws` fresh data sets of n points vs half A: (mean, sd). 2D sets: new draws from
-    the generator (tools/toy_data.py) normalised with the file's data_offset/data_scale; digits8x8: random
-    n-image subsets of the 1437 training images. Shows how much the single data-vs-data figure varies."""
-    import toy_data
-    name = meta.get("dataset", "")
-    vals = []
-    if name in toy_data.DATASETS_2D:
-        off = np.array([float(v) for v in meta["data_offset"].split(",")])
-        scale = float(meta["data_scale"])
-        for k in range(draws):
-            raw = toy_data.raw_2d(name, n, np.random.default_rng([4242, k]))
-            vals.append(energy_distance((raw - off) * scale, A))
-    elif name == "digits8x8":
-        train = toy_data.load_dataset(name, 0)["train"].astype(np.float64)
-        for k in range(draws):
-            idx = np.random.default_rng([4242, k]).choice(len(train), n, replace=False)
-            vals.append(energy_distance(train[idx], A))
-    else:
-        return None
-    return float(np.mean(vals)), float(np.std(vals, ddof=1))
+def samples(binary, path, dataset, sampler, n, seed, steps, cache):
+    """The model's samples: from --cache if present there, else sampled (and kept in the cache)."""
+    name = "%s_%s_n%d_s%d_seed%d.npy" % (dataset, sampler, n, steps, seed)
+    if cache and os.path.exists(os.path.join(cache, name)):
+        return np.load(os.path.join(cache, name)).astype(np.float64)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(cache, name) if cache else os.path.join(tmp, name)
+        x, secs = run_sample(binary, path, sampler, n, seed, out + ".tmp.npy", steps)
+        os.replace(out + ".tmp.npy", out)
+        print("  sampled %s (%.1f s)" % (name, secs), flush=True)
+        return x
 
 
-def measure(binary, path, seed, n_max, steps=1000, samplers=SAMPLERS, repeat=1):
+def measure(binary, path, seeds, steps=1000, samplers=("ddim", "ddpm"), cache=""):
     data, meta = read_safetensors_np(path, {"data_samples"})
     if "data_samples" not in data:
-        return None
+        return None, None
     held = data["data_samples"]
-    half = held.shape[0] // 2
-    A, B = held[:half], held[half:2 * half]
-    n = min(n_max, half)
+    dataset = meta.get("dataset", os.path.basename(path))
+    ref = qm.SplitReference(held)
+    dd = ref.data_vs_data()
     T = int(meta.get("T", "1000"))
-    row = {"dataset": meta.get("dataset", os.path.basename(path)), "dim": held.shape[1], "n": n,
-           "n_half_a": half, "seed": seed, "steps": steps,
-           "data_vs_data": energy_distance(B[:n], A), "data_nn": mean_nn_distance(B[:n], A),
-           "noise": energy_distance(philox.normal_noise(seed, T, n, held.shape[1]), A)}
-    with tempfile.TemporaryDirectory() as tmp:
-        for s in samplers:
-            x, secs = run_sample(binary, path, s, n, seed, os.path.join(tmp, "x.npy"), steps)
-            row[s] = energy_distance(x, A)
-            row[s + "_nn"] = mean_nn_distance(x, A)
-            row[s + "_seconds"] = round(secs, 2)
-            if s == "ddim":
-                row["_ddim_samples"] = x
-            if repeat > 1 and s != "ddpm-mean":  # the same sampler at seeds seed+1 .. seed+repeat-1
-                vals = [row[s]] + [energy_distance(run_sample(binary, path, s, n, seed + k, os.path.join(
-                    tmp, "x.npy"), steps)[0], A) for k in range(1, repeat)]
-                row[s + "_seeds"] = [round(v, 6) for v in vals]
-    ref = fresh_data_reference(meta, A, n)
-    if ref is not None:
-        row["fresh_data_mean"], row["fresh_data_sd"] = ref
-    return row
+    row = {"dataset": dataset, "dim": held.shape[1], "n": ref.n, "n_half_a": len(held) // 2, "steps": steps,
+           "splits": len(ref.splits), "data_vs_data": qm.mean_sd(dd),
+           "noise": float(ref.samples_vs_a(philox.normal_noise(0, T, ref.n, held.shape[1])).mean())}
+    first = None
+    for s in samplers:
+        xs = [samples(binary, path, dataset, s, ref.n, seed, steps, cache) for seed in range(seeds)]
+        per_seed = [float(ref.samples_vs_a(x).mean()) for x in xs]
+        row[s + "_seeds"] = per_seed
+        row[s] = qm.mean_sd(per_seed)
+        row[s + "_ratio"] = row[s][0] / row["data_vs_data"][0]
+        if dataset in ("rings", "checkerboard"):
+            ok, fig = qm.shape_check(dataset, qm.raw_units(np.concatenate(xs), meta))
+            row[s + "_shape"] = dict(fig, passed=ok, points=sum(len(x) for x in xs))
+        if s == "ddim":
+            first = xs[0]
+    if dataset in ("rings", "checkerboard"):
+        ok, fig = qm.shape_check(dataset, qm.raw_units(held, meta))
+        row["data_shape"] = dict(fig, passed=ok, points=len(held))
+    return row, first
 
 
-def _mean_sd(v):
-    return "%.4f ± %.4f" % (np.mean(v), np.std(v, ddof=1)) if v and len(v) > 1 else "—"
+def _ms(v, digits=4):
+    return "%.*f ± %.*f" % (digits, v[0], digits, v[1])
+
+
+def _shape(r, s):
+    f = r.get(s + "_shape")
+    if f is None:
+        return "—"
+    if "outside" in f:
+        return "%s: %.1f%% outside the squares" % ("pass" if f["passed"] else "**FAIL**", 100 * f["outside"])
+    return "%s: %s (data %s)" % ("pass" if f["passed"] else "**FAIL**",
+                                  " / ".join("%.1f%%" % (100 * v) for v in f["shares"]),
+                                  " / ".join("%.1f%%" % (100 * v) for v in f["data_shares"]))
 
 
 def markdown(rows):
-    lines = ["| model | n (vs half A) | ddim | ddpm | ddpm-mean | data vs data (half B) | pure noise | ddim / data "
-             "| ddpm / data | ddim, %s seeds | ddpm, same seeds | fresh data, 20 draws | nearest-data distance: ddim / ddpm / data |" % (
-                 len(rows[0].get("ddim_seeds", [])) or "—"),
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    k = len(rows[0].get("ddim_seeds", []))
+    lines = ["| model | n (half A) | data vs data, %d splits | ddim, %d seeds | ddim / data | ddpm, %d seeds "
+             "| ddpm / data | pure noise | shape check, ddim (%d x n samples) | shape check, ddpm |" % (
+                 rows[0]["splits"], k, k, k),
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
-        fresh = "%.4f ± %.4f" % (r["fresh_data_mean"], r["fresh_data_sd"]) if "fresh_data_mean" in r else "—"
-        nn = "%.3f / %.3f / %.3f" % (r["ddim_nn"], r["ddpm_nn"], r["data_nn"]) if "ddpm_nn" in r else "—"
-        lines.append("| %s | %d (%d) | %.4f | %.4f | %.3f | %.4f | %.3f | %.2f | %.2f | %s | %s | %s | %s |" % (
-            r["dataset"], r["n"], r["n_half_a"], r["ddim"], r["ddpm"], r["ddpm-mean"], r["data_vs_data"],
-            r["noise"], r["ddim"] / r["data_vs_data"], r["ddpm"] / r["data_vs_data"],
-            _mean_sd(r.get("ddim_seeds")), _mean_sd(r.get("ddpm_seeds")), fresh, nn))
+        lines.append("| %s | %d (%d) | %s | %s | %.2f | %s | %.2f | %.3f | %s | %s |" % (
+            r["dataset"], r["n"], r["n_half_a"], _ms(r["data_vs_data"]), _ms(r["ddim"]), r["ddim_ratio"],
+            _ms(r["ddpm"]), r["ddpm_ratio"], r["noise"], _shape(r, "ddim"), _shape(r, "ddpm")))
     return "\n".join(lines)
+
+
+def calibrate(models, ks, sets):
+    """Print what a sampler as good as the data scores on the statistic at k seeds (module docstring)."""
+    import toy_data
+    out = {}
+    for name in sorted(f[:-len(".safetensors")] for f in os.listdir(models) if f.endswith(".safetensors")):
+        data, meta = read_safetensors_np(os.path.join(models, name + ".safetensors"), {"data_samples"})
+        if "data_samples" not in data:
+            continue
+        ref = qm.SplitReference(data["data_samples"])
+        train = toy_data.load_dataset(name, 0)["train"].astype(np.float64) if name == "digits8x8" else None
+        t0 = time.time()
+        for k, (ratios, shapes) in qm.calibrate(ref, meta, ks, sets, train_digits=train).items():
+            r = {"k": k, "n": ref.n, "sets": sets, "ratio_mean": float(ratios.mean()),
+                 "ratio_sd": float(ratios.std(ddof=1)), "ratio_p99": float(np.percentile(ratios, 99)),
+                 "ratio_p999": float(np.percentile(ratios, 99.9)), "ratio_max": float(ratios.max())}
+            if shapes is not None:
+                r.update(shape_p99=float(np.percentile(shapes, 99)), shape_max=float(shapes.max()))
+            out["%s_k%d" % (name, k)] = r
+            print("%-13s k=%d n=%d sets=%d ratio %.3f ± %.3f p99 %.3f p99.9 %.3f max %.3f%s (%.0f s)" % (
+                name, k, ref.n, sets, r["ratio_mean"], r["ratio_sd"], r["ratio_p99"], r["ratio_p999"],
+                r["ratio_max"], "  shape p99 %.4f max %.4f" % (r["shape_p99"], r["shape_max"])
+                if shapes is not None else "", time.time() - t0), flush=True)
+    return out
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--bin", required=True, help="the diffscope executable")
+    ap.add_argument("--bin", help="the diffscope executable")
     ap.add_argument("--models", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "assets", "models"))
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--n", type=int, default=1000)
+    ap.add_argument("--seeds", type=int, default=5, help="seeds 0..SEEDS-1 per sampler")
     ap.add_argument("--steps", type=int, default=1000, help="steps N from t_start 999")
-    ap.add_argument("--samplers", default=",".join(SAMPLERS))
-    ap.add_argument("--repeat", type=int, default=1, help="also run ddim and ddpm at this many seeds (mean ± sd)")
+    ap.add_argument("--samplers", default="ddim,ddpm")
+    ap.add_argument("--cache", default="", help="folder for the sampled .npy files (reused when present)")
     ap.add_argument("--json", default="quality.json", help="output file name inside --models ('' for none)")
     ap.add_argument("--only", default="", help="comma list of data sets (default: every model with data_samples)")
     ap.add_argument("--card", action="store_true", help="write the table into <models>/README.md")
-    ap.add_argument("--merge", action="store_true",
-                    help="with --only: keep the other data sets' rows of the existing --json file (their ddim samples "
-                         "are drawn again, seed --seed, for samples_2d.png)")
+    ap.add_argument("--calibrate", action="store_true", help="CI thresholds from data-vs-data draws (no sampling)")
+    ap.add_argument("--k", default="3,5", help="--calibrate: seed counts of the statistic (CI: 3, card: 5)")
+    ap.add_argument("--sets", type=int, default=250, help="--calibrate: fresh data sets per model")
     args = ap.parse_args()
     models = os.path.normpath(args.models)
+    if args.calibrate:
+        print(json.dumps(calibrate(models, [int(k) for k in args.k.split(",")], args.sets), indent=1))
+        return
+    if not args.bin:
+        ap.error("--bin is required (the diffscope executable)")
     names = sorted(f[:-len(".safetensors")] for f in os.listdir(models) if f.endswith(".safetensors"))
-    kept = {}
-    if args.merge:
-        with open(os.path.join(models, args.json)) as f:
-            kept = {r["dataset"]: r for r in json.load(f)["rows"]}
-    elif args.only:
+    if args.only:
         names = [n for n in names if n in args.only.split(",")]
     rows, panels = [], []
     for name in names:
-        if args.merge and name not in args.only.split(","):
-            if name not in kept:
-                continue
-            r = dict(kept[name])
-            if r["dim"] == 2 and args.steps == 1000:  # the picture needs its samples again
-                with tempfile.TemporaryDirectory() as tmp:
-                    x = run_sample(args.bin, os.path.join(models, name + ".safetensors"), "ddim", r["n"], args.seed,
-                                   os.path.join(tmp, "x.npy"))[0]
-                held = read_safetensors_np(os.path.join(models, name + ".safetensors"), {"data_samples"})[0]
-                panels.append(np.concatenate([scatter_panel(held["data_samples"][:r["n"]]), np.ones((200, 4)),
-                                              scatter_panel(x)], axis=1))
-            print("%-13s kept from %s" % (name, args.json), flush=True)
-            rows.append(r)
-            continue
-        r = measure(args.bin, os.path.join(models, name + ".safetensors"), args.seed, args.n, args.steps,
-                    args.samplers.split(","), args.repeat)
+        path = os.path.join(models, name + ".safetensors")
+        r, x = measure(args.bin, path, args.seeds, args.steps, args.samplers.split(","), args.cache)
         if r is None:
             print("%s: no data_samples, skipped" % name)
             continue
-        x = r.pop("_ddim_samples")
         if name == "digits8x8" and args.steps == 1000:
             write_png_gray(os.path.join(models, "digits8x8_samples.png"), digit_grid(x[:64]))
         elif r["dim"] == 2 and args.steps == 1000:
-            held = read_safetensors_np(os.path.join(models, name + ".safetensors"), {"data_samples"})[0]
+            held = read_safetensors_np(path, {"data_samples"})[0]
             panels.append(np.concatenate([scatter_panel(held["data_samples"][:r["n"]]), np.ones((200, 4)),
                                           scatter_panel(x)], axis=1))
-        print("%-13s n=%d steps=%d %s data %.5f noise %.5f" % (
-            name, r["n"], args.steps, " ".join("%s %.5f (%.1fs)" % (s, r[s], r[s + "_seconds"])
-                                               for s in args.samplers.split(",")),
-            r["data_vs_data"], r["noise"]) + "  nn %s data %.4f" % (
-                " ".join("%s %.4f" % (s, r[s + "_nn"]) for s in args.samplers.split(",")), r["data_nn"]) + ("  fresh data %.5f ± %.5f" % (r["fresh_data_mean"], r["fresh_data_sd"])
-                                             if "fresh_data_mean" in r else "") +
-              "".join("  %s seeds %s" % (s, r[s + "_seeds"]) for s in SAMPLERS if s + "_seeds" in r), flush=True)
+        print("%-13s %s" % (name, json.dumps(r)), flush=True)
         rows.append(r)
     if panels:  # one row per 2D set: held-out data (left) and ddim samples (right), same axes
         gap = np.ones((4, panels[0].shape[1]))
@@ -263,8 +248,9 @@ def main():
     table = markdown(rows)
     print(table)
     with open(os.path.join(models, args.json), "w") as f:
-        json.dump({"command": "tools/quality_table.py --seed %d --n %d --steps %d" % (args.seed, args.n, args.steps),
-                   "metric": "energy distance, V-statistic, Euclidean, vs half A of data_samples",
+        json.dump({"command": "tools/quality_table.py --seeds %d --steps %d" % (args.seeds, args.steps),
+                   "metric": "energy distance (V-statistic, Euclidean) vs half A of data_samples, both sides at "
+                             "the same n, averaged over %d random half splits (tools/quality_measure.py)" % qm.N_SPLITS,
                    "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()), "rows": rows}, f, indent=1)
     if args.card:
         card = os.path.join(models, "README.md")

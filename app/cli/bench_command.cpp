@@ -131,7 +131,8 @@ void print_rows(const std::vector<Row>& rows, bool json, const std::string& gpu_
                    {"rel_err", opt(r.rel_err >= 0, r.rel_err)}, {"note", r.note}});
     nlohmann::json out = {{"rows", j}};
     if (!gpu_note.empty()) out["gpu_note"] = gpu_note;
-    std::printf("%s\n", out.dump(1).c_str());
+    // replace: a note may quote a file name that is not UTF-8 (SEMANTICS §6 "Paths in JSON")
+    std::printf("%s\n", out.dump(1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return;
   }
   std::printf("%-36s %-17s %-5s %-12s %12s %12s %12s %9s %7s %12s %10s\n", "workload", "impl", "prec", "path", "median_us",

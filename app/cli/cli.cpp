@@ -43,7 +43,9 @@ int parse_and_run(CLI::App& app, Action& action, int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    return fail(2, e.what() + std::string("; see diffscope --help"));
+    std::string help = "diffscope --help";  // the subcommand's own help when one was named
+    for (const CLI::App* sub : app.get_subcommands()) help = "diffscope " + sub->get_name() + " --help";
+    return fail(2, e.what() + std::string("; see ") + help);
   }
   if (!action) {
 #ifdef DIFFSCOPE_HAVE_GUI

@@ -118,14 +118,22 @@ std::vector<float> allocate_floats(const std::string& what, double count) {
 }
 
 Progress::Progress(std::string label, int64_t total)
-    : m_label(std::move(label)), m_total(total), m_enabled(::isatty(STDERR_FILENO) == 1) {}
+    : m_label(std::move(label)), m_total(total), m_enabled(::isatty(STDERR_FILENO) == 1),
+      m_start(std::chrono::steady_clock::now()), m_last_line(m_start) {}
 
 Progress::~Progress() {
   if (m_printed) std::fprintf(stderr, "\n");
 }
 
 void Progress::update(int64_t done) {
-  if (!m_enabled) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (!m_enabled) {  // a log, not a terminal: one line every 5 s, and only for runs that last that long
+    if (done >= m_total || now - m_last_line < std::chrono::seconds(5)) return;
+    m_last_line = now;
+    std::fprintf(stderr, "%s: %lld/%lld after %.0f s\n", m_label.c_str(), static_cast<long long>(done),
+                 static_cast<long long>(m_total), std::chrono::duration<double>(now - m_start).count());
+    return;
+  }
   std::fprintf(stderr, "\r%s: %lld/%lld", m_label.c_str(), static_cast<long long>(done),
                static_cast<long long>(m_total));
   std::fflush(stderr);

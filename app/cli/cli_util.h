@@ -1,6 +1,7 @@
 // cli_util.h — helpers the CLI subcommands share: the backend by name, input arrays, output-path checks,
 // allocation that fails as "resource unavailable", and progress on stderr when it is a terminal.
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -37,19 +38,20 @@ void check_output_path(const std::string& arg, const std::string& path);
 // ResourceUnavailable naming `what` and the size when it exceeds physical memory or the allocation fails.
 std::vector<float> allocate_floats(const std::string& what, double count);
 
-// "label: done/total" on stderr, rewritten in place, only when stderr is a terminal.
+// "label: done/total" on stderr: rewritten in place on a terminal; otherwise one line every 5 s (a log).
 class Progress {
  public:
   Progress(std::string label, int64_t total);
   ~Progress();
-  bool enabled() const { return m_enabled; }
+  bool terminal() const { return m_enabled; }
   void update(int64_t done);
 
  private:
   std::string m_label;
   int64_t m_total;
-  bool m_enabled;
+  bool m_enabled;  // stderr is a terminal
   bool m_printed = false;
+  std::chrono::steady_clock::time_point m_start, m_last_line;
 };
 
 }  // namespace diffscope::cli

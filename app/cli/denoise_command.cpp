@@ -56,7 +56,7 @@ void run_denoise(const DenoiseOptions& o) {
   auto backend = make_backend(o.backend);
 
   Progress progress("denoise rows", B);
-  if (!progress.enabled() || !traj.empty()) {
+  if (!progress.terminal() || !traj.empty()) {
     backend->denoise(model, x.data.data(), t_start.data(), B, S, traj.empty() ? nullptr : traj.data(), precision);
   } else {
     // Rows are independent: on a terminal, run them in chunks to show progress.

@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "core/errors.h"
 #include "shell/run.h"
+#include "ui/settings_keys.h"
 
 namespace diffscope::cli {
 
@@ -15,7 +16,8 @@ struct GuiOptions {
   std::string model, backend = "", script, size, screenshot, config_dir;
   bool headless = false, no_persist = false;
   std::vector<std::string> sets;
-  int frames = 0, n = 0, steps = 0, t_start = -1;
+  std::string n, steps, t_start;  // text: checked with the --set values (ui/settings_keys.h)
+  int frames = 0;
 };
 
 void parse_size(const std::string& s, int* w, int* h) {
@@ -34,18 +36,19 @@ void register_gui(CLI::App& app, Action& action) {
   auto o = std::make_shared<GuiOptions>();
   CLI::App* sub = app.add_subcommand("gui", "open the desktop app (the default when no subcommand is given)");
   sub->add_option("--model", o->model, "bundled model name (moons, digits8x8, ...) or .safetensors path");
-  sub->add_option("--backend", o->backend, "auto | cpu | cuda (default: the saved setting, else auto)")
+  sub->add_option("--backend", o->backend, "auto | cpu | cuda (this run only; default: the saved setting, else auto)")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
-  sub->add_flag("--headless", o->headless, "no window: render offscreen through EGL (needs no display)");
+  sub->add_flag("--headless", o->headless, "no window: render offscreen through EGL (needs no display); without --script it runs until the "
+                    "first run completes and prints the state as JSON (add --screenshot out.png for a picture)");
   sub->add_option("--script", o->script, "headless: a script of UI input and commands (see app/shell/headless.cpp)");
   sub->add_option("--size", o->size, "window or offscreen size WxH");
   sub->add_option("--frames", o->frames, "window: close after this many frames (smoke tests)");
   sub->add_option("--screenshot", o->screenshot, "write the last frame, UI included, as PNG");
-  sub->add_option("--n", o->n, "number of samples (overrides the saved setting)");
-  sub->add_option("--steps", o->steps, "steps N (overrides the saved setting)");
-  sub->add_option("--t-start", o->t_start, "start timestep (overrides the saved setting)");
-  sub->add_option("--set", o->sets, "KEY=VALUE setting (repeatable): steps, t_start, n, sampler, precision, trail, "
-                                    "loop, vsync, ... (app/ui/settings_keys.h)");
+  sub->add_option("--n", o->n, "number of samples, in [1, 1000000] (this run only)")->type_name("INT");
+  sub->add_option("--steps", o->steps, "steps N, in [1, t_start+1] (this run only)")->type_name("INT");
+  sub->add_option("--t-start", o->t_start, "start timestep, in [0, T-1] (this run only)")->type_name("INT");
+  sub->add_option("--set", o->sets, "KEY=VALUE setting for this run (repeatable): " + ui::setting_keys() +
+                                        "; out-of-range values are refused (app/core/ranges.h)");
   sub->add_flag("--no-persist", o->no_persist, "do not read or write the settings in the config folder");
   sub->add_option("--config-dir", o->config_dir, "settings folder (default $XDG_CONFIG_HOME/diffscope)");
   sub->callback([o, &action] {
@@ -56,20 +59,23 @@ void register_gui(CLI::App& app, Action& action) {
       ao.headless = o->headless;
       ao.config_dir = o->config_dir;
       ao.persist = !o->no_persist && !(o->headless && o->config_dir.empty());  // headless persists only when asked
-      ao.n_samples = o->n;
-      ao.steps = o->steps;
-      ao.t_start = o->t_start;
+      if (!o->n.empty()) ao.sets.push_back({"n", o->n, "--n"});
+      if (!o->steps.empty()) ao.sets.push_back({"steps", o->steps, "--steps"});
+      if (!o->t_start.empty()) ao.sets.push_back({"t_start", o->t_start, "--t-start"});
       for (const std::string& kv : o->sets) {
         const size_t eq = kv.find('=');
-        if (eq == std::string::npos || eq == 0) throw InvalidInput("--set " + kv + ": want KEY=VALUE");
-        ao.sets.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+        if (eq == std::string::npos || eq == 0)
+          throw InvalidInput("--set " + kv + ": want KEY=VALUE; keys: " + ui::setting_keys());
+        ao.sets.push_back({kv.substr(0, eq), kv.substr(eq + 1), "--set " + kv.substr(0, eq)});
       }
       if (o->headless) {
         shell::HeadlessOptions ho;
         parse_size(o->size, &ho.width, &ho.height);
         ho.script = o->script;
         ho.screenshot = o->screenshot;
-        if (shell::run_headless(ao, ho) != 0) throw InvalidInput("--script " + o->script + ": an expectation failed");
+        if (shell::run_headless(ao, ho) != 0)
+          throw InvalidInput(o->script.empty() ? std::string("gui --headless: the run did not complete")
+                                               : "--script " + o->script + ": an expectation failed");
       } else {
         if (!o->script.empty()) throw InvalidInput("--script needs --headless");
         shell::WindowOptions wo;

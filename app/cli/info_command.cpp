@@ -27,6 +27,7 @@ void print_text(const DiffusionModel& m, std::ostream& os) {
   os << "model:           " << m.path << "\n";
   os << "dim:             " << m.net.dim << "\n";
   os << "hidden:          " << m.net.hidden << "\n";
+  if (m.mixture) os << "kind:            gaussian_mixture, K = " << m.mixture->K << " (exact eps, SEMANTICS §6)\n";
   os << "T:               " << s.T << "\n";
   os << "schedule:        " << s.source << "\n";
   char buf[160];
@@ -54,6 +55,7 @@ void print_json(const DiffusionModel& m, std::ostream& os) {
   put_path(j, "model", m.path);  // any file name, losslessly (SEMANTICS §6)
   j["dim"] = m.net.dim;
   j["hidden"] = m.net.hidden;
+  if (m.mixture) j["kind"] = "gaussian_mixture", j["components"] = m.mixture->K;
   j["T"] = m.schedule.T;
   j["schedule"] = m.schedule.source;
   j["alphas_cumprod_last"] = m.schedule.alphas_cumprod.back();

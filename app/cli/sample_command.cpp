@@ -5,6 +5,7 @@
 #include <chrono>
 #include <climits>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -34,7 +35,8 @@ namespace {
 struct SampleOptions {
   std::string model, out, trajectory;
   int64_t n = 4096;
-  std::string sampler = "ddim";
+  std::string sampler = "ddim", spacing = "default";
+  int64_t steps_offset = 0;
   double eta = 0.0;
   int64_t steps = 0;
   CLI::Option* steps_option = nullptr;  // steps default to t_start + 1 when not given
@@ -57,14 +59,23 @@ std::vector<int> kept_frames(int N, int s) {
 
 // Parses a seed in [0, 2^64-1] (CLI11 would wrap "-1" and saturate overflows).
 uint64_t parse_seed(const std::string& text) {
-  const std::string err = "--seed = " + text + " is out of range; valid: an integer in [0, 18446744073709551615]";
-  if (text.empty() || text.size() > 20 || text.find_first_not_of("0123456789") != std::string::npos)
-    throw InvalidInput(err);
+  const std::string valid = "; valid: an integer in [0, 18446744073709551615]";
+  const bool negative = text.size() > 1 && text[0] == '-' && text.find_first_not_of("0123456789", 1) == std::string::npos;
+  if (negative) throw InvalidInput("--seed = " + text + " is out of range" + valid);
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos)
+    throw InvalidInput("--seed = '" + text + "' is not an integer" + valid);
   try {
     return std::stoull(text);
   } catch (const std::exception&) {
-    throw InvalidInput(err);
+    throw InvalidInput("--seed = " + text + " is out of range" + valid);
   }
+}
+
+// "4096, 2" for messages.
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string s;
+  for (int64_t d : shape) s += (s.empty() ? "" : ", ") + std::to_string(d);
+  return "(" + s + ")";
 }
 
 void run_sample(SampleOptions o) {
@@ -72,6 +83,8 @@ void run_sample(SampleOptions o) {
   const Precision precision = parse_precision(o.precision);
   check_backend_precision(o.backend, precision);
   const Sampler sampler = parse_sampler(o.sampler);
+  const Spacing spacing = parse_spacing(o.spacing);
+  check_range("--steps-offset", o.steps_offset, {0, INT_MAX});
   o.seed = parse_seed(o.seed_text);
   check_range("--n", o.n, sample_count_range(o.backend == "cuda"));
   check_eta(o.eta);
@@ -83,7 +96,8 @@ void run_sample(SampleOptions o) {
   const int t_start = static_cast<int>(o.t_start);
   const int64_t steps = o.steps_option->count() == 0 ? o.t_start + 1 : o.steps;
   check_range("--steps", steps, sample_steps_range(t_start));
-  const StepTable table = build_step_table(model.schedule, sampler, t_start, static_cast<int>(steps), o.eta);
+  const StepTable table = build_step_table(model.schedule, sampler, t_start, static_cast<int>(steps), o.eta, spacing,
+                                          static_cast<int>(o.steps_offset));
   if (o.from_data && model.n_data <= 0)
     throw InvalidInput("--from-data: the model '" + o.model + "' has no data_samples tensor");
 
@@ -113,9 +127,15 @@ void run_sample(SampleOptions o) {
     outputs.push_back({"the sidecar of --png", png_sidecar_path(o.png)});
   }
   check_distinct_outputs(outputs);
+  if (!o.png.empty()) {  // after the collision check, which names both colliding arguments
+    const std::string ext = o.png.size() >= 4 ? o.png.substr(o.png.size() - 4) : "";
+    if (ext != ".png" && ext != ".PNG")
+      throw InvalidInput("--png = " + o.png + ": the picture is written as PNG; valid: a name ending in .png");
+  }
   check_output_space(outputs);
   std::vector<float> x = allocate_floats("--n", static_cast<double>(n) * dim);
-  std::vector<float> traj;
+  std::vector<float> traj, prev_x0;  // prev_x0: dpmpp's previous data prediction, kept across the chunks
+  if (table.uses_prev()) prev_x0 = allocate_floats("--n", static_cast<double>(n) * dim);
   if (keep_frames) traj = allocate_floats("--trajectory", static_cast<double>(n_frames) * n * dim);
   auto backend = make_backend(o.backend);
   const auto t0 = std::chrono::steady_clock::now();
@@ -130,7 +150,7 @@ void run_sample(SampleOptions o) {
   const bool every_frame = !traj.empty() && stride == 1;
   std::vector<int> stops = traj.empty() || every_frame ? std::vector<int>{N} : frames;
   Progress progress("sample steps", N);
-  if (progress.enabled()) {
+  {  // about 100 chunks: progress on a terminal, a line every few seconds otherwise
     const int tick = std::max(1, N / 100);
     for (int k = tick; k < N; k += tick) stops.push_back(k);
     std::sort(stops.begin(), stops.end());
@@ -143,7 +163,8 @@ void run_sample(SampleOptions o) {
   for (int stop : stops) {
     if (stop <= k) continue;
     float* step_frames = every_frame ? traj.data() + (k + 1) * frame_elems : nullptr;
-    backend->run_steps(model, table, k, stop, x.data(), n, o.seed, step_frames, precision);
+    backend->run_steps(model, table, k, stop, x.data(), n, o.seed, step_frames, precision, 0,
+                       prev_x0.empty() ? nullptr : prev_x0.data());
     k = stop;
     if (!every_frame && !traj.empty() && next_frame < frames.size() && frames[next_frame] == k) {
       std::memcpy(traj.data() + next_frame * frame_elems, x.data(), sizeof(float) * frame_elems);
@@ -160,7 +181,11 @@ void run_sample(SampleOptions o) {
                                          n_frames, n, dim);
   AtomicFileSet files;
   add_npy_float(files, o.out, {n, dim}, x.data(), "--out");
-  if (!o.trajectory.empty()) add_npy_float(files, o.trajectory, {n_frames, n, dim}, traj.data(), "--trajectory");
+  std::string wrote = o.out + " " + shape_text({n, dim});
+  if (!o.trajectory.empty()) {
+    add_npy_float(files, o.trajectory, {n_frames, n, dim}, traj.data(), "--trajectory");
+    wrote += ", " + o.trajectory + " " + shape_text({n_frames, n, dim});
+  }
 #ifdef DIFFSCOPE_SAMPLE_PNG
   if (!o.png.empty()) {
     ui::SamplePng req;
@@ -171,7 +196,9 @@ void run_sample(SampleOptions o) {
     req.png = o.png;
     req.width = png_w;
     req.height = png_h;
-    req.run = {{"sampler", sampler_name(sampler)}, {"eta", o.eta},   {"steps", N},
+    req.run = {{"sampler", sampler_name(sampler)}, {"spacing", spacing_name(spacing)},
+               {"steps_offset", table.steps_offset}, {"evaluations", table.evaluations(0, N)},
+               {"eta", o.eta},   {"steps", N},
                {"t_start", t_start},           {"seed", o.seed},  {"n", n},
                {"from_data", o.from_data},     {"precision", precision_name(precision)},
                {"backend", o.backend},         {"device", backend->name()},
@@ -179,22 +206,30 @@ void run_sample(SampleOptions o) {
     ui::SamplePngFiles png = ui::render_sample_png(req);
     files.add(o.png, "--png", std::move(png.png));
     files.add(png_sidecar_path(o.png), "--png", std::move(png.sidecar));
+    wrote += ", " + o.png + " (" + std::to_string(png_w) + "x" + std::to_string(png_h) + ")";
   }
-#else
-  (void)sample_ms;
 #endif
   files.commit();
+  std::fprintf(stderr, "wrote %s in %.1f s (%d steps, %s, %s)\n", wrote.c_str(), sample_ms / 1e3, N,
+               sampler_name(sampler), backend->name().c_str());
 }
 
 }  // namespace
 
 void register_sample(CLI::App& app, Action& action) {
   auto o = std::make_shared<SampleOptions>();
-  CLI::App* sub = app.add_subcommand("sample", "sample from a model with ddim, ddpm or ddpm-mean (SEMANTICS §3)");
+  CLI::App* sub = app.add_subcommand("sample", "sample from a model with any solver and spacing (SEMANTICS §3)");
   sub->add_option("--model", o->model, "bundled model name (moons, digits8x8, ...) or .safetensors path")->required();
   sub->add_option("--n", o->n, "number of samples, in [1, 1000000]")->capture_default_str();
-  sub->add_option("--sampler", o->sampler, "ddim | ddpm | ddpm-mean")
-      ->check(CLI::IsMember({"ddim", "ddpm", "ddpm-mean"}))
+  sub->add_option("--sampler", o->sampler, std::string("solver: ") + sampler_choices() + " (SEMANTICS §3)")
+      ->check(CLI::IsMember(sampler_names()))
+      ->capture_default_str();
+  sub->add_option("--spacing", o->spacing,
+                  std::string("step spacing: ") + spacing_choices() +
+                      " (ddim and the new solvers; ddpm/ddpm-mean take default)")
+      ->check(CLI::IsMember(spacing_names()))
+      ->capture_default_str();
+  sub->add_option("--steps-offset", o->steps_offset, "diffusers' steps_offset, added by --spacing leading")
       ->capture_default_str();
   sub->add_option("--eta", o->eta, "ddim noise scale, in [0, 1]")->capture_default_str();
   o->steps_option = sub->add_option("--steps", o->steps, "number of steps N, in [1, t_start+1] (default t_start+1)");

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/errors.h"
@@ -69,10 +70,17 @@ void AtomicFileSet::commit() {
       fail(f.arg, f.path, std::strerror(err));
     }
   }
+  // A folder at a path would refuse the rename: find it before any file is renamed.
   for (File& f : m_files) {
+    struct stat st {};
+    if (::stat(f.path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) remove_temps(), fail(f.arg, f.path, "it is a folder");
+  }
+  for (size_t i = 0; i < m_files.size(); ++i) {
+    File& f = m_files[i];
     if (::rename(f.tmp.c_str(), f.path.c_str()) != 0) {
       const std::string why = std::strerror(errno);
       remove_temps();
+      for (size_t k = 0; k < i; ++k) ::unlink(m_files[k].path.c_str());  // all or none
       fail(f.arg, f.path, why);
     }
     f.tmp.clear();

@@ -9,7 +9,8 @@ namespace diffscope {
 // Several files written together, all or none: commit() writes each to a new temporary file beside its path
 // (permissions 0666 minus umask), flushes it, and only when every one is written renames them over their
 // paths. If any write fails, every temporary file is removed, no path is touched, and InvalidInput names the
-// file's `arg`, its path and the system's reason. A file is `head` followed by `size` bytes at `data`; the
+// file's `arg`, its path and the system's reason. A path that is a folder is refused before any rename; should
+// a rename still fail, the files this commit already renamed are removed again. A file is `head` followed by `size` bytes at `data`; the
 // data is not copied, so it must stay alive until commit() returns.
 class AtomicFileSet {
  public:

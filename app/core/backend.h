@@ -31,9 +31,12 @@ class DenoiserBackend {
 
   // Steps [k_begin, k_end) of `table` on x: (B, dim) in/out. Noise for row i uses Philox counter row
   // `row_offset + i` (SEMANTICS §7). frames: optional (k_end - k_begin, B, dim), the state after each step.
+  // prev_x0: (B, dim) in/out, the previous data prediction of dpmpp-2m / dpmpp-2m-sde (table.uses_prev());
+  // the caller keeps it across calls (SEMANTICS §3). A backend that cannot run a table's solver, spacing or
+  // model kind throws InvalidInput naming it and `--backend cpu`.
   virtual void run_steps(const DiffusionModel& model, const StepTable& table, int k_begin, int k_end,
                          float* x, int B, uint64_t seed, float* frames, Precision precision,
-                         uint32_t row_offset = 0) = 0;
+                         uint32_t row_offset = 0, float* prev_x0 = nullptr) = 0;
 
   // The fused 3-layer MLP (SEMANTICS §5): x (B, d0) -> y (B, d3).
   virtual void mlp3(const Mlp3Weights& w, const float* x, int B, float* y, Precision precision) = 0;

@@ -26,9 +26,9 @@ class CpuBackend final : public DenoiserBackend {
   }
 
   void run_steps(const DiffusionModel& model, const StepTable& table, int k_begin, int k_end, float* x, int B,
-                 uint64_t seed, float* frames, Precision precision, uint32_t row_offset) override {
+                 uint64_t seed, float* frames, Precision precision, uint32_t row_offset, float* prev_x0) override {
     require_fp32(precision);
-    cpu_ref::run_steps<float>(model, table, k_begin, k_end, x, B, seed, frames, row_offset);
+    cpu_ref::run_steps<float>(model, table, k_begin, k_end, x, B, seed, frames, row_offset, prev_x0);
   }
 
   void mlp3(const Mlp3Weights& w, const float* x, int B, float* y, Precision precision) override {

@@ -8,9 +8,13 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <optional>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <vector>
 
+#include "core/gaussian_mixture.h"
 #include "core/model.h"
 #include "core/philox_normal.h"
 #include "core/step_table.h"
@@ -54,10 +58,13 @@ struct NetT {
   }
 };
 
-// Scratch matrices for one block of rows (one per thread).
+// Scratch matrices for one block of rows (one per thread). abar: per-row noise level of U's rows (read by
+// analytic models only; the network reads t/T from U's last column).
 template <class Real>
 struct Scratch {
   Matrix<Real> U, H1, H2, E;
+  std::vector<double> abar;
+  std::vector<Real> logg;
 };
 
 template <class Real>
@@ -88,6 +95,55 @@ void eps_batch(const NetT<Real>& net, const Real* x, int n, int t, int T, Real* 
   eps_rows(net, s);
   MatrixMap<Real>(out, n, net.dim) = s.E;
 }
+
+// The eps model of a DiffusionModel: its network (SEMANTICS §2) or its analytic Gaussian mixture (§6).
+template <class Real>
+struct EpsModelT {
+  int dim = 0;
+  std::optional<NetT<Real>> net;
+  const GaussianMixture* mixture = nullptr;  // points into the DiffusionModel, which must outlive this
+
+  explicit EpsModelT(const DiffusionModel& m) : dim(m.net.dim) {
+    if (m.mixture)
+      mixture = &*m.mixture;
+    else
+      net.emplace(m.net);
+  }
+};
+
+// eps for the rows of s.U = [x, t/T] at noise levels s.abar (one per row): result in s.E (n, dim).
+template <class Real>
+void eps_rows(const EpsModelT<Real>& model, Scratch<Real>& s) {
+  if (model.net) return eps_rows(*model.net, s);
+  const int dim = model.dim;
+  const Eigen::Index n = s.U.rows();
+  s.E.resize(n, dim);
+  s.logg.resize(model.mixture->K);
+  for (Eigen::Index i = 0; i < n; ++i)
+    mixture_eps_row<Real>(*model.mixture, s.U.row(i).data(), s.abar[i], s.E.row(i).data(), s.logg.data());
+}
+
+// eps for n rows x (n, dim) at timestep t (an integer in [0, T-1]): out (n, dim). For the GUI's field view.
+template <class Real>
+void eps_batch(const EpsModelT<Real>& model, const Schedule& sched, const Real* x, int n, int t, Real* out) {
+  Scratch<Real> s;
+  s.U.resize(n, model.dim + 1);
+  s.U.leftCols(model.dim) = Eigen::Map<const Matrix<Real>>(x, n, model.dim);
+  s.U.col(model.dim).setConstant(static_cast<Real>(t) / static_cast<Real>(sched.T));
+  s.abar.assign(n, sched.alphas_cumprod[t]);
+  eps_rows(model, s);
+  MatrixMap<Real>(out, n, model.dim) = s.E;
+}
+
+// A step table's per-step arrays in Real (the float path's A, B, S equal the table's A32, B32, S32).
+template <class Real>
+struct TableCoefficients {
+  std::vector<Real> A, B, S, P, Dx, De, H;
+  explicit TableCoefficients(const StepTable& tab)
+      : A(cast(tab.A)), B(cast(tab.B)), S(cast(tab.S)), P(cast(tab.P)), Dx(cast(tab.Dx)), De(cast(tab.De)),
+        H(cast(tab.H)) {}
+  static std::vector<Real> cast(const std::vector<double>& v) { return std::vector<Real>(v.begin(), v.end()); }
+};
 
 // Normals for one row (SEMANTICS §7). Real = float: philox_normal_row, the code the GPU runs. Real = double:
 // the same Philox words with the mapping v = ((u >> 8) + 0.5) 2^-24 and Box-Muller evaluated in float64
@@ -124,25 +180,14 @@ void start_noise(int T, int dim, uint64_t seed, int n, Real* x, uint32_t row_off
                      x + static_cast<int64_t>(i) * dim);
 }
 
-// Per-t coefficients of the ddpm-mean update as Real (float copies for float, exact doubles for double).
-template <class Real>
-void table_coefficients(const StepTable& tab, std::vector<Real>& A, std::vector<Real>& B, std::vector<Real>& S) {
-  if constexpr (std::is_same_v<Real, float>) {
-    A = tab.A32, B = tab.B32, S = tab.S32;
-  } else {
-    A.assign(tab.A.begin(), tab.A.end());
-    B.assign(tab.B.begin(), tab.B.end());
-    S.assign(tab.S.begin(), tab.S.end());
-  }
-}
-
 // The fused denoise call (SEMANTICS §4) on one block of n rows: x (n, dim) in/out, t_start (n).
 // For k = 0..S-1 a row with t = t_start[r] - k >= 0 takes x <- A[t] x + B[t] eps(x, t/T) (ddpm-mean,
 // `tab` indexed by t: build_t_indexed_ddpm_mean); a row with t < 0 is frozen: no network evaluation, no
 // table read. traj: optional, frame 1 of this block's first row; frame k at traj + (k-1) frame_stride.
 template <class Real>
-void denoise_block(const NetT<Real>& net, const std::vector<Real>& A, const std::vector<Real>& B, int T, Real* x,
-                   const int64_t* t_start, int n, int S, Real* traj, int64_t frame_stride) {
+void denoise_block(const EpsModelT<Real>& net, const std::vector<Real>& A, const std::vector<Real>& B,
+                   const std::vector<double>& abar, int T, Real* x, const int64_t* t_start, int n, int S, Real* traj,
+                   int64_t frame_stride) {
   const int dim = net.dim;
   MatrixMap<Real> X(x, n, dim);
   Scratch<Real> s;
@@ -155,10 +200,12 @@ void denoise_block(const NetT<Real>& net, const std::vector<Real>& A, const std:
     if (active.empty() && !traj) break;  // every row is frozen from here on
     if (!active.empty()) {
       s.U.resize(static_cast<Eigen::Index>(active.size()), dim + 1);
+      s.abar.resize(active.size());
       for (size_t i = 0; i < active.size(); ++i) {
         const int r = active[i];
         s.U.row(i).head(dim) = X.row(r);
         s.U(i, dim) = static_cast<Real>(t_start[r] - k) / static_cast<Real>(T);
+        s.abar[i] = abar[t_start[r] - k];
       }
       eps_rows(net, s);
       for (size_t i = 0; i < active.size(); ++i) {
@@ -171,31 +218,44 @@ void denoise_block(const NetT<Real>& net, const std::vector<Real>& A, const std:
   }
 }
 
-// Steps [k_begin, k_end) of a step table on one block of n rows (SEMANTICS §3):
-// x <- A[k] x + B[k] eps(x, t[k]/T) + S[k] z, z from Philox with counter row `first_row + r`, step_key t[k]
-// (SEMANTICS §7; drawn only when S[k] != 0). frames: optional, the state after step k_begin at frames,
-// after step k at frames + (k - k_begin) frame_stride.
+// Steps [k_begin, k_end) of a step table on one block of n rows (SEMANTICS §3, the update of StepTable):
+// x <- A[k] x + B[k] eps(x, t_net[k]) + P[k] prev + S[k] z, z from Philox with counter row `first_row + r`,
+// step_key noise_key[k] (SEMANTICS §7; drawn only when S[k] != 0); heun adds H[k] (eps(y, t_net2[k]) - eps);
+// prev (n, dim), the previous data prediction, is read and rewritten when the table uses it. frames: optional,
+// the state after step k_begin at frames, after step k at frames + (k - k_begin) frame_stride.
 template <class Real>
-void run_steps_block(const NetT<Real>& net, const StepTable& tab, const std::vector<Real>& A,
-                     const std::vector<Real>& B, const std::vector<Real>& S, int k_begin, int k_end, Real* x, int n,
-                     uint64_t seed, uint32_t first_row, Real* frames, int64_t frame_stride) {
+void run_steps_block(const EpsModelT<Real>& net, const StepTable& tab, const TableCoefficients<Real>& c, int k_begin,
+                     int k_end, Real* x, int n, uint64_t seed, uint32_t first_row, Real* frames, int64_t frame_stride,
+                     Real* prev) {
   const int dim = net.dim;
   MatrixMap<Real> X(x, n, dim);
   Scratch<Real> s;
+  Matrix<Real> X0, E1;
   std::vector<Real> z(dim);
   s.U.resize(n, dim + 1);
   for (int k = k_begin; k < k_end; ++k) {
-    const int t = tab.t[k];
     s.U.leftCols(dim) = X;
-    s.U.col(dim).setConstant(static_cast<Real>(t) / static_cast<Real>(tab.T));
+    s.U.col(dim).setConstant(static_cast<Real>(tab.t_net[k]) / static_cast<Real>(tab.T));
+    s.abar.assign(n, tab.abar[k]);
     eps_rows(net, s);
-    X = A[k] * X + B[k] * s.E;
-    if (S[k] != Real(0)) {
+    if (prev) X0 = c.Dx[k] * X + c.De[k] * s.E;
+    X = c.A[k] * X + c.B[k] * s.E;
+    if (prev && c.P[k] != Real(0)) X += c.P[k] * MatrixMap<Real>(prev, n, dim);
+    if (c.S[k] != Real(0)) {
       for (int r = 0; r < n; ++r) {
-        normal_row<Real>(seed, first_row + static_cast<uint32_t>(r), static_cast<uint32_t>(t), dim, z.data());
-        for (int d = 0; d < dim; ++d) X(r, d) += S[k] * z[d];
+        normal_row<Real>(seed, first_row + static_cast<uint32_t>(r), tab.noise_key[k], dim, z.data());
+        for (int d = 0; d < dim; ++d) X(r, d) += c.S[k] * z[d];
       }
     }
+    if (!c.H.empty() && c.H[k] != Real(0)) {  // Heun's correction at the Euler point y (Karras et al. 2022 Alg. 1)
+      E1 = s.E;
+      s.U.leftCols(dim) = X;
+      s.U.col(dim).setConstant(static_cast<Real>(tab.t_net2[k]) / static_cast<Real>(tab.T));
+      s.abar.assign(n, tab.abar2[k]);
+      eps_rows(net, s);
+      X += c.H[k] * (s.E - E1);
+    }
+    if (prev) MatrixMap<Real>(prev, n, dim) = X0;
     if (frames) std::memcpy(frames + (k - k_begin) * frame_stride, x, sizeof(Real) * n * dim);
   }
 }
@@ -204,10 +264,9 @@ void run_steps_block(const NetT<Real>& net, const StepTable& tab, const std::vec
 // trajectory optional (S+1, B, dim) with frame 0 the input.
 template <class Real>
 void denoise(const DiffusionModel& model, Real* x, const int64_t* t_start, int B, int S, Real* trajectory) {
-  const NetT<Real> net(model.net);
+  const EpsModelT<Real> net(model);
   const StepTable tab = build_t_indexed_ddpm_mean(model.schedule);
-  std::vector<Real> A, Bc, Sc;
-  table_coefficients(tab, A, Bc, Sc);
+  const TableCoefficients<Real> c(tab);
   const int dim = net.dim;
   const int64_t frame_stride = static_cast<int64_t>(B) * dim;
   if (trajectory) std::memcpy(trajectory, x, sizeof(Real) * frame_stride);
@@ -215,28 +274,33 @@ void denoise(const DiffusionModel& model, Real* x, const int64_t* t_start, int B
 #pragma omp parallel for schedule(dynamic, 1)
   for (int blk = 0; blk < n_blocks; ++blk) {
     const int r0 = blk * kBlockRows, n = std::min(kBlockRows, B - r0);
-    denoise_block(net, A, Bc, tab.T, x + static_cast<int64_t>(r0) * dim, t_start + r0, n, S,
+    denoise_block(net, c.A, c.B, tab.abar, tab.T, x + static_cast<int64_t>(r0) * dim, t_start + r0, n, S,
                   trajectory ? trajectory + frame_stride + static_cast<int64_t>(r0) * dim : nullptr, frame_stride);
   }
 }
 
 // Steps [k_begin, k_end) of `tab` over B rows (SEMANTICS §3): x (B, dim) in/out; noise row = row_offset + i.
-// frames optional (k_end - k_begin, B, dim), the state after each step.
+// frames optional (k_end - k_begin, B, dim), the state after each step. prev (B, dim): the previous data
+// prediction, in/out, required when tab.uses_prev() (its content before step 0 is never read); the caller
+// keeps it between calls so that a run split into launches equals one call. Throws std::invalid_argument
+// when prev is needed and null.
 template <class Real>
 void run_steps(const DiffusionModel& model, const StepTable& tab, int k_begin, int k_end, Real* x, int B,
-               uint64_t seed, Real* frames, uint32_t row_offset = 0) {
-  const NetT<Real> net(model.net);
-  std::vector<Real> A, Bc, Sc;
-  table_coefficients(tab, A, Bc, Sc);
+               uint64_t seed, Real* frames, uint32_t row_offset = 0, Real* prev = nullptr) {
+  if (tab.uses_prev() && !prev)
+    throw std::invalid_argument(std::string("run_steps: solver ") + sampler_name(tab.sampler) +
+                                " needs the previous data prediction buffer (prev)");
+  const EpsModelT<Real> net(model);
+  const TableCoefficients<Real> c(tab);
   const int dim = net.dim;
   const int64_t frame_stride = static_cast<int64_t>(B) * dim;
   const int n_blocks = (B + kBlockRows - 1) / kBlockRows;
 #pragma omp parallel for schedule(dynamic, 1)
   for (int blk = 0; blk < n_blocks; ++blk) {
     const int r0 = blk * kBlockRows, n = std::min(kBlockRows, B - r0);
-    run_steps_block(net, tab, A, Bc, Sc, k_begin, k_end, x + static_cast<int64_t>(r0) * dim, n, seed,
-                    row_offset + static_cast<uint32_t>(r0),
-                    frames ? frames + static_cast<int64_t>(r0) * dim : nullptr, frame_stride);
+    run_steps_block(net, tab, c, k_begin, k_end, x + static_cast<int64_t>(r0) * dim, n, seed,
+                    row_offset + static_cast<uint32_t>(r0), frames ? frames + static_cast<int64_t>(r0) * dim : nullptr,
+                    frame_stride, prev && tab.uses_prev() ? prev + static_cast<int64_t>(r0) * dim : nullptr);
   }
 }
 

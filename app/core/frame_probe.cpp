@@ -2,6 +2,7 @@
 #include "core/frame_probe.h"
 
 #include <atomic>
+#include <sstream>
 
 namespace diffscope {
 namespace {
@@ -13,6 +14,16 @@ const char* frame_phase_name(FramePhase p) {
                                                    "scene_draw",   "imgui_render", "present", "autosave", "other"};
   const int i = static_cast<int>(p);
   return i >= 0 && i < kFramePhases ? kNames[i] : "?";
+}
+
+std::string phase_ms_json(const std::array<double, kFramePhases>& ms, double scale) {
+  std::ostringstream s;
+  s.precision(4);
+  s << '{';
+  for (int p = 0; p < kFramePhases; ++p)
+    s << (p ? ", " : "") << '"' << frame_phase_name(FramePhase(p)) << "\": " << ms[p] * scale;
+  s << '}';
+  return s.str();
 }
 
 void count_readback() { g_readbacks.fetch_add(1, std::memory_order_relaxed); }

@@ -5,6 +5,7 @@
 #pragma once
 #include <array>
 #include <chrono>
+#include <string>
 
 namespace diffscope {
 
@@ -14,6 +15,9 @@ enum class FramePhase { apply, enqueue, camera, field, imgui_build, scene_draw, 
 inline constexpr int kFramePhases = 10;
 // Short names used by the headless `print` line, `measure` and the kernel panel: "apply", "enqueue", ...
 const char* frame_phase_name(FramePhase p);
+
+// {"apply": ms, "enqueue": ms, ...}: phase times (times `scale`, e.g. 1/frames for a mean) as one JSON object.
+std::string phase_ms_json(const std::array<double, kFramePhases>& ms, double scale = 1.0);
 
 // Waits on the GPU that the frame loop must not do in steady state (unless the user asked: export, Fit view).
 struct FrameCounts {

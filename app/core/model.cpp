@@ -9,6 +9,7 @@
 #include <set>
 
 #include "core/errors.h"
+#include "core/gaussian_mixture.h"
 #include "core/model.h"
 #include "core/model_load.h"
 #include "core/safetensors.h"
@@ -170,18 +171,52 @@ void EpsNet::validate() const {
   check("b3", b3.size(), d, "dim");
 }
 
+void read_eps_net(const SafetensorsFile& f, EpsNet& n);
+
 DiffusionModel diffusion_model_from(const SafetensorsFile& f) {
   const std::string& L = f.label();
   DiffusionModel m;
   m.path = L;
   m.metadata = f.metadata();
 
+  std::set<std::string> used = {"betas", "data_samples"};
+  const auto kind = m.metadata.find("kind");
+  if (kind != m.metadata.end() && kind->second == kGaussianMixtureKind) {
+    // SEMANTICS §6: an analytic model; no network, net.dim is the data dimension and net.hidden is 0.
+    m.mixture = read_gaussian_mixture(f);
+    m.net.dim = m.mixture->dim;
+    used.insert({"means", "stds", "weights"});
+  } else {
+    read_eps_net(f, m.net);
+    used.insert({"eps_net.0.weight", "eps_net.0.bias", "eps_net.2.weight", "eps_net.2.bias", "eps_net.4.weight",
+                 "eps_net.4.bias"});
+  }
+  const int64_t d = m.net.dim;
+  m.schedule = schedule_from(f, m.warnings);
+  compare_schedule_buffers(f, m.schedule, m.warnings);
+
+  if (const TensorInfo* ds = f.find("data_samples")) {
+    if (ds->shape.size() != 2 || ds->shape[1] != d || ds->shape[0] > INT_MAX)
+      fail(L, "tensor 'data_samples' has shape " + format_shape(ds->shape) + ", expected (N, " + std::to_string(d) +
+                  ") = (N, dim)");
+    m.n_data = static_cast<int>(ds->shape[0]);
+    m.data_samples = read_finite(f, "data_samples");
+  }
+
+  used.insert(std::begin(kScheduleBuffers), std::end(kScheduleBuffers));
+  for (const TensorInfo& t : f.tensors())
+    if (!used.count(t.name)) m.ignored_tensors.push_back(t.name);
+  return m;
+}
+
+// The eps-network tensors eps_net.{0,2,4}.{weight,bias} (SEMANTICS §2), shapes checked.
+void read_eps_net(const SafetensorsFile& f, EpsNet& n) {
+  const std::string& L = f.label();
   const TensorInfo* w1 = f.find("eps_net.0.weight");
   if (!w1) fail(L, "missing tensor 'eps_net.0.weight' (expected shape (hidden, dim+1))");
   if (w1->shape.size() != 2 || w1->shape[1] < 2)
     fail(L, "tensor 'eps_net.0.weight' has shape " + format_shape(w1->shape) +
                 ", expected (hidden, dim+1) with dim >= 1");
-  EpsNet& n = m.net;
   n.hidden = positive_dim(f, *w1, 0, "hidden");
   n.dim = positive_dim(f, *w1, 1, "dim+1") - 1;
   const int64_t h = n.hidden, d = n.dim;
@@ -197,24 +232,6 @@ DiffusionModel diffusion_model_from(const SafetensorsFile& f) {
   n.W3 = read_finite(f, "eps_net.4.weight");
   n.b3 = read_finite(f, "eps_net.4.bias");
   n.validate();
-
-  m.schedule = schedule_from(f, m.warnings);
-  compare_schedule_buffers(f, m.schedule, m.warnings);
-
-  if (const TensorInfo* ds = f.find("data_samples")) {
-    if (ds->shape.size() != 2 || ds->shape[1] != d || ds->shape[0] > INT_MAX)
-      fail(L, "tensor 'data_samples' has shape " + format_shape(ds->shape) + ", expected (N, " + std::to_string(d) +
-                  ") = (N, dim)");
-    m.n_data = static_cast<int>(ds->shape[0]);
-    m.data_samples = read_finite(f, "data_samples");
-  }
-
-  std::set<std::string> used = {"eps_net.0.weight", "eps_net.0.bias", "eps_net.2.weight", "eps_net.2.bias",
-                                "eps_net.4.weight", "eps_net.4.bias", "betas", "data_samples"};
-  used.insert(std::begin(kScheduleBuffers), std::end(kScheduleBuffers));
-  for (const TensorInfo& t : f.tensors())
-    if (!used.count(t.name)) m.ignored_tensors.push_back(t.name);
-  return m;
 }
 
 DiffusionModel load_diffusion_model(const std::string& path) {
@@ -230,7 +247,13 @@ Mlp3Weights mlp3_from(const SafetensorsFile& f) {
                   "relu(relu(x W1) W2) W3)");
   Mlp3Weights w;
   const TensorInfo* f1 = f.find("fc1.weight");
-  if (!f1) fail(L, "missing tensor 'fc1.weight' (expected shape (d1, d0))");
+  if (!f1) {
+    const bool diffusion = f.find("eps_net.0.weight") != nullptr;
+    fail(L, "missing tensor 'fc1.weight' (expected shape (d1, d0))" +
+                std::string(diffusion ? "; this is a diffusion model: the 3-layer MLP workload (SEMANTICS §5) needs "
+                                        "fc1/fc2/fc3.weight, e.g. tests/data/golden/mlp3_b16_48_64_40_24_weights.safetensors"
+                                      : ""));
+  }
   if (f1->shape.size() != 2) fail(L, "tensor 'fc1.weight' has shape " + format_shape(f1->shape) + ", expected (d1, d0)");
   w.d1 = positive_dim(f, *f1, 0, "d1");
   w.d0 = positive_dim(f, *f1, 1, "d0");

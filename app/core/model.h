@@ -6,6 +6,9 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
+#include "core/gaussian_mixture.h"
 #include "core/schedule.h"
 
 namespace diffscope {
@@ -31,6 +34,9 @@ struct DiffusionModel {
   std::vector<float> data_samples;               // (n_data, dim) held-out data points
   std::vector<std::string> ignored_tensors;      // tensors present but not used
   std::vector<std::string> warnings;             // e.g. schedule buffers disagreeing with recomputation
+  // An analytic model (metadata kind gaussian_mixture, SEMANTICS §6) instead of a network: then net holds
+  // only dim (hidden = 0, no weights) and eps is the mixture's exact eps.
+  std::optional<GaussianMixture> mixture;
 };
 
 // Loads and validates a model file (SEMANTICS §6, §1). Throws InvalidInput with a message naming the file,

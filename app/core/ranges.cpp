@@ -25,16 +25,16 @@ const std::vector<PersistedRange>& persisted_ranges() {
       {"sampling.eta", kEtaMin, kEtaMax},
       {"sampling.steps", 1, 1'000'000},
       {"sampling.t_start", 0, 999'999},
-      {"sampling.steps_per_launch", 1, 1'000'000},
+      {"sampling.steps_per_launch", double(kStepsPerLaunchRange.lo), double(kStepsPerLaunchRange.hi)},
       {"sampling.seed", 0, 18446744073709551615.0},
-      {"sampling.memory_budget_mb", 16, 65536},
-      {"view.trail_frames", 0, 64},
+      {"sampling.memory_budget_mb", double(kBudgetMbRange.lo), double(kBudgetMbRange.hi)},
+      {"view.trail_frames", double(kTrailFramesRange.lo), double(kTrailFramesRange.hi)},
       {"view.field_grid", 4, 64},
-      {"view.point_size", 1, 12},
-      {"view.point_alpha", 0.05, 1},
-      {"view.play_speed", 0.1, 20},
-      {"view.steps_per_frame", 0, 1000},
-      {"view.image_grid_cols", 1, 64},
+      {"view.point_size", kPointSizeRange.lo, kPointSizeRange.hi},
+      {"view.point_alpha", kPointAlphaRange.lo, kPointAlphaRange.hi},
+      {"view.play_speed", kPlaySpeedRange.lo, kPlaySpeedRange.hi},
+      {"view.steps_per_frame", double(kStepsPerFrameRange.lo), double(kStepsPerFrameRange.hi)},
+      {"view.image_grid_cols", double(kGridColsRange.lo), double(kGridColsRange.hi)},
       {"view.cam_x", -1e5, 1e5},
       {"view.cam_y", -1e5, 1e5},
       {"view.cam_half_h", 1e-3, 1e4},
@@ -52,6 +52,14 @@ const PersistedRange* find_persisted_range(const std::string& name) {
 }
 
 void check_range(const std::string& arg, int64_t value, IntRange r) {
+  if (!r.contains(value)) {
+    std::ostringstream os;
+    os << arg << " = " << value << " is out of range; valid: [" << r.lo << ", " << r.hi << "]";
+    throw InvalidInput(os.str());
+  }
+}
+
+void check_real_range(const std::string& arg, double value, RealRange r) {
   if (!r.contains(value)) {
     std::ostringstream os;
     os << arg << " = " << value << " is out of range; valid: [" << r.lo << ", " << r.hi << "]";

@@ -1,5 +1,6 @@
-// ranges.h — the one place each user-facing value's valid range is defined. The CLI refuses values
-// outside (InvalidInput, exit 2); the GUI clamps into them.
+// ranges.h — the one place each user-facing value's valid range is defined. Command-line options and script
+// `set` lines refuse values outside (InvalidInput, exit 2); the GUI's widgets and the settings file clamp into
+// them (SEMANTICS §3).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -33,9 +34,26 @@ const std::vector<PersistedRange>& persisted_ranges();
 // The entry for `name`, or nullptr.
 const PersistedRange* find_persisted_range(const std::string& name);
 
+// The widgets' bounds and what `--set` accepts for the drawing settings and a few sampling ones; the table above
+// uses the same constants for the settings file.
+struct RealRange {
+  double lo, hi;
+  double clamp(double v) const { return v < lo ? lo : (v > hi ? hi : v); }
+  bool contains(double v) const { return v >= lo && v <= hi; }  // false for NaN
+};
+constexpr IntRange kTrailFramesRange{0, 64};       // stored frames behind each point; 0 = no trails
+constexpr IntRange kStepsPerFrameRange{0, 1000};   // steps computed per UI frame; 0 = automatic
+constexpr IntRange kGridColsRange{1, 64};          // image models: samples per row of the grid
+constexpr IntRange kBudgetMbRange{16, 65536};      // trajectory memory budget (MB)
+constexpr IntRange kStepsPerLaunchRange{1, 1'000'000};  // S of the fused kernel (the session clamps it to steps)
+constexpr RealRange kPlaySpeedRange{0.1, 20.0};    // frames advanced per UI frame when replaying
+constexpr RealRange kPointSizeRange{1.0, 12.0};    // pixels at UI scale 1
+constexpr RealRange kPointAlphaRange{0.05, 1.0};
+
 // Each throws InvalidInput("<arg> = <value> is out of range; valid: [lo, hi]") when outside.
 void check_range(const std::string& arg, int64_t value, IntRange r);
 void check_eta(double eta);
+void check_real_range(const std::string& arg, double value, RealRange r);
 
 // SEMANTICS §4 input checks for denoise: B >= 1, x finite, x width == dim, 0 <= t_start[b] <= T-1, S >= 1.
 // x_cols is the width of the x array as given. Messages name the argument, the index and the value.

@@ -65,8 +65,7 @@ void read_clamped(const nlohmann::json& j, const char* section, const char* key,
   const PersistedRange* r = find_persisted_range(name);
   const nlohmann::json& v = j.at(key);
   if (!r || !v.is_number() || !std::isfinite(v.get<double>())) {
-    if (note) *note += "settings: ignored " + name + " = " + v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
-                       " (valid: a number in its range)\n";
+    if (note) *note += std::string("settings: ignored ill-typed field '") + key + "' (valid: a number)\n";
     return;
   }
   const double d = v.get<double>();

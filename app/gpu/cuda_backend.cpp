@@ -17,6 +17,8 @@
 #include "gpu/gpu_buffer.h"
 #include "kernels/frag_pack.h"
 #include "kernels/kernels.h"
+#include "kernels/mixture_kernels.h"
+#include "kernels/solver_kernels.h"
 
 namespace diffscope {
 
@@ -71,6 +73,52 @@ struct DeviceTable {
   kernels::DeviceSteps view() const { return {t.data(), A.data(), B.data(), S.data(), n, T}; }
 };
 
+// A solver table (issue 15, SEMANTICS §3) as float arrays for kernels/denoise_solver.cu.
+struct DeviceSolverTable {
+  GpuBuffer<float> tt, tt2, A, B, S, P, Dx, De, H, abar, abar2;
+  GpuBuffer<uint32_t> key;
+  int n = 0;
+  std::vector<float> h_tt, h_tt2, h_P, h_Dx, h_De, h_H, h_abar, h_abar2;
+
+  static std::vector<float> as_float(const std::vector<double>& v) { return std::vector<float>(v.begin(), v.end()); }
+  void upload(const StepTable& tab, cudaStream_t s) {
+    n = tab.steps();
+    // The network's time input as the CPU computes it: float(t_net) / float(T).
+    h_tt.resize(n);
+    h_tt2.assign(tab.t_net2.size(), 0.f);
+    for (int k = 0; k < n; ++k) h_tt[k] = static_cast<float>(tab.t_net[k]) / static_cast<float>(tab.T);
+    for (size_t k = 0; k < tab.t_net2.size(); ++k)
+      h_tt2[k] = static_cast<float>(tab.t_net2[k]) / static_cast<float>(tab.T);
+    h_P = as_float(tab.P), h_Dx = as_float(tab.Dx), h_De = as_float(tab.De), h_H = as_float(tab.H);
+    h_abar = as_float(tab.abar), h_abar2 = as_float(tab.abar2);  // the analytic model's noise levels
+    abar.copy_from_host(h_abar, s);
+    abar2.copy_from_host(h_abar2, s);
+    tt.copy_from_host(h_tt, s);
+    tt2.copy_from_host(h_tt2, s);
+    A.copy_from_host(tab.A32, s);
+    B.copy_from_host(tab.B32, s);
+    S.copy_from_host(tab.S32, s);
+    P.copy_from_host(h_P, s);
+    Dx.copy_from_host(h_Dx, s);
+    De.copy_from_host(h_De, s);
+    H.copy_from_host(h_H, s);
+    key.copy_from_host(tab.noise_key, s);
+    CUDA_CHECK_THROW(cudaStreamSynchronize(s));  // the host vectors are reused by the next upload
+  }
+  kernels::SolverSteps view(const StepTable& tab) const {
+    kernels::SolverSteps v;
+    v.tt = tt.data(), v.A = A.data(), v.B = B.data(), v.S = S.data(), v.key = key.data(), v.n = n;
+    if (tab.uses_prev()) v.P = P.data(), v.Dx = Dx.data(), v.De = De.data();
+    if (tab.uses_second_eval()) v.H = H.data(), v.tt2 = tt2.data();
+    return v;
+  }
+};
+
+// Tables that need the solver kernel: a previous data prediction, a second evaluation or float timesteps.
+bool needs_solver_kernel(const StepTable& t) {
+  return t.uses_prev() || t.uses_second_eval() || t.spacing == Spacing::Karras;
+}
+
 }  // namespace
 
 struct CudaBackend::Impl {
@@ -88,6 +136,16 @@ struct CudaBackend::Impl {
   GpuBuffer<uint16_t> W1h, W2h, W3h;
   kernels::DeviceNet net;
   DeviceTable table, t_indexed;
+  // issue 15: the current table when it needs the solver kernel, its previous data prediction (B, dim), kept
+  // across run_steps_device calls, and Heun's first-eps workspace.
+  bool solver_mode = false;
+  // An analytic model (SEMANTICS §6): every table runs kernels/mixture_steps.cu.
+  bool mixture_mode = false;
+  GpuBuffer<float> mx_means, mx_var, mx_logw;
+  kernels::DeviceMixture mix;
+  StepTable solver_host;
+  DeviceSolverTable solver_table;
+  GpuBuffer<float> d_prev, d_e1;
 
   // host-API scratch
   GpuBuffer<float> d_x, d_frames;
@@ -152,6 +210,29 @@ std::string CudaBackend::name() const { return "cuda (" + m->device_name + ")"; 
 cudaStream_t CudaBackend::stream() const { return m->stream.get(); }
 
 void CudaBackend::set_model(const DiffusionModel& model) {
+  if (model.mixture) {
+    const GaussianMixture& g = *model.mixture;
+    if (!kernels::mixture_kernel_supported(g.dim, g.K))
+      throw InvalidInput("model '" + model.path + "': a gaussian_mixture with dim = " + std::to_string(g.dim) +
+                         ", K = " + std::to_string(g.K) + " is too large for the CUDA mixture kernel (valid: dim <= " +
+                         std::to_string(kernels::kMixtureMaxDim) + ", K <= " + std::to_string(kernels::kMixtureMaxK) +
+                         "): use --backend cpu");
+    const cudaStream_t s = m->stream.get();
+    std::vector<float> means(g.means.begin(), g.means.end()), var(g.K), logw(g.K);
+    for (int k = 0; k < g.K; ++k) var[k] = static_cast<float>(g.stds[k] * g.stds[k]), logw[k] = std::log(g.weights[k]);
+    m->mx_means.copy_from_host(means, s);
+    m->mx_var.copy_from_host(var, s);
+    m->mx_logw.copy_from_host(logw, s);
+    m->mix = {g.K, g.dim, m->mx_means.data(), m->mx_var.data(), m->mx_logw.data()};
+    m->h_net = EpsNet{};  // a network set later uploads again
+    m->net = kernels::DeviceNet{};
+    m->net.dim = g.dim;
+    m->mixture_mode = m->have_model = true;
+    m->schedule = model.schedule;
+    CUDA_CHECK_THROW(cudaStreamSynchronize(s));
+    return;
+  }
+  m->mixture_mode = false;
   const EpsNet& n = model.net;
   const cudaStream_t s = m->stream.get();
   const bool same_net = m->have_model && m->h_net.dim == n.dim && m->h_net.hidden == n.hidden && m->h_net.W1 == n.W1 &&
@@ -219,6 +300,23 @@ void CudaBackend::set_model(const DiffusionModel& model) {
 }
 
 void CudaBackend::set_step_table(const StepTable& t) {
+  // The fast kernels run tables of (t, A, B, S) with integer t (network input t/T, noise key t); the others
+  // (previous data prediction, second evaluation, float timesteps) run kernels/denoise_solver.cu (SEMANTICS §3).
+  m->solver_mode = needs_solver_kernel(t) || m->mixture_mode;
+  if (m->mixture_mode) {
+    m->solver_host = t;
+    m->solver_table.upload(t, m->stream.get());
+    return;
+  }
+  if (m->solver_mode) {
+    if (!kernels::denoise_solver_supported(m->net.dim, m->net.hidden))
+      throw InvalidInput(std::string("--sampler ") + sampler_name(t.sampler) + " --spacing " + spacing_name(t.spacing) +
+                         ": hidden = " + std::to_string(m->net.hidden) +
+                         " is too large for the CUDA solver kernel: use --backend cpu");
+    m->solver_host = t;
+    m->solver_table.upload(t, m->stream.get());
+    return;
+  }
   if (m->table.upload(t, m->stream.get())) {  // the same table again (a new seed): no upload, no wait
     CUDA_CHECK_THROW(cudaStreamSynchronize(m->stream.get()));
     count_sync();
@@ -229,12 +327,45 @@ static void require_model(bool have) {
   if (!have) throw std::logic_error("CudaBackend: set_model() must be called first");
 }
 
+// The analytic model runs step tables only on the GPU (kernels/mixture_steps.cu).
+static void require_network(bool mixture, const char* what) {
+  if (mixture)
+    throw InvalidInput(std::string(what) + " of a gaussian_mixture model (SEMANTICS §6) runs on the CPU only: use "
+                       "--backend cpu");
+}
+
 void CudaBackend::run_steps_device(int k_begin, int k_end, float* d_x, int B, uint64_t seed, float* d_frames, Precision p,
                                    cudaStream_t stream, uint32_t row_offset) {
   require_model(m->have_model);
-  if (k_begin < 0 || k_end > m->table.n || k_begin > k_end)
+  const int n_steps = m->solver_mode ? m->solver_table.n : m->table.n;  // the table set last
+  if (k_begin < 0 || k_end > n_steps || k_begin > k_end)
     throw InvalidInput("steps [" + std::to_string(k_begin) + ", " + std::to_string(k_end) +
-                       ") out of range; valid: within [0, " + std::to_string(m->table.n) + "]");
+                       ") out of range; valid: within [0, " + std::to_string(n_steps) + "]");
+  if (m->solver_mode) {
+    const size_t n = static_cast<size_t>(B) * m->net.dim;
+    kernels::SolverArgs sa;
+    sa.net = m->net;
+    sa.tab = m->solver_table.view(m->solver_host);
+    sa.x = d_x, sa.B = B, sa.k_begin = k_begin, sa.k_end = k_end, sa.frames = d_frames;
+    sa.seed = seed, sa.row_offset = row_offset;
+    if (sa.tab.P) m->d_prev.reserve(n), sa.prev = m->d_prev.data();  // step 0 never reads it (P[0] = 0)
+    if (sa.tab.H) m->d_e1.reserve(n), sa.e1 = m->d_e1.data();
+    if (m->mixture_mode) {
+      kernels::MixtureStepArgs ma;
+      ma.mix = m->mix;
+      ma.abar = m->solver_table.abar.data();
+      ma.abar2 = m->solver_table.abar2.data();
+      ma.run = sa;
+      kernels::launch_mixture_steps(ma, stream);
+      CUDA_CHECK_LAUNCH();
+      return;
+    }
+    kernels::launch_denoise_solver(sa, stream);
+    m->last = kernels::DenoisePath::General;
+    (void)p;  // fp32 arithmetic whatever the precision (as the general kernel)
+    CUDA_CHECK_LAUNCH();
+    return;
+  }
   kernels::DenoiseArgs a;
   a.net = m->net;
   a.tab = m->table.view();
@@ -252,6 +383,10 @@ void CudaBackend::run_steps_device(int k_begin, int k_end, float* d_x, int B, ui
 void CudaBackend::run_steps_device_unfused(int k_begin, int k_end, float* d_x, int B, uint64_t seed, float* d_frames,
                                            Precision p, cudaStream_t stream, uint32_t row_offset) {
   require_model(m->have_model);
+  require_network(m->mixture_mode, "the unfused baseline");
+  if (m->solver_mode)
+    throw InvalidInput(std::string("the unfused baseline runs ddim/ddpm/ddpm-mean/euler-ancestral tables only, not ") +
+                       sampler_name(m->solver_host.sampler) + " on " + spacing_name(m->solver_host.spacing));
   kernels::DenoiseArgs a;
   a.net = m->net;
   a.tab = m->table.view();
@@ -281,6 +416,7 @@ void CudaBackend::run_steps_device_unfused(int k_begin, int k_end, float* d_x, i
 void CudaBackend::denoise_device(float* d_x, const int32_t* d_t_start, int B, int S, float* d_frames, Precision p,
                                  cudaStream_t stream, bool unfused) {
   require_model(m->have_model);
+  require_network(m->mixture_mode, "denoise");
   kernels::DenoiseArgs a;
   a.net = m->net;
   a.tab = m->t_indexed.view();
@@ -313,6 +449,7 @@ void CudaBackend::denoise_device(float* d_x, const int32_t* d_t_start, int B, in
 
 void CudaBackend::eps_field_device(const float* d_pts, int n, int t, bool predict_x0, float* d_out, cudaStream_t stream) {
   require_model(m->have_model);
+  require_network(m->mixture_mode, "the eps field");
   if (t < 0 || t >= m->schedule.T)
     throw InvalidInput("t = " + std::to_string(t) + " is out of range; valid: [0, " + std::to_string(m->schedule.T - 1) + "]");
   const double abar = m->schedule.alphas_cumprod[t];
@@ -355,12 +492,16 @@ void CudaBackend::denoise(const DiffusionModel& model, float* x, const int64_t* 
 }
 
 void CudaBackend::run_steps(const DiffusionModel& model, const StepTable& table, int k_begin, int k_end, float* x, int B,
-                            uint64_t seed, float* frames, Precision precision, uint32_t row_offset) {
+                            uint64_t seed, float* frames, Precision precision, uint32_t row_offset, float* prev_x0) {
+  if (table.uses_prev() && !prev_x0)
+    throw std::invalid_argument(std::string("run_steps: solver ") + sampler_name(table.sampler) +
+                                " needs the previous data prediction buffer (prev_x0)");
   set_model(model);
   set_step_table(table);
   const cudaStream_t s = m->stream.get();
   const size_t n = static_cast<size_t>(B) * model.net.dim;
   m->d_x.copy_from_host(x, n, s);
+  if (table.uses_prev()) m->d_prev.copy_from_host(prev_x0, n, s);  // SEMANTICS §3: kept by the caller
   float* d_frames = nullptr;
   const size_t nf = static_cast<size_t>(k_end - k_begin) * n;
   if (frames && nf) {
@@ -369,6 +510,7 @@ void CudaBackend::run_steps(const DiffusionModel& model, const StepTable& table,
   }
   run_steps_device(k_begin, k_end, m->d_x.data(), B, seed, d_frames, precision, s, row_offset);
   m->d_x.copy_to_host(x, n, s);
+  if (table.uses_prev()) m->d_prev.copy_to_host(prev_x0, n, s);
   if (d_frames) m->d_frames.copy_to_host(frames, nf, s);
   CUDA_CHECK_THROW(cudaStreamSynchronize(s));
 }

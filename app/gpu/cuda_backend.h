@@ -34,14 +34,19 @@ class CudaBackend : public DenoiserBackend {
   void denoise(const DiffusionModel& model, float* x, const int64_t* t_start, int B, int S, float* trajectory,
                Precision precision) override;
   void run_steps(const DiffusionModel& model, const StepTable& table, int k_begin, int k_end, float* x, int B,
-                 uint64_t seed, float* frames, Precision precision, uint32_t row_offset = 0) override;
+                 uint64_t seed, float* frames, Precision precision, uint32_t row_offset = 0,
+                 float* prev_x0 = nullptr) override;
   void mlp3(const Mlp3Weights& w, const float* x, int B, float* y, Precision precision) override;
 
   // ---- device-pointer API (GUI, interop); all asynchronous on `stream`, no sync ---------------------
   // Uploads the weights (fp32 + bf16/tf32 fragment copies) and keeps them resident; cheap if the same model
-  // (same path and weights) is set again.
+  // (same path and weights) is set again. An analytic (gaussian_mixture) model runs its step tables in
+  // kernels/mixture_steps.cu (denoise and the eps field refuse it); InvalidInput when it is too large for that kernel.
   void set_model(const DiffusionModel& m);
-  // Uploads the step table (t, A32, B32, S32).
+  // Uploads the step table (t, A32, B32, S32). Tables that need a previous data prediction, a second evaluation
+  // or float timesteps (dpmpp-2m, dpmpp-2m-sde, heun; the karras spacing) run kernels/denoise_solver.cu (fp32,
+  // the previous data prediction kept on the device between run_steps_device calls); throws InvalidInput
+  // naming `--backend cpu` when that kernel cannot hold the network.
   void set_step_table(const StepTable& t);
   // Runs steps [k_begin, k_end) of the current table on d_x (B, dim) in place; writes the state after each step
   // into d_frames (k_end - k_begin, B, dim) if non-null (frame stride = B*dim floats); noise rows row_offset+i.

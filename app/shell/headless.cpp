@@ -127,16 +127,6 @@ class HeadlessLoop {
   int m_runs_at_reset = 0;
 };
 
-// {"apply": ms, ...}: one frame's phases.
-std::string phases_json(const std::array<double, kFramePhases>& ms, double scale = 1.0) {
-  std::ostringstream s;
-  s.precision(4);
-  s << '{';
-  for (int p = 0; p < kFramePhases; ++p)
-    s << (p ? ", " : "") << '"' << frame_phase_name(FramePhase(p)) << "\": " << ms[p] * scale;
-  s << '}';
-  return s.str();
-}
 
 std::string json_string(const std::string& v) {
   return nlohmann::json(v).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -154,7 +144,7 @@ std::string state_json(App& app, const HeadlessLoop& loop) {
     << ", \"gpu_mem_used_mb\": " << (path ? path->device_memory_used_mb() : 0)
     << ", \"error\": " << json_string(app.session->error())
     << ", \"gl_errors\": " << loop.gl_errors() << ", \"frame_work_ms\": " << loop.work_ms()
-    << ", \"frame_ms\": " << app.probe.last().frame_ms << ", \"phase_ms\": " << phases_json(app.probe.last().phase_ms)
+    << ", \"frame_ms\": " << app.probe.last().frame_ms << ", \"phase_ms\": " << phase_ms_json(app.probe.last().phase_ms)
     << ", \"counts\": {\"readbacks\": " << loop.counts().readbacks << ", \"syncs\": " << loop.counts().syncs
     << ", \"camera_fits\": " << loop.counts().camera_fits << "}"
     << ", \"size\": [" << loop.width() << ", " << loop.height() << "]}";
@@ -219,6 +209,7 @@ int run_headless(const AppOptions& app_opts, const HeadlessOptions& opts) {
     const char* scale_env = std::getenv("DIFFSCOPE_UI_SCALE");  // HiDPI layout checks without a monitor
     app.init(scale_env && std::atof(scale_env) > 0 ? float(std::atof(scale_env)) : 1.0f);
     if (!app.settings_note.empty()) std::fprintf(stderr, "%s", app.settings_note.c_str());
+    if (!app.input_error.empty()) throw InvalidInput(app.input_error);  // e.g. a mistyped --model: exit 2 at once
     if (!app.model_error.empty()) std::fprintf(stderr, "model: %s\n", app.model_error.c_str());
     HeadlessLoop loop(app, opts.width, opts.height);
     loop.run_frame();
@@ -251,16 +242,21 @@ int run_headless(const AppOptions& app_opts, const HeadlessOptions& opts) {
         } else if (cmd == "wait_complete") {
           int max = 100000;
           in >> max;
-          for (int k = 0; k < max && !app.session->complete(); ++k) loop.run_frame();
+          for (int k = 0; k < max && !app.session->complete() && app.session->error().empty(); ++k) loop.run_frame();
           loop.run_frame();  // let the cursor follow the last frame
           if (!app.session->complete()) {
-            std::printf("script:%d: wait_complete: not complete after %d frames\n", line_no, max);
+            std::printf("script:%d: wait_complete: not complete after %d frames%s%s\n", line_no, max,
+                        app.session->error().empty() ? "" : "; the run failed: ", app.session->error().c_str());
             rc = 1;
           }
         } else if (cmd == "set") {
           std::string key, val;
           in >> key >> val;
-          apply_setting(app.settings, key, val);
+          apply_setting(app.settings, key, val, "set " + key);  // out of range: refused (SEMANTICS §3)
+          if (app.session->has_model())
+            check_model_ranges(app.settings.sampling, app.session->model().schedule,
+                               app.session->compute_path() && app.session->compute_path()->is_gpu(),
+                               {{key, "set " + key}});
           loop.run_frame();
         } else if (cmd == "model") {
           std::string p;
@@ -389,7 +385,7 @@ int run_headless(const AppOptions& app_opts, const HeadlessOptions& opts) {
                       app.session->runs_completed() - runs0, double(steps) / n, steps_ms / n, outside_ms, map / n,
                       unmap / n, draw / n, c.readbacks, c.syncs, c.camera_fits, app.session->path_note().c_str());
           std::printf("measure phases (ms/frame): %s\n",
-                      phases_json(phase_sum, frame_ms.empty() ? 0.0 : 1.0 / frame_ms.size()).c_str());
+                      phase_ms_json(phase_sum, frame_ms.empty() ? 0.0 : 1.0 / frame_ms.size()).c_str());
           // The same as one JSON line, for bench/gate.py.
           std::printf("measure_json: {\"frames\": %d, \"fps\": %.3f, \"mean_ms\": %.4f, \"median_ms\": %.4f, "
                       "\"kernel_ms\": %.4f, \"outside_kernel_ms\": %.4f, \"steps_per_frame\": %.2f, \"n\": %d, "
@@ -397,7 +393,7 @@ int run_headless(const AppOptions& app_opts, const HeadlessOptions& opts) {
                       n, n / s, 1e3 * s / n, median_ms, steps_ms / n, outside_ms, double(steps) / n,
                       app.session->settings().n_samples, c.readbacks, c.syncs, c.camera_fits,
                       json_string(app.session->path_note()).c_str(),
-                      phases_json(phase_sum, frame_ms.empty() ? 0.0 : 1.0 / frame_ms.size()).c_str());
+                      phase_ms_json(phase_sum, frame_ms.empty() ? 0.0 : 1.0 / frame_ms.size()).c_str());
         } else if (cmd == "stop_after") {
           double secs = 0;
           in >> secs;

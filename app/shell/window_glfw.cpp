@@ -7,6 +7,7 @@
 #include <imgui_impl_opengl3.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -38,7 +39,10 @@ void drop_callback(GLFWwindow* w, int count, const char** paths) {
 int run_window(const AppOptions& app_opts, const WindowOptions& win) {
   glfwSetErrorCallback(glfw_error);
   if (!glfwInit())
-    throw ResourceUnavailable("cannot open a window (no display?); try `diffscope gui --headless`");
+    throw ResourceUnavailable(
+        "cannot open a window (no display?). Without a display: `diffscope gui --headless --screenshot out.png` "
+        "(add --script FILE to drive it: frames, set, key, export, screenshot, ... as in app/shell/headless.cpp), "
+        "or `diffscope sample --model moons --steps 100 --out x.npy --png x.png` for a picture of one run");
   glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
@@ -67,7 +71,8 @@ int run_window(const AppOptions& app_opts, const WindowOptions& win) {
     app.keys.connect();
     glfwSetWindowUserPointer(window, &app);
     glfwSetDropCallback(window, drop_callback);
-    int frames = 0;
+    int frames = 0, phase_frames = 0;
+    std::array<double, kFramePhases> phase_sum{};
     const int warm = win.max_frames > 0 ? std::max(1, win.max_frames / 10) : 0;
     auto t_warm = std::chrono::steady_clock::now();
     std::signal(SIGINT, on_quit_signal);
@@ -95,6 +100,10 @@ int run_window(const AppOptions& app_opts, const WindowOptions& win) {
       app.probe.mark(FramePhase::imgui_render);
       ++frames;
       if (frames == warm) t_warm = std::chrono::steady_clock::now();
+      if (frames > warm + 1) {  // probe.last() is the frame before: warm-up frames stay out
+        for (int p = 0; p < kFramePhases; ++p) phase_sum[p] += app.probe.last().phase_ms[p];
+        ++phase_frames;
+      }
       if (win.max_frames > 0 && frames >= win.max_frames) {
         if (!win.screenshot.empty()) {
           std::vector<uint8_t> px(size_t(w) * h * 4), flip(px.size());
@@ -119,6 +128,8 @@ int run_window(const AppOptions& app_opts, const WindowOptions& win) {
                 precision_name(app.session->settings().precision), app.settings.view.trail_frames,
                 app.session->runs_completed(), reinterpret_cast<const char*>(glGetString(GL_RENDERER)),
                 app.session->path_note().c_str());
+    std::printf("diffscope gui: phases after warm-up (ms/frame, present = the swap): %s\n",
+                phase_ms_json(phase_sum, phase_frames ? 1.0 / phase_frames : 0.0).c_str());
     app.shutdown();
     glfwSetWindowUserPointer(window, nullptr);
   }

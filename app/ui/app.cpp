@@ -10,6 +10,8 @@
 #include <filesystem>
 
 #include "core/errors.h"
+#include "core/model_paths.h"
+#include "ui/backend_defaults.h"
 #include "ui/export_dir.h"
 #include "ui/keys.h"
 #include "ui/hidden_ui_hint.h"
@@ -21,6 +23,16 @@
 namespace diffscope::ui {
 
 namespace {
+// The model path field's text: a bundled model's name (the field loads names too), else the path relative to
+// the working directory when under it, so the file name stays visible in the narrow field.
+std::string short_path(const std::string& path) {
+  for (const auto& [name, p] : bundled_models())
+    if (p == path) return name;
+  std::error_code ec;
+  const std::string rel = std::filesystem::proximate(path, ec).string();
+  return !ec && !rel.empty() && rel.rfind("..", 0) != 0 ? rel : path;
+}
+
 double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -53,6 +65,7 @@ void App::init(float scale) {
   style.GrabRounding = 4.0f;
   style.WindowBorderSize = 0.0f;
   style.Colors[ImGuiCol_WindowBg].w = 0.86f;
+  style.Colors[ImGuiCol_TextDisabled] = ImVec4(0.66f, 0.68f, 0.72f, 1.0f);  // hints readable on the dark panels
   style.ScaleAllSizes(content_scale);
   ImFontConfig font;
   font.SizePixels = std::round(13.0f * content_scale);
@@ -67,32 +80,58 @@ void App::init(float scale) {
   session->set_max_budget_mb(max_budget_mb);
   exporter = std::make_unique<Exporter>();
 
-  if (!opts.backend.empty()) settings.sampling.backend = opts.backend;
-  if (opts.n_samples > 0) settings.sampling.n_samples = opts.n_samples;
-  if (opts.steps > 0) settings.sampling.steps = opts.steps;
-  if (opts.t_start >= 0) settings.sampling.t_start = opts.t_start;
-  for (const auto& [k, v] : opts.sets) apply_setting(settings, k, v);
   settings.export_dir = resolve_export_dir(settings.export_dir);  // shown and saved as the full folder
+  // Command-line values (SEMANTICS §3): refused when out of range (exit 2), and for this run only (not saved).
+  const nlohmann::json saved = to_json(settings);
+  std::vector<std::pair<std::string, std::string>> given;  // (key, argument) of each command-line value
+  if (!opts.backend.empty()) settings.sampling.backend = opts.backend;
+  for (const SettingOverride& o : opts.sets) {
+    apply_setting(settings, o.key, o.value, o.arg);
+    given.emplace_back(o.key, o.arg);
+  }
+  auto is_given = [&](const char* key) {
+    return std::any_of(given.begin(), given.end(), [&](const auto& g) { return g.first == key; });
+  };
   backend_choice = settings.sampling.backend;
   std::string note;
   auto path = services.make_path(backend_choice, trajectory.get(), &note);
   session->set_compute_path(std::move(path), note);
-  if (!session->compute_path()->is_gpu() && settings.sampling.n_samples > 20000 && opts.n_samples <= 0)
-    settings.sampling.n_samples = 4096;  // a GPU-sized setting from a previous run: keep the CPU responsive
+  if (!session->compute_path()->is_gpu()) apply_cpu_defaults(settings, is_given("n"), is_given("trail"));
 
-  std::string model = opts.model.empty() ? settings.sampling.model_path : resolve_model(opts.model);
-  std::error_code ec;
-  if (model.empty() || !std::filesystem::exists(model, ec)) {
-    if (!model.empty() && opts.model.empty())
-      settings_note += "model " + model + " from the settings is gone; opening the default\n";
-    if (opts.model.empty()) model = default_model_path();
+  load_initial_model();
+  if (session->has_model())
+    check_model_ranges(settings.sampling, session->model().schedule, session->compute_path()->is_gpu(), given);
+  m_run_only = RunOnlyValues(saved, to_json(settings), !opts.model.empty());
+  m_last_time = now_s();
+}
+
+void App::load_initial_model() {
+  if (!opts.model.empty()) {  // a command-line model: refused in headless runs, the default shown in the window
+    std::string path;
+    try {
+      path = resolve_model_arg("--model", opts.model);  // a mistyped bundled name lists the bundled ones
+      load_model(path);
+      if (!model_error.empty()) input_error = "--model = " + opts.model + ": " + model_error;
+    } catch (const InvalidInput& e) {
+      input_error = e.what();
+    }
+    if (input_error.empty()) return;
+    if (!default_model_path().empty()) load_model(default_model_path());
+    model_error = input_error + (session->has_model() ? "  (showing the default model instead)" : "");
+    return;
   }
+  std::string model = settings.sampling.model_path;
+  std::error_code ec;
+  if (!model.empty() && !std::filesystem::exists(model, ec)) {
+    settings_note += "model " + model + " from the settings is gone; opening the default\n";
+    model.clear();
+  }
+  if (model.empty()) model = default_model_path();
   if (model.empty())
     model_error = "no bundled model found (assets/models/*.safetensors under $DIFFSCOPE_ROOT, the executable's "
                   "../.., or the working directory); open one with the path field or drag and drop";
   else
     load_model(model);
-  m_last_time = now_s();
 }
 
 void App::load_model(const std::string& name_or_path) {
@@ -101,7 +140,7 @@ void App::load_model(const std::string& name_or_path) {
     session->load_model(path);
     exporter->remember_model(session->model().path);
     model_error.clear();
-    path_field = path;
+    path_field = short_path(path);
     settings.sampling.model_path = session->model().path;
     if (settings.view.cam_auto) fit_camera(false);
     m_proj_model = nullptr;
@@ -127,10 +166,18 @@ void App::restart_run() {
   cursor = 0;
 }
 
+bool App::at_end() const {
+  return session && session->has_model() && session->complete() && shown_frame() >= session->n_steps();
+}
+
 void App::toggle_play() {
-  if (!playing && session->complete()) {  // replay the finished run at the chosen speed, from the shown frame
-    if (shown_frame() >= session->n_steps()) cursor = 0;  // or from the start when at the end
+  // A finished run replays at the chosen speed from the shown frame, or from the start when at the end: one
+  // press, also while "playing" has simply reached the last frame.
+  if (session->complete() && (!playing || at_end())) {
+    if (at_end()) cursor = 0;
     replaying = true;
+    playing = true;
+    return;
   }
   playing = !playing;
 }
@@ -481,8 +528,10 @@ void App::save_settings() {
   if (!opts.persist) return;
   std::error_code ec;
   std::filesystem::create_directories(config_dir, ec);
-  std::string err;
-  if (!save_app_settings(config_dir + "/settings.json", settings, &err)) {
+  std::string err, note;
+  // Command-line values the user did not change in the UI are saved as they were before this run.
+  const AppSettings to_save = app_settings_from_json(m_run_only.to_persist(to_json(settings)), &note);
+  if (!save_app_settings(config_dir + "/settings.json", to_save, &err)) {
     status_line = err;
     status_is_error = true;
   }

@@ -15,9 +15,16 @@
 #include "ui/exporter.h"
 #include "ui/kernel_bench.h"
 #include "ui/key_queue.h"
+#include "ui/run_only.h"
 #include "ui/sampling_session.h"
 
 namespace diffscope::ui {
+
+// One command-line value: `--set key=value`, or `--n` / `--steps` / `--t-start` as their keys.
+struct SettingOverride {
+  std::string key, value;
+  std::string arg;  // how the user wrote it, for messages ("--set trail", "--steps")
+};
 
 struct AppOptions {
   std::string model;          // bundled name or path; "" = settings' model, else moons
@@ -25,9 +32,8 @@ struct AppOptions {
   bool headless = false;
   bool persist = true;        // read/write settings in config_dir
   std::string config_dir;     // "" = $XDG_CONFIG_HOME/diffscope
-  int n_samples = 0;          // > 0 overrides the settings
-  int steps = 0, t_start = -1;
-  std::vector<std::pair<std::string, std::string>> sets;  // `--set key=value`, applied after the saved settings
+  // Applied after the saved settings, refused when out of range, for this run only (never saved).
+  std::vector<SettingOverride> sets;
 };
 
 // Figures of the last frames, for the timing panel.
@@ -67,6 +73,7 @@ class App {
   ComputeServices services;
   AppSettings settings;
   std::string config_dir, settings_note, model_error, status_line;
+  std::string input_error;     // a refused command-line value (--model): headless runs exit 2 with it
   bool status_is_error = false;
   double m_ui_hidden_at = -100;  // ImGui time of the last H (hide/show UI)
   // Settings reach the disk a second after they stop changing, not only at exit (a crash or kill keeps them).
@@ -103,6 +110,7 @@ class App {
   float ui_inset_top = 0;      // top: the status strip
 
   int shown_frame() const;   // cursor clamped to the computed frames
+  bool at_end() const;       // a complete run shown at its last frame (Space / the button replay it)
   int shown_slot() const;    // slot of the shown frame (or the nearest kept one before it)
   render::SceneInput scene_input(int slot) const;
   // Fits the camera to the data samples and the start-noise box of the current model in the 2D view's pane;
@@ -123,7 +131,9 @@ class App {
   void handle_keys();
   void update_projection();
   void save_settings();
+  void load_initial_model();  // --model, else the saved model, else the default
 
+  RunOnlyValues m_run_only;    // the command line's values, kept out of the settings file
   bool m_want_snapshot = false;
   double m_last_time = 0;
   // field cache key

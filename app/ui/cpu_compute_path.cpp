@@ -33,6 +33,7 @@ class CpuComputePath final : public ComputePath {
     m_seed = seed;
     m_precision = precision;
     m_x.assign(x0, x0 + layout.frame_floats());
+    m_prev.assign(table.uses_prev() ? layout.frame_floats() : 0, 0.f);  // SEMANTICS §3: survives advance() calls
     if (m_target->size_bytes() != layout.total_bytes()) m_target->resize(layout.total_bytes());
     const double t0 = now_ms();
     m_target->upload(0, layout.frame_bytes(), m_x.data());
@@ -45,7 +46,7 @@ class CpuComputePath final : public ComputePath {
     m_frames.resize(static_cast<size_t>(k_end - k_begin) * ff);
     const double t0 = now_ms();
     m_backend->run_steps(*m_model, m_table, k_begin, k_end, m_x.data(), m_layout.B, m_seed, m_frames.data(),
-                         Precision::Fp32);
+                         Precision::Fp32, 0, m_prev.empty() ? nullptr : m_prev.data());
     const double t1 = now_ms();
     for (int j = k_begin + 1; j <= k_end; ++j) {
       const int s = m_layout.slot_of_frame(j);
@@ -60,8 +61,8 @@ class CpuComputePath final : public ComputePath {
 
   void field(const float* pts, int n, int t, bool x0, float* out) override {
     if (!m_model || n <= 0) return;
-    const cpu_ref::NetT<float> net(m_model->net);
-    cpu_ref::eps_batch(net, pts, n, t, m_model->schedule.T, out);
+    const cpu_ref::EpsModelT<float> net(*m_model);
+    cpu_ref::eps_batch(net, m_model->schedule, pts, n, t, out);
     if (x0) {
       const double abar = m_model->schedule.alphas_cumprod[t];
       const float a = static_cast<float>(1.0 / std::sqrt(abar)), b = static_cast<float>(std::sqrt(1.0 - abar));
@@ -83,7 +84,7 @@ class CpuComputePath final : public ComputePath {
   TrajectoryLayout m_layout;
   uint64_t m_seed = 0;
   Precision m_precision = Precision::Fp32;
-  std::vector<float> m_x, m_frames;
+  std::vector<float> m_x, m_frames, m_prev;
   ComputeTimings m_timings;
   std::string m_why = "built without CUDA";
 };

@@ -3,6 +3,7 @@
 
 #include <stb_image_write.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -60,7 +61,16 @@ void write_png_rgba(const std::string& path, const std::vector<uint8_t>& rgba, i
   write_file_atomic(path, encode_png_rgba(rgba, w, h, channels), "export");
 }
 
+void Exporter::clear_stale_messages() {
+  auto stale = [](const std::string& m) { return m.rfind("error", 0) == 0 || m.rfind("writing frames", 0) == 0; };
+  messages.erase(std::remove_if(messages.begin(), messages.end(), stale), messages.end());
+}
+
 ExportResult Exporter::finish(ExportResult r) {
+  // A finished sequence's "writing ..." line, and old errors once an export succeeds, are no longer true.
+  auto writing = [](const std::string& m) { return m.rfind("writing frames", 0) == 0; };
+  messages.erase(std::remove_if(messages.begin(), messages.end(), writing), messages.end());
+  if (r.ok) clear_stale_messages();
   if (r.ok) {
     std::error_code ec;
     const fs::path full = fs::absolute(r.path, ec);

@@ -51,6 +51,8 @@ class Exporter {
   void remember_model(const std::string& path);
 
   std::vector<std::string> messages;  // newest last: "wrote ..." / "error: ..."
+  // Drops the error and "writing frames" lines (the folder was edited, or a later export succeeded).
+  void clear_stale_messages();
   std::string last_path;  // absolute path of the last file written
   std::string last_error;
 

@@ -40,31 +40,41 @@ void path_lines(const std::string& path) {
 
 void panel_export(App& app) {
   AppSettings& s = app.settings;
-  ImGui::InputTextWithHint("folder", resolve_export_dir("").c_str(), &s.export_dir);
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", resolve_export_dir(s.export_dir).c_str());
+  if (ImGui::InputTextWithHint("folder", resolve_export_dir("").c_str(), &s.export_dir))
+    app.exporter->clear_stale_messages();  // an error about the old folder no longer applies
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("export folder (created when needed): %s", resolve_export_dir(s.export_dir).c_str());
   int wh[2] = {s.export_width, s.export_height};
   if (ImGui::DragInt2("size", wh, 8.0f, 16, 8192, "%d", ImGuiSliderFlags_AlwaysClamp))
     s.export_width = wh[0], s.export_height = wh[1];
+  tip("width and height in pixels of snapshots and frame-sequence PNGs");
   if (ImGui::Button("Snapshot (S)")) app.exporter->snapshot(app);
+  tip("the views at the shown frame as PNG (no UI), with a .json sidecar that reproduces it");
   ImGui::SameLine();
   if (ImGui::Button("State .npy")) app.exporter->state_npy(app);
+  tip("the samples at the shown frame: (B, dim) float32 .npy");
   ImGui::SameLine();
   if (ImGui::Button("Trajectory .npy")) app.exporter->trajectory_npy(app);
+  tip("every stored frame: (frames, B, dim) float32 .npy");
   if (app.session->is_image_model()) {
     ImGui::SetNextItemWidth(100 * app.content_scale);
     ImGui::SliderInt("scale", &s.image_grid_scale, 1, 32, "%d", ImGuiSliderFlags_AlwaysClamp);
+    tip("pixels per image pixel in the grid PNG");
     ImGui::SameLine();
     if (ImGui::Button("Image grid PNG")) app.exporter->image_grid(app);
+    tip("the image grid at the shown frame as PNG");
   }
   if (app.exporter->sequence_active()) {
     ImGui::ProgressBar(app.exporter->sequence_progress(), ImVec2(-1, 0), "frame sequence");
   } else if (ImGui::Button("Frame sequence (PNG per frame)")) {
     app.exporter->start_frame_sequence(app);
   }
+  if (!app.exporter->sequence_active()) tip("one PNG per stored frame into a new numbered folder (for a video)");
   if (!app.exporter->last_path.empty()) {
     ImGui::TextDisabled("last export:");
     ImGui::SameLine();
     if (ImGui::SmallButton("copy path")) ImGui::SetClipboardText(app.exporter->last_path.c_str());
+    tip("copy the last file's full path to the clipboard");
     path_lines(app.exporter->last_path);
   }
   // The last two messages only (the sidebar must not scroll); a written file by its name alone (the folder is

@@ -54,8 +54,18 @@ float panel_kernels(App& app) {
   const float s = app.content_scale;
   ImGui::SetNextWindowCollapsed(true, ImGuiCond_FirstUseEver);
   if (app.open_kernels) ImGui::SetNextWindowCollapsed(false, ImGuiCond_Always), app.open_kernels = false;
+  static bool toggle = false, collapsed = true;  // a click anywhere on the title bar toggles, like the headers
+  if (toggle) ImGui::SetNextWindowCollapsed(!collapsed, ImGuiCond_Always), toggle = false;
   const bool open = ImGui::Begin("Kernels & timing", nullptr, ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize);
+  collapsed = ImGui::IsWindowCollapsed();
   const float top = ImGui::GetWindowPos().y;
+  {
+    const ImVec2 p = ImGui::GetWindowPos();
+    const float bar = ImGui::GetFrameHeight();  // the arrow at the left toggles by itself
+    if (ImGui::IsWindowHovered() && ImGui::IsMouseClicked(ImGuiMouseButton_Left) &&
+        ImGui::IsMouseHoveringRect(ImVec2(p.x + bar, p.y), ImVec2(p.x + ImGui::GetWindowWidth(), p.y + bar), false))
+      toggle = true;
+  }
   if (!open) {
     ImGui::End();
     return top;

@@ -43,12 +43,16 @@ void panel_model(App& app) {
     if (models.empty()) ImGui::TextDisabled("no assets/models/*.safetensors found");
     ImGui::EndCombo();
   }
+  tip("the trained models in assets/models (their card: assets/models/README.md)");
   ImGui::SetNextItemWidth(-(ImGui::CalcTextSize("Load").x + 2 * ImGui::GetStyle().FramePadding.x +
                             ImGui::GetStyle().ItemSpacing.x));
   const bool enter = ImGui::InputText("##path", &app.path_field, ImGuiInputTextFlags_EnterReturnsTrue);
-  if (ImGui::IsItemHovered() && !app.path_field.empty()) ImGui::SetTooltip("%s", app.path_field.c_str());
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("%s", app.path_field.empty() ? "a .safetensors path or a bundled name; Enter loads it"
+                                                   : app.path_field.c_str());
   ImGui::SameLine();
   if (ImGui::Button("Load") || enter) app.load_model(app.path_field);
+  tip("load the model named in the field (on an error the current model keeps running)");
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   ImGui::TextWrapped("or drop a .safetensors file on the window");
   ImGui::PopStyleColor();

@@ -22,6 +22,8 @@ void panel_sampling(App& app) {
   static const char* kSamplers[] = {"ddim", "ddpm", "ddpm-mean"};
   int sampler = static_cast<int>(s.sampler);
   if (ImGui::Combo("sampler", &sampler, kSamplers, 3)) s.sampler = static_cast<Sampler>(sampler);
+  tip("ddim: deterministic with eta 0, spreads its steps over all timesteps (the default)\n"
+      "ddpm: stochastic, one timestep per step\nddpm-mean: the reference kernel's posterior mean (SEMANTICS §3)");
   if (s.sampler == Sampler::DdpmMean) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.75f, 0.35f, 1));
     ImGui::TextWrapped("ddpm-mean: the reference kernel's update; it collapses from pure noise. Use it with "
@@ -31,12 +33,16 @@ void panel_sampling(App& app) {
   if (s.sampler == Sampler::Ddim) {
     float eta = static_cast<float>(s.eta);
     if (ImGui::SliderFloat("eta", &eta, float(kEtaMin), float(kEtaMax), "%.2f", clamp)) s.eta = eta;
+    tip("ddim noise scale: 0 deterministic, 1 as stochastic as ddpm");
   }
   const IntRange n_range = sample_count_range(gpu);
   ImGui::SliderInt("samples", &s.n_samples, int(n_range.lo), int(n_range.hi), "%d", clamp | ImGuiSliderFlags_Logarithmic);
+  tip("number of samples B (points); Ctrl+click to type");
   ImGui::SliderInt("t_start", &s.t_start, int(t_range.lo), int(t_range.hi), "%d", clamp);
+  tip("the timestep the run starts from: T-1 is pure noise, smaller starts closer to the data");
   const IntRange steps_range = sample_steps_range(std::max(0, s.t_start));
   ImGui::SliderInt("steps", &s.steps, int(steps_range.lo), int(steps_range.hi), "%d", clamp | ImGuiSliderFlags_Logarithmic);
+  tip("number of sampler steps N, in [1, t_start + 1]; the run has N + 1 frames");
   if (s.sampler != Sampler::Ddim && s.steps < s.t_start + 1) {  // SEMANTICS §3: one timestep per step
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.75f, 0.35f, 1));
     ImGui::TextWrapped("%s takes one timestep per step: %d steps from t_start %d end at t = %d, not at clean "
@@ -46,16 +52,17 @@ void panel_sampling(App& app) {
     ImGui::PopStyleColor();
   }
   ImGui::SliderInt("steps/launch", &s.steps_per_launch, 1, std::max(1, std::min(s.steps, 200)), "%d", clamp);
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("S of the fused kernel: steps computed per launch");
+  tip("S of the fused kernel: steps computed per launch (the numbers do not change)");
   ImGui::InputScalar("seed", ImGuiDataType_U64, &s.seed);
+  tip("Philox seed of the start noise and the sampler noise (the same samples on the CPU and the GPU)");
   ImGui::SameLine();
   if (ImGui::SmallButton("+1")) s.seed += 1;
+  tip("the next seed: a new run");
   const bool has_data = app.session->has_model() && app.session->model().n_data > 0;
   if (!has_data) ImGui::BeginDisabled();
   ImGui::Checkbox("start from data", &s.from_data);
   if (!has_data) ImGui::EndDisabled();
-  if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("noise the model's data samples to t_start, then denoise: how far from the data they land");
+  tip("noise the model's data samples to t_start, then denoise: how far from the data they land");
 
   // Without a GPU the combo is disabled and says why in its own box (no text beside it to cut off).
   static const char* kPrecisions[] = {"fp32", "tf32", "bf16"};
@@ -68,8 +75,9 @@ void panel_sampling(App& app) {
     ImGui::EndCombo();
   }
   if (!gpu) ImGui::EndDisabled();
-  if (!gpu && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-    ImGui::SetTooltip("precision of the fused CUDA kernels; the CPU backend computes in fp32");
+  tip(gpu ? "precision of the fused CUDA kernels: fp32, or tf32 / bf16 on tensor cores (faster; error in the "
+            "kernel panel)"
+          : "precision of the fused CUDA kernels; the CPU backend computes in fp32");
 
   const bool have_cuda = app.services.cuda_available && app.services.cuda_available();
   static const char* kBackends[] = {"auto", "cpu", "cuda"};
@@ -78,6 +86,7 @@ void panel_sampling(App& app) {
     app.backend_choice = kBackends[b];
     app.backend_changed = true;
   }
+  tip("auto: the GPU when there is one, else the CPU; the status strip says which path runs");
   if (!have_cuda && b == 2) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::TextWrapped("no CUDA device here: running on the CPU");
@@ -85,7 +94,7 @@ void panel_sampling(App& app) {
   }
   ImGui::SliderInt("budget MB", &s.memory_budget_mb, 16, std::min(8192, app.max_budget_mb), "%d",
                    clamp | ImGuiSliderFlags_Logarithmic);
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("trajectory memory budget; above it every k-th frame is kept");
+  tip("trajectory memory budget; above it every k-th frame is kept");
 
   // Progress of the re-simulation.
   const float prog = static_cast<float>(app.session->progress());
@@ -100,6 +109,7 @@ void panel_sampling(App& app) {
     ImGui::PopStyleColor();
   }
   if (ImGui::Button("Re-simulate")) app.restart_run();
+  tip("run again with the same settings (same seed: the same samples)");
 }
 
 }  // namespace diffscope::ui

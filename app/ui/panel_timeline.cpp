@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/ranges.h"
 #include "ui/app.h"
 #include "ui/panels.h"
 
@@ -20,13 +21,18 @@ float panel_timeline(App& app) {
     return top;
   }
   ViewSettings& v = app.settings.view;
-  if (ImGui::Button(app.playing ? "Pause" : "Play ", ImVec2(60 * s, 0))) app.toggle_play();
+  const char* play_label = app.at_end() ? "Replay###play" : app.playing ? "Pause###play" : "Play###play";
+  if (ImGui::Button(play_label, ImVec2(60 * s, 0))) app.toggle_play();
+  tip("Space: play / pause; at the last frame, replay from the start");
   ImGui::SameLine();
   if (ImGui::ArrowButton("##left", ImGuiDir_Left)) app.step_cursor(-1);
+  tip("one frame back (Left; Shift+Left: 10)");
   ImGui::SameLine();
   if (ImGui::ArrowButton("##right", ImGuiDir_Right)) app.step_cursor(1);
+  tip("one frame on (Right; Shift+Right: 10)");
   same_line_if_fits(ImGui::CalcTextSize("follow newest").x + ImGui::GetFrameHeight());
   ImGui::Checkbox("follow newest", &v.follow_newest);
+  tip("while sampling, show the newest computed frame");
   // A drag box, not a slider: a slider's grab would sit on the value text. Ctrl+click types a value.
   const float speed_w = 80 * s;
   same_line_if_fits(ImGui::CalcTextSize("speed").x + speed_w);
@@ -34,9 +40,9 @@ float panel_timeline(App& app) {
   ImGui::TextUnformatted("speed");
   ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
   ImGui::SetNextItemWidth(speed_w);
-  ImGui::DragFloat("##speed", &v.play_speed, 0.01f, 0.1f, 20.0f, "x%.1f",
+  ImGui::DragFloat("##speed", &v.play_speed, 0.01f, float(kPlaySpeedRange.lo), float(kPlaySpeedRange.hi), "x%.1f",
                    ImGuiSliderFlags_AlwaysClamp | ImGuiSliderFlags_Logarithmic);
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("frames per UI frame when playing a finished run (drag, or Ctrl+click to type)");
+  tip("frames per UI frame when playing a finished run (drag, or Ctrl+click to type)");
   const int n = app.session->n_steps();
   const int j = app.shown_frame();
   const int t = app.session->timestep_of_frame(j);
@@ -61,6 +67,7 @@ float panel_timeline(App& app) {
     app.playing = false;
     app.cursor = std::min(frame, computed);  // only computed frames can be shown
   }
+  tip("drag to scrub the stored frames (Home / End: first / last); the dark part is not computed yet");
   const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
   app.timeline_x0 = a.x;
   app.timeline_x1 = b.x;

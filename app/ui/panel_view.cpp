@@ -1,6 +1,7 @@
 // panel_view.cpp — what is drawn and how: trails, data overlay, field, point size, camera, vsync.
 #include <imgui.h>
 
+#include "core/ranges.h"
 #include "ui/app.h"
 #include "ui/panels.h"
 
@@ -9,31 +10,46 @@ namespace diffscope::ui {
 void panel_view(App& app) {
   ViewSettings& v = app.settings.view;
   const ImGuiSliderFlags clamp = ImGuiSliderFlags_AlwaysClamp;
-  ImGui::SliderInt("trail frames", &v.trail_frames, 0, 64, "%d", clamp);
-  ImGui::SliderFloat("point size", &v.point_size, 1.0f, 12.0f, "%.1f", clamp);
-  ImGui::SliderFloat("point alpha", &v.point_alpha, 0.05f, 1.0f, "%.2f", clamp);
+  ImGui::SliderInt("trail frames", &v.trail_frames, int(kTrailFramesRange.lo), int(kTrailFramesRange.hi), "%d", clamp);
+  tip("a fading line behind each point over its last stored frames; 0 = none (trails cost the most on the CPU)");
+  ImGui::SliderFloat("point size", &v.point_size, float(kPointSizeRange.lo), float(kPointSizeRange.hi), "%.1f", clamp);
+  tip("point diameter in pixels");
+  ImGui::SliderFloat("point alpha", &v.point_alpha, float(kPointAlphaRange.lo), float(kPointAlphaRange.hi), "%.2f",
+                     clamp);
+  tip("point opacity: lower shows density where points overlap");
   ImGui::Checkbox("data overlay", &v.show_data);
+  tip("the model's held-out training data (data_samples) as grey points");
   const bool two_d = app.session->dim() == 2;
   if (!two_d) ImGui::BeginDisabled();
   ImGui::Checkbox("field", &v.show_field);
+  tip("the network on a grid at the shown timestep: arrows along -eps (towards the data)");
   ImGui::SameLine();
   ImGui::Checkbox("predicted x0", &v.field_x0);
+  tip("instead of arrows: a line from each grid point to the clean point x0 the network predicts");
   if (v.show_field) ImGui::SliderInt("field grid", &v.field_grid, 4, 64, "%d", clamp);
+  if (v.show_field) tip("arrows per side of the view");
   if (!two_d) ImGui::EndDisabled();
   if (!two_d) ImGui::TextDisabled("field: 2D models only");
   else if (v.show_field)
     ImGui::TextDisabled(v.field_x0 ? "lines to the predicted clean point" : "arrows along -eps (towards the data)");
-  if (app.session->is_image_model()) ImGui::SliderInt("grid columns", &v.image_grid_cols, 1, 64, "%d", clamp);
+  if (app.session->is_image_model()) {
+    ImGui::SliderInt("grid columns", &v.image_grid_cols, int(kGridColsRange.lo), int(kGridColsRange.hi), "%d", clamp);
+    tip("samples per row of the image grid (it shows the first columns x columns samples)");
+  }
   if (ImGui::Button("Fit view")) {
     v.cam_auto = true;
     app.fit_camera(true);  // the user asked: the newest frame's samples count too (one read-back)
   }
+  tip("fit the 2D view to the data and the samples again (and keep it fitted)");
   ImGui::SameLine();
   ImGui::TextDisabled("wheel zoom, drag pan");
   if (ImGui::Checkbox("vsync", &v.vsync)) app.vsync_dirty = true;
-  ImGui::SliderInt("steps/frame", &v.steps_per_frame, 0, 1000, v.steps_per_frame == 0 ? "auto" : "%d", clamp);
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("steps computed per UI frame; auto: all on the GPU, ~14 ms on the CPU");
+  tip("wait for the display's refresh (off: as many frames as the machine draws)");
+  ImGui::SliderInt("steps/frame", &v.steps_per_frame, int(kStepsPerFrameRange.lo), int(kStepsPerFrameRange.hi),
+                   v.steps_per_frame == 0 ? "auto" : "%d", clamp);
+  tip("steps computed per UI frame; auto: all on the GPU, ~14 ms on the CPU");
   ImGui::Checkbox("loop re-simulation (seed+1)", &v.loop_resimulate);
+  tip("whenever a run completes, start the next with seed + 1 (a live benchmark)");
 }
 
 }  // namespace diffscope::ui

@@ -58,6 +58,7 @@ float status_strip(App& app, float x0, float w, float pad) {
   ImGui::SetNextWindowBgAlpha(0.55f);
   const ImGuiWindowFlags f = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoSavedSettings |
                              ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoMove;
+  float fixed_bottom = 0;
   if (ImGui::Begin("##status", nullptr, f)) {
     char fps[64];
     std::snprintf(fps, sizeof fps, "%.0f fps  %.2f ms", app.stats.fps, app.stats.fps > 0 ? 1000.0 / app.stats.fps : 0.0);
@@ -69,6 +70,9 @@ float status_strip(App& app, float x0, float w, float pad) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::TextWrapped("%s", keys);
     ImGui::PopStyleColor();
+    // The views start below this line, whatever follows: a message (snapshot path, error) overlaps the top of the
+    // view for a while instead of shifting the plot down by a line.
+    fixed_bottom = ImGui::GetCursorScreenPos().y;
     const ImVec4 error_colour(1, 0.45f, 0.4f, 1), ok_colour(0.6f, 0.9f, 0.6f, 1);
     if (!app.status_line.empty()) {
       ImGui::PushStyleColor(ImGuiCol_Text, app.status_is_error ? error_colour : ok_colour);
@@ -81,12 +85,16 @@ float status_strip(App& app, float x0, float w, float pad) {
       ImGui::PopStyleColor();
     }
   }
-  const float bottom = ImGui::GetWindowPos().y + ImGui::GetWindowSize().y;
+  const float bottom = fixed_bottom > 0 ? fixed_bottom : ImGui::GetWindowPos().y + ImGui::GetWindowSize().y;
   ImGui::End();
   return bottom;
 }
 
 }  // namespace
+
+void tip(const char* text) {
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", text);
+}
 
 void same_line_if_fits(float w) {
   ImGui::SameLine(0, 2 * ImGui::GetStyle().ItemSpacing.x);
@@ -116,6 +124,7 @@ void draw_panels(App& app) {
   app.ui_inset_bottom = std::max(0.0f, io.DisplaySize.y - kernels_top + pad);
 
   app.ui_inset_top = status_strip(app, x0, w, pad) + pad;
+  draw_view_legend(app);  // after the insets: it labels the views where they are drawn
 }
 
 }  // namespace diffscope::ui

@@ -6,6 +6,7 @@ class App;
 void draw_panels(App& app);          // all of the below, laid out (panels.cpp)
 float label_column_width();          // room for the left panel's labels right of its widgets (ImGui units)
 void same_line_if_fits(float w);     // next item on this line when w (ImGui units) still fits, else below
+void tip(const char* text);          // the last item's tooltip (also when it is disabled)
 void panel_model(App& app);          // model picker, path field, errors
 void panel_sampling(App& app);       // sampler settings
 void panel_view(App& app);           // drawing options
@@ -13,4 +14,5 @@ void panel_view(App& app);           // drawing options
 float panel_timeline(App& app);      // play / pause / speed / scrubber
 float panel_kernels(App& app);       // kernel timings + per-frame figures (collapsed: a title bar)
 void panel_export(App& app);         // snapshot, grid, npy, frame sequence
+void draw_view_legend(App& app);     // on the views: tick labels, axis names, legend, grid caption (view_legend.cpp)
 }  // namespace diffscope::ui

@@ -154,9 +154,11 @@ int SamplingSession::tick(int max_steps, double budget_ms) {
   const double t0 = now_ms();
   int done = 0;
   try {
+    // Under a time budget (the CPU) one step per call, so a frame stops near its budget; S is the fused kernel's.
+    const int per_call = budget_ms > 0 ? 1 : m_settings.steps_per_launch;
     while (done < max_steps && !complete()) {
       const int k0 = m_done_steps;
-      const int k1 = std::min({n_steps(), k0 + m_settings.steps_per_launch, k0 + (max_steps - done)});
+      const int k1 = std::min({n_steps(), k0 + per_call, k0 + (max_steps - done)});
       m_path->advance(k0, k1);
       done += k1 - k0;
       m_done_steps = k1;

@@ -16,6 +16,7 @@
 #include "../core/model_fixtures.h"
 #include "../test_paths.h"
 #include "core/npy.h"
+#include <nlohmann/json.hpp>
 #include "core/philox_normal.h"
 
 namespace diffscope {
@@ -243,11 +244,24 @@ TEST_F(Cli, SampleRefusesBadInput) {
   expect_bad_input(base + " --eta 1.5", "--eta = 1.5", "[0, 1]");
   expect_bad_input(base + " --sampler euler", "--sampler");
   expect_bad_input(base + " --seed -1", "--seed = -1");
-  expect_bad_input(base + " --seed 18446744073709551616", "--seed = 18446744073709551616");
+  expect_bad_input(base + " --seed 18446744073709551616", "--seed = 18446744073709551616", "out of range");
+  expect_bad_input(base + " --seed abc", "--seed = 'abc'", "is not an integer");  // not "out of range"
   expect_bad_input(base + " --trajectory-stride 0 --trajectory " + out("t.npy"), "--trajectory-stride");
   expect_bad_input(base + " --from-data", "--from-data");  // the golden models carry no data_samples
   expect_bad_input("sample --model " + golden("d2_h256.safetensors") + " --n 0 --out " + out("s.npy"), "--n = 0");
   expect_bad_input("sample --model " + golden("d2_h256.safetensors") + " --n 3 --out " + out("nodir/s.npy"), "--out");
+}
+
+TEST_F(Cli, SampleSaysWhatItWroteAndParseErrorsPointAtTheSubcommandsHelp) {
+  // Issue 13 items 4 and 14: one closing line with the file, its shape (n, dim) and the time; a parse error names
+  // `diffscope sample --help`, not the top-level help.
+  const Result r = run("sample --model " + golden("d2_h256.safetensors") + " --n 37 --steps 5 --out " + out("s.npy"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("wrote " + out("s.npy") + " (37, 2) in "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(5 steps, ddim, cpu)"), std::string::npos) << r.err;
+  const Result bad = run("sample --model " + golden("d2_h256.safetensors") + " --bogus --out " + out("s.npy"));
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("see diffscope sample --help"), std::string::npos) << bad.err;
 }
 
 TEST_F(Cli, Mlp3RefusesBiasAndWrongWidth) {
@@ -331,6 +345,41 @@ TEST_F(Cli, BackendAndUsageExitCodes) {
   EXPECT_NE(sub_help.out.find("--trajectory-stride"), std::string::npos);
   EXPECT_EQ(run("frobnicate").code, 2);
   EXPECT_EQ(run("denoise --model x.safetensors").code, 2);  // required options missing
+}
+
+
+// issue 15: `sample --sampler S --spacing P` on the analytic gaussians8-exact model (fp32 CPU) against the plain
+// float64 implementations of tools/solvers_reference.py (tests/data/solvers/golden.json: 16 rows, seed 7).
+TEST_F(Cli, SampleSolversAndSpacingsMatchThePapersFloat64) {
+  std::ifstream f(test::data_path("solvers/golden.json"));
+  const nlohmann::json g = nlohmann::json::parse(f);
+  const std::string model = test::repo_root() + "/assets/models/gaussians8-exact.safetensors";
+  int runs = 0;
+  for (const nlohmann::json& c : g["runs"]) {
+    const std::string solver = c["solver"], spacing = c["spacing"];
+    const int steps = c["steps"], t_start = c["t_start"];
+    SCOPED_TRACE(solver + " " + spacing);
+    const std::string x = out(solver + "_" + spacing + ".npy");
+    const Result r = run("sample --model '" + model + "' --sampler " + solver + " --spacing " + spacing +
+                         " --t-start " + std::to_string(t_start) + " --steps " + std::to_string(steps) +
+                         " --n 16 --seed 7 --out '" + x + "'");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const NpyFloat got = read_npy_float(x, "--out");
+    const std::vector<double> want = c["x"];
+    ASSERT_EQ(got.data.size(), want.size());
+    double err = 0;
+    for (size_t i = 0; i < want.size(); ++i) err = std::max(err, std::abs(got.data[i] - want[i]));
+    EXPECT_LT(err, 2e-5);  // fp32 of values ~1 over <= 12 steps
+    ++runs;
+  }
+  EXPECT_EQ(runs, 20);
+}
+
+// Unknown solver or spacing names, and a spacing on ddpm: exit 2 listing the valid names, nothing written.
+TEST_F(Cli, SampleRefusesUnknownSolversAndSpacings) {
+  expect_bad_input("sample --model moons --sampler dpm --out '" + out("a.npy") + "'", "--sampler", "heun");
+  expect_bad_input("sample --model moons --spacing cosine --out '" + out("a.npy") + "'", "--spacing", "karras");
+  expect_bad_input("sample --model moons --sampler ddpm --spacing karras --out '" + out("a.npy") + "'", "--spacing");
 }
 
 }  // namespace

@@ -104,30 +104,32 @@ TEST(FiniteChecks, Float32OverflowOfDdimCoefficientsRefused) {
 }
 
 TEST(FiniteChecks, EveryCoefficientArrayOfTheTableIsChecked) {
-  // The check iterates StepTable::for_each_coefficient: poisoning any listed array at any read step is refused
-  // by name, and a step the run does not read (k >= k_end) is not looked at.
+  // The check iterates StepTable::for_each_coefficient: poisoning any listed (non-empty) array at any read step
+  // is refused by name, and a step the run does not read (k >= k_end) is not looked at. ddpm lists A, B, S;
+  // dpmpp-2m adds P, Dx, De; heun adds H, abar2 (issue 15).
   const Schedule s = Schedule::linear(1000);
-  const StepTable base = build_step_table(s, Sampler::Ddpm, 500, 20);
-  std::vector<std::string> names;
-  base.for_each_coefficient([&](const char* name, const std::vector<double>&, const std::vector<float>&) {
-    names.push_back(name);
-  });
-  ASSERT_GE(names.size(), 3u);
-  for (size_t which = 0; which < names.size(); ++which) {
-    for (bool in_f32 : {false, true}) {
-      SCOPED_TRACE(names[which] + (in_f32 ? " float32" : " float64"));
-      StepTable tab = base;
-      size_t i = 0;
-      tab.for_each_coefficient([&](const char*, std::vector<double>& f64, std::vector<float>& f32) {
-        if (i++ != which) return;
-        if (in_f32)
-          f32[7] = std::numeric_limits<float>::infinity();
-        else
-          f64[7] = std::numeric_limits<double>::quiet_NaN();
-      });
-      const std::string msg = test::invalid_input_message([&] { check_run_coefficients(s, tab, tab.steps()); });
-      EXPECT_TRUE(has(msg, "step 7 (t = 493): coefficient " + names[which])) << msg;
-      EXPECT_NO_THROW(check_run_coefficients(s, tab, 7));
+  for (Sampler sampler : {Sampler::Ddpm, Sampler::Dpmpp2m, Sampler::Heun}) {
+    const StepTable base = build_step_table(s, sampler, 500, 20);
+    std::vector<std::string> names;
+    base.for_each_coefficient([&](const char* name, const std::vector<double>& f64, const std::vector<float>&) {
+      if (!f64.empty()) names.push_back(name);
+    });
+    ASSERT_GE(names.size(), 3u);
+    for (const std::string& which : names) {
+      for (bool in_f32 : {false, true}) {
+        SCOPED_TRACE(std::string(sampler_name(sampler)) + " " + which + (in_f32 ? " float32" : " float64"));
+        StepTable tab = base;
+        tab.for_each_coefficient([&](const char* name, std::vector<double>& f64, std::vector<float>& f32) {
+          if (which != name) return;
+          if (in_f32)
+            f32[7] = std::numeric_limits<float>::infinity();
+          else
+            f64[7] = std::numeric_limits<double>::quiet_NaN();
+        });
+        const std::string msg = test::invalid_input_message([&] { check_run_coefficients(s, tab, tab.steps()); });
+        EXPECT_TRUE(has(msg, "step 7 (t = " + std::to_string(tab.t[7]) + "): coefficient " + which)) << msg;
+        EXPECT_NO_THROW(check_run_coefficients(s, tab, 7));
+      }
     }
   }
 }

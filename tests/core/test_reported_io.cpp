@@ -160,6 +160,14 @@ TEST(AtomicFileSet, AllOrNone) {
   const std::string msg = invalid_input_message([&] { set.commit(); });
   EXPECT_TRUE(has(msg, "--trajectory")) << msg;
   EXPECT_TRUE(dir.entries().empty());  // neither the first file nor a temporary file is left
+  // A folder where the second file goes: refused before the first is renamed into place.
+  std::filesystem::create_directory(dir.file("second.json"));
+  AtomicFileSet folder;
+  folder.add(dir.file("first.png"), "--png", "png");
+  folder.add(dir.file("second.json"), "the sidecar of --png", "{}");
+  EXPECT_TRUE(has(invalid_input_message([&] { folder.commit(); }), "it is a folder"));
+  EXPECT_EQ(dir.entries(), (std::vector<std::string>{"second.json"}));
+  std::filesystem::remove(dir.file("second.json"));
   AtomicFileSet ok;
   const std::string data = "0123456789";
   ok.add(dir.file("a"), "--out", "head:", data.data(), data.size());

@@ -46,6 +46,9 @@ std::string case_name(const DenoiseCase& c) {
          kernels::denoise_path_name(c.path);
 }
 
+// gtest prints parameters with PrintTo (else as raw bytes in test listings and failures).
+void PrintTo(const DenoiseCase& c, std::ostream* os) { *os << case_name(c); }
+
 class DenoiseVsFloat64 : public ::testing::TestWithParam<DenoiseCase> {};
 
 TEST_P(DenoiseVsFloat64, MatchesReference) {
@@ -163,6 +166,11 @@ struct StepsCase {
   int t_start, n_steps, B, dim;
   Precision p;
 };
+
+void PrintTo(const StepsCase& c, std::ostream* os) {
+  *os << sampler_name(c.sampler) << " eta " << c.eta << " t_start " << c.t_start << " steps " << c.n_steps << " B "
+      << c.B << " dim " << c.dim << " " << precision_name(c.p);
+}
 
 class StepsVsFloat64 : public ::testing::TestWithParam<StepsCase> {};
 

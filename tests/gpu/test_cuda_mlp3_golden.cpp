@@ -40,6 +40,12 @@ struct MlpCase {
   bool unfused;
 };
 
+// gtest prints parameters with PrintTo (else as raw bytes in test listings and failures).
+void PrintTo(const MlpCase& c, std::ostream* os) {
+  *os << "B " << c.B << " " << c.d0 << "-" << c.d1 << "-" << c.d2 << "-" << c.d3 << " " << precision_name(c.p)
+      << (c.unfused ? " unfused" : "");
+}
+
 class Mlp3VsFloat64 : public ::testing::TestWithParam<MlpCase> {};
 
 TEST_P(Mlp3VsFloat64, MatchesReference) {

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
+
 #include "core/npy.h"
 #include "gui_test_util.h"
 #include "ui/sha256.h"
@@ -128,13 +130,87 @@ TEST_F(GuiHeadless, ScriptedTimelineStepsTStartAndExports) {
   expect_npy_equal(d + "/traj.npy", d + "/cli_traj.npy", 1e-5);
 }
 
-TEST_F(GuiHeadless, TypedValuesAreClamped) {
-  // SEMANTICS §3: the GUI clamps what the CLI refuses. steps > t_start + 1 and t_start > T-1.
-  write("s.txt", "set t_start 5000\nset steps 100000\nset n 50\nframes 2\nexpect t_start == 999\nexpect steps == 1000\n"
-                 "set t_start 9\nframes 1\nexpect steps == 10\nset steps 0\nframes 1\nexpect steps == 1\n");
-  const Result r = run_gui("--no-persist --size 640x480 --model '" + guitest::model_2d() + "' --script '" +
+TEST_F(GuiHeadless, SettingsFileValuesAreClamped) {
+  // SEMANTICS §3: the settings file clamps (like the widgets). steps > t_start + 1 and t_start > T-1 (T = 1000).
+  const std::string cfg = m_dir.file("cfg");
+  std::filesystem::create_directories(cfg);
+  std::ofstream(cfg + "/settings.json")
+      << R"({"sampling": {"t_start": 5000, "steps": 100000, "n_samples": 50}, "view": {"trail_frames": 1000}})";
+  write("s.txt", "frames 2\nexpect t_start == 999\nexpect steps == 1000\nset t_start 9\nframes 1\nexpect steps == 10\n");
+  const Result r = run_gui("--config-dir '" + cfg + "' --size 640x480 --model '" + guitest::model_2d() +
+                           "' --script '" + m_dir.file("s.txt") + "'");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+}
+
+TEST_F(GuiHeadless, OutOfRangeScriptSetIsRefused) {
+  // SEMANTICS §3: a script's `set` is refused like a command-line value: exit 2 naming the range.
+  const std::string base = "--no-persist --size 320x240 --model '" + guitest::model_2d() + "' --script '";
+  write("a.txt", "set t_start 5000\n");
+  Result r = run_gui(base + m_dir.file("a.txt") + "'");
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("[0, 999]"), std::string::npos) << r.err;  // T = 1000
+  write("b.txt", "set t_start 9\nset steps 11\n");  // steps in [1, t_start + 1] = [1, 10]
+  r = run_gui(base + m_dir.file("b.txt") + "'");
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("[1, 10]"), std::string::npos) << r.err;
+  write("c.txt", "set trail 65\n");  // [0, 64]
+  r = run_gui(base + m_dir.file("c.txt") + "'");
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("[0, 64]"), std::string::npos) << r.err;
+}
+
+TEST_F(GuiHeadless, OutOfRangeCommandLineValuesAreRefused) {
+  // Issue 13 item 12: `gui` refuses what `sample` refuses (exit 2), and an unknown --set key lists the keys.
+  const std::string base = "--no-persist --size 320x240 --model '" + guitest::model_2d() + "' ";
+  struct Case {
+    std::string args, says;
+  };
+  for (const Case& c : {Case{"--steps 0", "[1, "}, Case{"--n 0", "[1, 1000000]"}, Case{"--set steps=-5", "[1, "},
+                        Case{"--t-start 1000", "[0, 999]"}, Case{"--t-start 99 --steps 101", "[1, 100]"},
+                        Case{"--set foo=1", "valid keys: steps, t_start, n"}, Case{"--set eta=2", "[0, 1]"},
+                        Case{"--set follow=maybe", "not a switch"}, Case{"--n abc", "not an integer"}}) {
+    const Result r = run_gui(base + c.args);
+    EXPECT_EQ(r.code, 2) << c.args << "\n" << r.out << r.err;
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << c.args << ": " << r.err;
+  }
+}
+
+TEST_F(GuiHeadless, CommandLineValuesApplyToThatRunOnly) {
+  // Issue 13 item 10: --backend, --n, --steps, --set ... are not saved; what the script (the UI) changes is.
+  const std::string cfg = m_dir.file("cfg");
+  write("a.txt", "set t_start 400\nframes 2\nexpect steps == 40\nexpect n == 64\n");
+  Result r = run_gui("--config-dir '" + cfg + "' --size 320x240 --n 64 --steps 40 --set trail=3 --model '" +
+                     guitest::model_2d() + "' --script '" + m_dir.file("a.txt") + "'");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const nlohmann::json j = nlohmann::json::parse(guitest::slurp(cfg + "/settings.json"));
+  EXPECT_EQ(j["sampling"]["t_start"], 400);         // changed in the UI: saved
+  EXPECT_EQ(j["sampling"]["steps"], 100);           // the default, not --steps 40
+  EXPECT_EQ(j["sampling"]["n_samples"], 4096);      // the default, not --n 64
+  EXPECT_EQ(j["view"]["trail_frames"], 12);         // the default, not --set trail=3
+  EXPECT_EQ(j["sampling"]["backend"], "auto");      // not the test's --backend cpu
+  EXPECT_EQ(j["sampling"]["model_path"], "");       // not --model
+}
+
+TEST_F(GuiHeadless, ReplayAtTheEndTakesOnePress) {
+  // Issue 13 item 8: at the last frame of a finished run (still "playing"), Space replays from frame 0 at once.
+  write("s.txt", "set n 16\nset steps 40\nwait_complete 2000\nexpect frame == 40\nexpect playing == 1\n"
+                 "set speed 1\nkey Space\nexpect playing == 1\nexpect frame < 10\n");
+  const Result r = run_gui("--no-persist --size 320x240 --model '" + guitest::model_2d() + "' --script '" +
                            m_dir.file("s.txt") + "'");
   EXPECT_EQ(r.code, 0) << r.out << r.err;
+}
+
+TEST_F(GuiHeadless, MistypedModelExitsAtOnce) {
+  // Issue 13 item 1: no script, a mistyped bundled name or a bad file: exit 2 at once, the bundled names listed.
+  write("bad.safetensors", "this is not a safetensors file");
+  const auto t0 = std::chrono::steady_clock::now();
+  Result r = run_gui("--no-persist --size 320x240 --model moon");
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("moons"), std::string::npos) << "lists the bundled names: " << r.err;
+  r = run_gui("--no-persist --size 320x240 --model '" + m_dir.file("bad.safetensors") + "'");
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("bad.safetensors"), std::string::npos) << r.err;
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 60.0);
 }
 
 TEST_F(GuiHeadless, BadModelKeepsTheCurrentOne) {

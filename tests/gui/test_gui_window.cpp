@@ -49,5 +49,16 @@ TEST(GuiWindow, OpensUnderX) {
   EXPECT_NE(r.out.find("30 frames"), std::string::npos) << r.out;
 }
 
+TEST(GuiWindow, WithoutADisplayPointsAtTheHeadlessWays) {
+  // Issue 13 item 13: exit 3 (no display is a missing resource), naming what works without one: the headless app
+  // with a screenshot or a script, and `sample --png`.
+  test::TempDir logs;
+  const guitest::Result r = guitest::run_cli("gui --no-persist --backend cpu --frames 2", logs.path(),
+                                             "env -u DISPLAY -u WAYLAND_DISPLAY");
+  EXPECT_EQ(r.code, 3) << r.out << r.err;
+  for (const char* way : {"gui --headless --screenshot", "--script", "sample --model moons", "--png"})
+    EXPECT_NE(r.err.find(way), std::string::npos) << way << " not named: " << r.err;
+}
+
 }  // namespace
 }  // namespace diffscope

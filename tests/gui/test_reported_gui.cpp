@@ -79,6 +79,20 @@ TEST_F(ReportedGui, SamplePngSidecarTakesAnyFileName) {
   EXPECT_EQ(j["model"]["file"].get<std::string>(), dir.path() + "/mo\\xE9ns.safetensors");
 }
 
+// schedule-underflow in the GUI: the session clamps t_start below the first t whose sigma leaves float32
+// (t = 25 for 120 betas of 0.999: abar[25] = 1e-78 < 1 / FLT_MAX^2) and runs there, finitely, instead of
+// showing all-NaN samples.
+TEST_F(ReportedGui, UnderflowingScheduleRunsBelowTheFirstUnusableT) {
+  const guitest::Result r = guitest::run_cli(
+      "gui --headless --backend cpu --size 320x240 --n 32 --no-persist --model '" +
+          test::data_path("reported/schedule-underflow/underflow_betas.safetensors") + "' --script '" +
+          script("frames 40\nexpect t_start == 24\nexpect computed >= 1\nexport state " + dir.file("s.npy") + "\n") +
+          "'",
+      logs.path());
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("export state: " + dir.file("s.npy")), std::string::npos) << r.out;  // finite, so written
+}
+
 TEST_F(ReportedGui, ExportWhoseSidecarIsItselfIsRefused) {
   const guitest::Result r = guitest::run_cli(
       "gui --headless --backend cpu --size 320x240 --n 32 --no-persist --model '" + guitest::model_2d() +

@@ -35,15 +35,29 @@ TEST(SamplePng, RendersTheRunWithSidecar) {
   EXPECT_EQ(j["size"][0].get<int>(), 320);
 }
 
-TEST(SamplePng, BadSizeIsRefused) {
+// `sample` with a picture into a fresh folder: (the result, the folder's entries afterwards).
+std::pair<guitest::Result, std::vector<std::string>> sample_png(const std::string& png_name, const std::string& extra) {
   test::TempDir dir, logs;
   const guitest::Result r = guitest::run_cli("sample --backend cpu --model '" + guitest::model_2d() +
                                                  "' --n 10 --steps 2 --out '" + dir.file("x.npy") + "' --png '" +
-                                                 dir.file("p.png") + "' --size 12x99999",
+                                                 dir.file(png_name) + "' " + extra,
                                              logs.path());
+  return {r, dir.entries()};
+}
+
+TEST(SamplePng, BadSizeIsRefused) {
+  const auto [r, written] = sample_png("p.png", "--size 12x99999");
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find("--size"), std::string::npos) << r.err;
-  EXPECT_TRUE(dir.entries().empty());
+  EXPECT_TRUE(written.empty());
+}
+
+TEST(SamplePng, ANameNotEndingInPngIsRefused) {
+  // Issue 13 item 14: `--png a.jpg` wrote PNG bytes into a .jpg; now exit 2 before any work, nothing written.
+  const auto [r, written] = sample_png("a.jpg", "");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("a.jpg: the picture is written as PNG"), std::string::npos) << r.err;
+  EXPECT_TRUE(written.empty());
 }
 
 }  // namespace

@@ -1,0 +1,33 @@
+// mixture_kernels.h — the analytic Gaussian-mixture model on the GPU (SEMANTICS §6): any step table of
+// core/step_table.h with the exact eps instead of a network. Plain C++ header; device pointers.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "kernels/solver_kernels.h"
+
+namespace diffscope::kernels {
+
+// means (K, dim), var (K) = s_k^2, logw (K) = log w_k, as float.
+struct DeviceMixture {
+  int K = 0, dim = 0;
+  const float *means = nullptr, *var = nullptr, *logw = nullptr;
+};
+
+// Steps [k_begin, k_end) of a step table on x (B, dim), one thread per row: eps is the mixture's exact eps at
+// abar[k] (heun's second evaluation at abar2[k]); the update, prev, frames and noise as in SolverArgs `run`
+// (its net, tab.tt/tt2 and e1 unused).
+struct MixtureStepArgs {
+  DeviceMixture mix;
+  const float *abar = nullptr, *abar2 = nullptr;
+  SolverArgs run;
+};
+
+constexpr int kMixtureMaxDim = 16, kMixtureMaxK = 64;
+inline bool mixture_kernel_supported(int dim, int K) {
+  return dim >= 1 && dim <= kMixtureMaxDim && K >= 1 && K <= kMixtureMaxK;
+}
+void launch_mixture_steps(const MixtureStepArgs& a, cudaStream_t s);
+
+}  // namespace diffscope::kernels

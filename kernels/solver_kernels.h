@@ -1,0 +1,43 @@
+// solver_kernels.h — the fused kernel of issue 15's solvers (dpmpp-2m, dpmpp-2m-sde, heun; any solver on the
+// karras spacing): the step table of core/step_table.h with float network timesteps, the previous data
+// prediction per row and Heun's second evaluation (SEMANTICS §3). Plain C++ header; device pointers.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "kernels/kernels.h"
+
+namespace diffscope::kernels {
+
+// Per-step arrays (length n) of a StepTable as float: tt = t_net / T, tt2 = t_net2 / T (the network's time
+// inputs), A, B, S, P, Dx, De, H as in StepTable, key = noise_key. P/Dx/De (dpmpp) and H/tt2 (heun) may be null.
+struct SolverSteps {
+  const float *tt = nullptr, *tt2 = nullptr;
+  const float *A = nullptr, *B = nullptr, *S = nullptr, *P = nullptr, *Dx = nullptr, *De = nullptr, *H = nullptr;
+  const uint32_t* key = nullptr;
+  int n = 0;
+};
+
+// Steps [k_begin, k_end) on x (B, dim) in place, fp32 FMA arithmetic (any dim; hidden up to what fits 96 KB of
+// shared memory for 8 rows). prev (B, dim): read and rewritten when tab.P is set. e1 (B, dim): workspace when
+// tab.H is set. frames optional (k_end - k_begin, B, dim). Noise: Philox row row_offset + r, step_key key[k].
+struct SolverArgs {
+  DeviceNet net;
+  SolverSteps tab;
+  float* x = nullptr;
+  int B = 0;
+  int k_begin = 0, k_end = 0;
+  float* frames = nullptr;
+  uint64_t seed = 0;
+  uint32_t row_offset = 0;
+  float* prev = nullptr;
+  float* e1 = nullptr;
+};
+
+// Whether the solver kernel can run this network shape (its activations fit in shared memory).
+bool denoise_solver_supported(int dim, int hidden);
+// Launches the solver kernel; throws std::invalid_argument when !denoise_solver_supported.
+void launch_denoise_solver(const SolverArgs& a, cudaStream_t s);
+
+}  // namespace diffscope::kernels

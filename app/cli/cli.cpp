@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <new>
 #include <string>
 #include <vector>
@@ -12,6 +13,19 @@
 
 namespace diffscope::cli {
 namespace {
+
+#ifdef DIFFSCOPE_HAVE_GUI
+// A positional argument that names a model file: not a subcommand, and ends in .safetensors or is an
+// existing regular file.
+bool is_model_file_arg(const CLI::App& app, const std::string& a) {
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+    if (sub->check_name(a)) return false;
+  const std::string ext = ".safetensors";
+  std::error_code ec;
+  return (a.size() > ext.size() && a.compare(a.size() - ext.size(), ext.size(), ext) == 0) ||
+         std::filesystem::is_regular_file(a, ec);
+}
+#endif
 
 int fail(int code, const std::string& message) {
   std::fprintf(stderr, "diffscope: error: %s\n", message.c_str());
@@ -70,8 +84,14 @@ int main(int argc, char** argv) {
   // `diffscope --model digits8x8` means `diffscope gui --model digits8x8`: options without a subcommand are
   // the app's (the top level itself has only --help and --version).
   std::vector<char*> args(argv, argv + argc);
-  if (argc > 1 && argv[1][0] == '-') {
-    const std::string first = argv[1];
+  // `diffscope FILE.safetensors` (a file manager's "Open with", the .desktop entry's %f) means
+  // `diffscope gui --model FILE`.
+  if (argc > 1 && argv[1][0] != '-' && is_model_file_arg(app, argv[1])) {
+    static char model_word[] = "--model";
+    args.insert(args.begin() + 1, model_word);
+  }
+  if (args.size() > 1 && args[1][0] == '-') {
+    const std::string first = args[1];
     if (first != "-h" && first != "--help" && first != "--help-all" && first != "--version") {
       static char gui_word[] = "gui";
       args.insert(args.begin() + 1, gui_word);

@@ -13,6 +13,15 @@ namespace fs = std::filesystem;
 
 namespace diffscope {
 
+namespace {
+std::string& extra_root() {
+  static std::string root;
+  return root;
+}
+}  // namespace
+
+void set_extra_root(const std::string& root) { extra_root() = root; }
+
 std::vector<std::string> candidate_roots() {
   std::vector<std::string> out;
   auto add = [&](const fs::path& p) {
@@ -22,11 +31,13 @@ std::vector<std::string> candidate_roots() {
     if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
   };
   if (const char* r = std::getenv("DIFFSCOPE_ROOT"); r && *r) add(r);
+  add(extra_root());
   char buf[4096];
   const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
   if (n > 0) {
     buf[n] = 0;
     const fs::path exe_dir = fs::path(buf).parent_path();
+    add(exe_dir.parent_path() / "share" / "diffscope");  // installed: <prefix>/bin/diffscope -> <prefix>/share/diffscope
     add(exe_dir.parent_path().parent_path());  // build/bin/diffscope -> repo
     add(exe_dir.parent_path());
     add(exe_dir);

@@ -1,5 +1,6 @@
-// model_paths.h — where the app finds the repository's files (bundled models): $DIFFSCOPE_ROOT, the
-// executable's ../.. and .., the working directory (ARCHITECTURE.md: never a path fixed at build time).
+// model_paths.h — where the app finds the repository's files (bundled models): $DIFFSCOPE_ROOT, then the
+// installed <exe>/../share/diffscope (cmake --install, the .deb), then the executable's ../.. and .. and its
+// folder, then the working directory and its parent (ARCHITECTURE.md: never a path fixed at build time).
 // One name -> path resolver for the CLI and the GUI (no GL, no CUDA).
 #pragma once
 #include <string>
@@ -8,6 +9,9 @@
 
 namespace diffscope {
 
+// Adds a root searched right after $DIFFSCOPE_ROOT: a host that is not <prefix>/bin/diffscope (the Python
+// module) names its installed <prefix>/share/diffscope. Call before the first lookup.
+void set_extra_root(const std::string& root);
 // Candidate repository roots, best first (only existing folders).
 std::vector<std::string> candidate_roots();
 // The first root/rel that exists, or "" if none.

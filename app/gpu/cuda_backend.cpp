@@ -12,6 +12,7 @@
 #include "core/errors.h"
 #include "core/philox_normal.h"
 #include "core/frame_probe.h"
+#include "gpu/cublas_loader.h"
 #include "gpu/cuda_check.h"
 #include "gpu/gpu_buffer.h"
 #include "kernels/frag_pack.h"
@@ -169,6 +170,17 @@ struct CudaBackend::Impl {
   kernels::Mlp3Path mlp_force = kernels::Mlp3Path::Auto;
 
   Impl() : stream() {}
+
+  // cuBLAS, created on the first unfused call: it is loaded at run time (gpu/cublas_loader.h), so the
+  // fused paths work where libcublas is not installed.
+  cublasHandle_t cublas_handle() {
+    if (!cublas && cublasCreate(&cublas) != CUBLAS_STATUS_SUCCESS) {
+      cublas = nullptr;
+      const std::string why = gpu::cublas_load_error();
+      throw ResourceUnavailable("the unfused baseline needs cuBLAS: " + (why.empty() ? "initialisation failed" : why));
+    }
+    return cublas;
+  }
 };
 
 CudaBackend::CudaBackend() {
@@ -188,7 +200,6 @@ CudaBackend::CudaBackend() {
   cudaDeviceProp prop{};
   CUDA_CHECK_THROW(cudaGetDeviceProperties(&prop, m->device));
   m->device_name = prop.name;
-  if (cublasCreate(&m->cublas) != CUBLAS_STATUS_SUCCESS) throw ResourceUnavailable("cuBLAS initialisation failed");
 }
 
 CudaBackend::~CudaBackend() {
@@ -398,7 +409,7 @@ void CudaBackend::run_steps_device_unfused(int k_begin, int k_end, float* d_x, i
   }
   kernels::UnfusedWorkspace ws{m->ws_u.data(), m->ws_h1.data(), m->ws_h2.data(), m->ws_e.data(),
                                m->ws_u16.data(), m->ws_h1_16.data(), m->ws_h2_16.data()};
-  kernels::run_denoise_unfused(m->cublas, a, p, ws, stream);
+  kernels::run_denoise_unfused(m->cublas_handle(), a, p, ws, stream);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -429,7 +440,7 @@ void CudaBackend::denoise_device(float* d_x, const int32_t* d_t_start, int B, in
     }
     kernels::UnfusedWorkspace ws{m->ws_u.data(), m->ws_h1.data(), m->ws_h2.data(), m->ws_e.data(),
                                  m->ws_u16.data(), m->ws_h1_16.data(), m->ws_h2_16.data()};
-    kernels::run_denoise_unfused(m->cublas, a, p, ws, stream);
+    kernels::run_denoise_unfused(m->cublas_handle(), a, p, ws, stream);
   } else {
     m->last = kernels::launch_denoise(a, p, stream, m->force);
   }
@@ -553,7 +564,7 @@ void CudaBackend::mlp3_device(const float* d_x, int B, float* d_y, Precision p, 
       m->m_h2_16.reserve(static_cast<size_t>(B) * w.d2);
     }
     kernels::Mlp3Workspace ws{m->m_h1.data(), m->m_h2.data(), m->m_x16.data(), m->m_h1_16.data(), m->m_h2_16.data()};
-    kernels::run_mlp3_unfused(m->cublas, w, d_x, B, d_y, p, ws, stream);
+    kernels::run_mlp3_unfused(m->cublas_handle(), w, d_x, B, d_y, p, ws, stream);
   } else {
     kernels::launch_mlp3(m->mlp, d_x, B, d_y, p, stream, m->mlp_force);
   }

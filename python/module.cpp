@@ -1,0 +1,300 @@
+// module.cpp — the Python module `diffscope` (pybind11): load a model by bundled name or path, sample,
+// denoise and the 3-layer MLP on numpy arrays (CPU or CUDA backend), with the CLI's checks and messages
+// (README "Python"). Each call validates everything first, then releases the GIL for the compute.
+// Errors: InvalidInput -> ValueError, ResourceUnavailable and out of memory -> RuntimeError (SEMANTICS §9).
+// CUDA arrays in and out without a copy: python/cuda_arrays.h.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <mutex>
+#include <new>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/backend.h"
+#include "core/errors.h"
+#include "core/model.h"
+#include "core/model_paths.h"
+#include "core/ranges.h"
+#include "core/sampling.h"
+#include "core/step_table.h"
+#include "python/cuda_arrays.h"
+#include "python/module_util.h"
+
+namespace py = pybind11;
+
+namespace diffscope::python {
+namespace {
+
+using FloatArray = py::array_t<float, py::array::c_style | py::array::forcecast>;
+
+// Frames kept with stride s over N steps: 0, s, 2s, ... and always N (SEMANTICS §3, as `sample --trajectory`).
+std::vector<int> kept_frames(int N, int s) {
+  std::vector<int> f;
+  for (int k = 0; k < N; k += s) f.push_back(k);
+  f.push_back(N);
+  return f;
+}
+
+FloatArray new_array(std::vector<py::ssize_t> shape) {
+  try {
+    return FloatArray(shape);
+  } catch (const std::bad_alloc&) {
+    throw ResourceUnavailable("out of memory for an array of " + std::to_string(shape.size()) + " dimensions");
+  }
+}
+
+// A 2-D float32 view of x (float32/float64 arrays or anything numpy converts), checked like `--x`.
+FloatArray as_matrix(const py::handle& x, const char* arg) {
+  FloatArray a;
+  try {
+    // A host DLPack tensor (a torch CPU tensor, jax.Array on the CPU, ...) through numpy.from_dlpack, no copy.
+    if (!py::isinstance<py::array>(x) && py::hasattr(x, "__dlpack__"))
+      a = FloatArray::ensure(py::module_::import("numpy").attr("from_dlpack")(x));
+    else
+      a = FloatArray::ensure(x);
+  } catch (const py::error_already_set&) {
+  }
+  if (!a) throw InvalidInput(std::string(arg) + " is not a numeric array; valid: a 2-D float array (B, dim)");
+  if (a.ndim() != 2 || a.shape(0) < 1) {
+    std::ostringstream os;
+    os << arg << " has " << a.ndim() << " dimensions; valid: a 2-D array (B, dim) with B >= 1";
+    throw InvalidInput(os.str());
+  }
+  return a;
+}
+
+void check_finite(const char* arg, const float* x, int64_t rows, int64_t cols) {
+  for (int64_t i = 0; i < rows * cols; ++i)
+    if (!std::isfinite(x[i])) {
+      std::ostringstream os;
+      os << arg << "[" << i / cols << "][" << i % cols << "] = " << x[i] << " is not finite; valid: finite values";
+      throw InvalidInput(os.str());
+    }
+}
+
+// A Python int seed in [0, 2^64-1] (SEMANTICS §7), as `--seed`.
+uint64_t parse_seed(const py::handle& seed) {
+  const std::string text = py::str(seed);
+  const std::string err = "seed = " + text + " is out of range; valid: an integer in [0, 18446744073709551615]";
+  if (!py::isinstance<py::int_>(seed) || py::isinstance<py::bool_>(seed)) throw InvalidInput(err);
+  const unsigned long long v = PyLong_AsUnsignedLongLong(seed.ptr());
+  if (v == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+    PyErr_Clear();
+    throw InvalidInput(err);
+  }
+  return v;
+}
+
+// A loaded diffusion model with its backends (made on first use, kept: the CUDA one holds the weights on
+// the device). Calls on one Model are serialised by `mutex`; different Models run concurrently.
+struct Model {
+  DiffusionModel model;
+  std::string name;
+  Backends backends;
+  std::mutex mutex;
+
+  // sample(): SEMANTICS §3. Returns x (n, dim) or (x, trajectory (frames, n, dim)).
+  py::object sample(int64_t n, const std::string& sampler_text, double eta, const py::object& steps_arg,
+                    int64_t t_start_arg, const py::object& seed_arg, bool from_data, const std::string& backend_name,
+                    const std::string& precision_text, bool trajectory, int64_t stride_arg, const std::string& out,
+                    const py::object& stream) {
+    const Precision precision = parse_precision(precision_text);
+    check_backend_precision(backend_name, precision);
+    const Sampler sampler = parse_sampler(sampler_text);
+    const uint64_t seed = parse_seed(seed_arg);
+    check_range("n", n, sample_count_range(backend_name == "cuda"));
+    check_eta(eta);
+    check_range("trajectory_stride", stride_arg, {1, INT_MAX});
+    check_out(out, backend_name);
+    check_range("t_start", t_start_arg, t_start_range(model.schedule));
+    const int t_start = static_cast<int>(t_start_arg);
+    const int64_t steps = steps_arg.is_none() ? t_start_arg + 1 : steps_arg.cast<int64_t>();
+    check_range("steps", steps, sample_steps_range(t_start));
+    if (from_data && model.n_data <= 0)
+      throw InvalidInput("from_data: the model '" + name + "' has no data_samples tensor");
+    const StepTable table = build_step_table(model.schedule, sampler, t_start, static_cast<int>(steps), eta);
+    const int N = table.steps(), rows = static_cast<int>(n), dim = model.net.dim;
+    const std::vector<int> frames = trajectory ? kept_frames(N, static_cast<int>(std::min<int64_t>(stride_arg, N)))
+                                               : std::vector<int>{};
+    if (out == "cuda")
+      return sample_cuda(backends, mutex, model, table, rows, seed, from_data, t_start, precision, frames,
+                         stream_arg(stream));
+
+    FloatArray x = new_array({rows, dim});
+    FloatArray traj = trajectory ? new_array({static_cast<py::ssize_t>(frames.size()), rows, dim}) : FloatArray();
+    float* px = x.mutable_data();
+    float* pt = trajectory ? traj.mutable_data() : nullptr;
+    {
+      py::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(mutex);
+      DenoiserBackend& be = backends.get(backend_name);
+      if (from_data)
+        fill_start_from_data(model, t_start, seed, rows, px);
+      else
+        fill_start_noise(model, seed, rows, px);
+      const int64_t frame = static_cast<int64_t>(rows) * dim;
+      if (!trajectory) {
+        be.run_steps(model, table, 0, N, px, rows, seed, nullptr, precision);
+      } else if (frames.size() == static_cast<size_t>(N) + 1) {  // stride 1: the backend writes every frame
+        std::memcpy(pt, px, sizeof(float) * frame);
+        be.run_steps(model, table, 0, N, px, rows, seed, pt + frame, precision);
+      } else {
+        std::memcpy(pt, px, sizeof(float) * frame);
+        for (size_t f = 1; f < frames.size(); ++f) {
+          be.run_steps(model, table, frames[f - 1], frames[f], px, rows, seed, nullptr, precision);
+          std::memcpy(pt + f * frame, px, sizeof(float) * frame);
+        }
+      }
+    }
+    if (!trajectory) return std::move(x);
+    return py::make_tuple(x, traj);
+  }
+
+  // denoise(): SEMANTICS §4, `steps` ddpm-mean steps from per-row t_start. x: (B, dim) numpy (a new array
+  // comes back) or a CUDA array (updated in place and returned). t_start: an int or B ints.
+  py::object denoise(const py::object& x_arg, const py::object& t_start_arg, int64_t steps,
+                     const std::string& backend_name, const std::string& precision_text, bool trajectory,
+                     const py::object& stream) {
+    const Precision precision = parse_precision(precision_text);
+    check_backend_precision(backend_name, precision);
+    if (is_cuda_array(x_arg)) {
+      if (trajectory) throw InvalidInput("trajectory = True: not available for a CUDA array x; pass a numpy array");
+      return denoise_cuda(backends, mutex, model, x_arg, t_start_arg, steps, backend_name, precision,
+                          stream_arg(stream));
+    }
+    FloatArray in = as_matrix(x_arg, "x");
+    const int64_t B = in.shape(0), cols = in.shape(1);
+    std::vector<int64_t> t_start = int_vector(t_start_arg, "t_start", B);
+    FloatArray x = new_array({static_cast<py::ssize_t>(B), static_cast<py::ssize_t>(cols)});
+    std::memcpy(x.mutable_data(), in.data(), sizeof(float) * B * cols);
+    validate_denoise_inputs(model, x.data(), B, cols, t_start.data(), static_cast<int64_t>(t_start.size()), steps);
+    if (B > INT32_MAX) throw InvalidInput("x has " + std::to_string(B) + " rows; valid: at most 2^31-1");
+    const int S = static_cast<int>(steps), dim = model.net.dim;
+    FloatArray traj = trajectory ? new_array({S + 1, static_cast<py::ssize_t>(B), dim}) : FloatArray();
+    float* px = x.mutable_data();
+    float* pt = trajectory ? traj.mutable_data() : nullptr;
+    {
+      py::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(mutex);
+      backends.get(backend_name).denoise(model, px, t_start.data(), static_cast<int>(B), S, pt, precision);
+    }
+    if (!trajectory) return std::move(x);
+    return py::make_tuple(x, traj);
+  }
+};
+
+Backends g_mlp3_backends;  // the module-level mlp3()'s backends
+std::mutex g_mlp3_mutex;
+
+// mlp3(): SEMANTICS §5, y = relu(relu(x W1^T) W2^T) W3^T.
+py::object mlp3(const std::string& weights, const py::object& x_arg, const std::string& backend_name,
+                const std::string& precision_text, const py::object& stream) {
+  const Precision precision = parse_precision(precision_text);
+  check_backend_precision(backend_name, precision);
+  Mlp3Weights w;
+  {
+    py::gil_scoped_release release;
+    w = load_mlp3(weights);
+  }
+  if (is_cuda_array(x_arg)) return mlp3_cuda(g_mlp3_backends, g_mlp3_mutex, w, weights, x_arg, backend_name,
+                                             precision, stream_arg(stream));
+  FloatArray x = as_matrix(x_arg, "x");
+  if (x.shape(1) != w.d0)
+    throw InvalidInput("x has width " + std::to_string(x.shape(1)) + " but '" + weights + "' takes " +
+                       std::to_string(w.d0) + " inputs; valid: x of shape (B, " + std::to_string(w.d0) + ")");
+  if (x.shape(0) > INT32_MAX) throw InvalidInput("x has " + std::to_string(x.shape(0)) + " rows; valid: at most 2^31-1");
+  check_finite("x", x.data(), x.shape(0), x.shape(1));
+  const int B = static_cast<int>(x.shape(0));
+  FloatArray y = new_array({B, w.d3});
+  const float* px = x.data();
+  float* py_ = y.mutable_data();
+  {
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(g_mlp3_mutex);
+    g_mlp3_backends.get(backend_name).mlp3(w, px, B, py_, precision);
+  }
+  return std::move(y);
+}
+
+}  // namespace
+}  // namespace diffscope::python
+
+PYBIND11_MODULE(_diffscope, m) {
+  using namespace diffscope;
+  using namespace diffscope::python;
+  m.doc() = "diffscope: diffusion sampling (DDPM, DDIM) on the CPU or an NVIDIA GPU (README 'Python')";
+
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const InvalidInput& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const ResourceUnavailable& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    } catch (const std::bad_alloc&) {
+      PyErr_SetString(PyExc_RuntimeError, "out of memory");
+    }
+  });
+
+  m.def("_set_data_root", &set_extra_root, py::arg("root"),
+        "Adds an installed share/diffscope folder to the roots searched for bundled models (after DIFFSCOPE_ROOT).");
+  m.def("bundled_models", [] {
+    std::vector<std::string> names;
+    for (const auto& [name, path] : bundled_models()) names.push_back(name);
+    return names;
+  }, "Names of the bundled models (diffscope.load takes them).");
+  m.def("cuda_available", &cuda_available, "True when this build has CUDA and a CUDA device is usable.");
+
+  py::class_<Model>(m, "Model", "A diffusion model (SEMANTICS §1-§2); made by diffscope.load.")
+      .def_property_readonly("path", [](const Model& s) { return s.model.path; })
+      .def_property_readonly("dim", [](const Model& s) { return s.model.net.dim; })
+      .def_property_readonly("hidden", [](const Model& s) { return s.model.net.hidden; })
+      .def_property_readonly("T", [](const Model& s) { return s.model.schedule.T; })
+      .def_property_readonly("n_data", [](const Model& s) { return s.model.n_data; })
+      .def_property_readonly("alphas_cumprod", [](const Model& s) {
+        return py::array_t<double>(static_cast<py::ssize_t>(s.model.schedule.alphas_cumprod.size()),
+                                   s.model.schedule.alphas_cumprod.data());
+      })
+      .def_property_readonly("data_samples", [](const Model& s) {
+        FloatArray a({s.model.n_data, s.model.net.dim});
+        std::copy(s.model.data_samples.begin(), s.model.data_samples.end(), a.mutable_data());
+        return a;
+      })
+      .def("__repr__", [](const Model& s) {
+        return "<diffscope.Model '" + s.name + "' dim=" + std::to_string(s.model.net.dim) +
+               " hidden=" + std::to_string(s.model.net.hidden) + " T=" + std::to_string(s.model.schedule.T) + ">";
+      })
+      .def("sample", &Model::sample, py::arg("n") = 4096, py::arg("sampler") = "ddim", py::arg("eta") = 0.0,
+           py::arg("steps") = py::none(), py::arg("t_start") = 999, py::arg("seed") = 0,
+           py::arg("from_data") = false, py::arg("backend") = "cpu", py::arg("precision") = "fp32",
+           py::arg("trajectory") = false, py::arg("trajectory_stride") = 1, py::arg("out") = "numpy",
+           py::arg("stream") = py::none(),
+           "Samples n points (SEMANTICS §3), as `diffscope sample`: float32 (n, dim), or (x, trajectory) with\n"
+           "trajectory=True (frames 0, s, 2s, ... and the last; (frames, n, dim)). steps defaults to t_start+1.\n"
+           "backend='cuda' with out='cuda' returns diffscope.CudaArray (no copy to the host).")
+      .def("denoise", &Model::denoise, py::arg("x"), py::arg("t_start"), py::arg("steps"), py::arg("backend") = "cpu",
+           py::arg("precision") = "fp32", py::arg("trajectory") = false, py::arg("stream") = py::none(),
+           "`steps` ddpm-mean steps from per-row t_start (SEMANTICS §4), as `diffscope denoise`. x: (B, dim);\n"
+           "t_start: an int or B ints. A CUDA array x (__cuda_array_interface__ or DLPack) is updated in place.");
+
+  m.def("load", [](const std::string& path_or_name) {
+    auto s = std::make_unique<Model>();
+    s->name = path_or_name;
+    const std::string path = resolve_model_arg("path_or_name", path_or_name);
+    py::gil_scoped_release release;
+    s->model = load_diffusion_model(path);
+    return s;
+  }, py::arg("path_or_name"), "Loads a bundled model by name ('moons', see bundled_models()) or a .safetensors path.");
+  m.def("mlp3", &mlp3, py::arg("weights"), py::arg("x"), py::arg("backend") = "cpu", py::arg("precision") = "fp32",
+        py::arg("stream") = py::none(),
+        "The fused bias-free 3-layer MLP (SEMANTICS §5), as `diffscope mlp3`: weights .safetensors, x (B, d0) ->\n"
+        "float32 (B, d3). A CUDA array x gives a diffscope.CudaArray.");
+  register_cuda_array(m);
+}

@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+"""test_python_module.py — the Python module against the PyTorch goldens (tests/data/golden, made by
+tools/make_golden.py, never by our program) and bit for bit against the CLI on the CPU; errors as
+exceptions with the CLI's messages; the GIL released during compute.
+
+Environment (set by tests/install/CMakeLists.txt): PYTHONPATH with the built package, DIFFSCOPE_ROOT the
+repository, DIFFSCOPE_BIN the CLI.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+
+import numpy as np
+
+import diffscope
+
+ROOT = os.environ["DIFFSCOPE_ROOT"]
+BIN = os.environ["DIFFSCOPE_BIN"]
+GOLDEN = os.path.join(ROOT, "tests", "data", "golden")
+MANIFEST = json.load(open(os.path.join(GOLDEN, "manifest.json")))
+
+
+def golden(name):
+    return os.path.join(GOLDEN, name)
+
+
+def rel_frobenius(a, b):
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    return np.linalg.norm(a - b) / max(np.linalg.norm(b), 1e-300)
+
+
+def cli(*args):
+    """Runs the CLI; returns (exit code, stderr)."""
+    p = subprocess.run([BIN, *map(str, args)], capture_output=True, text=True)
+    return p.returncode, p.stderr
+
+
+class Goldens(unittest.TestCase):
+    """Every case of the manifest, float32 within 1e-5 relative Frobenius (as tests/core/test_golden.cpp)."""
+
+    def test_sample_cases(self):
+        cases = [c for c in MANIFEST if c["kind"] == "sample"]
+        self.assertGreater(len(cases), 0)
+        for c in cases:
+            with self.subTest(c["name"]):
+                m = diffscope.load(golden(c["model"]))
+                x = m.sample(c["n"], sampler=c["sampler"], eta=c["eta"], steps=c["steps"],
+                             t_start=c["t_start_scalar"], seed=c["seed"])
+                want = np.load(golden(c["expected"]))
+                self.assertEqual(x.dtype, np.float32)
+                self.assertEqual(x.shape, want.shape)
+                self.assertLess(rel_frobenius(x, want), 1e-5)
+
+    def test_denoise_cases(self):
+        cases = [c for c in MANIFEST if c["kind"] == "denoise"]
+        self.assertGreater(len(cases), 0)
+        for c in cases:
+            with self.subTest(c["name"]):
+                m = diffscope.load(golden(c["model"]))
+                x = np.load(golden(c["x"]))
+                y = m.denoise(x, np.load(golden(c["t_start"])), c["steps"])
+                self.assertLess(rel_frobenius(y, np.load(golden(c["expected"]))), 1e-5)
+
+    def test_mlp3_cases(self):
+        cases = [c for c in MANIFEST if c["kind"] == "mlp3"]
+        self.assertGreater(len(cases), 0)
+        for c in cases:
+            with self.subTest(c["name"]):
+                y = diffscope.mlp3(golden(c["weights"]), np.load(golden(c["x"])))
+                self.assertLess(rel_frobenius(y, np.load(golden(c["expected"]))), 1e-5)
+
+
+class SameAsCli(unittest.TestCase):
+    """The module and the CLI run the same code: equal bit for bit on the CPU."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+
+    def out(self, name):
+        return os.path.join(self.tmp.name, name)
+
+    def test_sample_and_trajectory(self):
+        runs = [dict(sampler="ddim", eta=0.5, steps=30, t_start=600, seed=7, from_data=False, stride=4),
+                dict(sampler="ddpm", eta=0.0, steps=100, t_start=99, seed=2**64 - 1, from_data=True, stride=1),
+                dict(sampler="ddpm-mean", eta=0.0, steps=1, t_start=0, seed=0, from_data=False, stride=1)]
+        for r in runs:
+            with self.subTest(**r):
+                args = ["sample", "--model", "moons", "--n", 300, "--sampler", r["sampler"], "--eta", r["eta"],
+                        "--steps", r["steps"], "--t-start", r["t_start"], "--seed", r["seed"],
+                        "--out", self.out("x.npy"), "--trajectory", self.out("t.npy"),
+                        "--trajectory-stride", r["stride"]] + (["--from-data"] if r["from_data"] else [])
+                self.assertEqual(cli(*args)[0], 0)
+                m = diffscope.load("moons")
+                kw = dict(sampler=r["sampler"], eta=r["eta"], steps=r["steps"], t_start=r["t_start"], seed=r["seed"],
+                          from_data=r["from_data"])
+                x, traj = m.sample(300, trajectory=True, trajectory_stride=r["stride"], **kw)
+                self.assertTrue(np.array_equal(x, np.load(self.out("x.npy"))))
+                self.assertTrue(np.array_equal(traj, np.load(self.out("t.npy"))))
+                self.assertTrue(np.array_equal(m.sample(300, **kw), x))
+
+    def test_denoise_and_mlp3(self):
+        c = next(c for c in MANIFEST if c["name"] == "mixed_t_start_s16")
+        self.assertEqual(cli("denoise", "--model", golden(c["model"]), "--x", golden(c["x"]), "--t-start",
+                             golden(c["t_start"]), "--steps", c["steps"], "--out", self.out("d.npy"),
+                             "--trajectory", self.out("dt.npy"))[0], 0)
+        y, traj = diffscope.load(golden(c["model"])).denoise(np.load(golden(c["x"])), np.load(golden(c["t_start"])),
+                                                             c["steps"], trajectory=True)
+        self.assertTrue(np.array_equal(y, np.load(self.out("d.npy"))))
+        self.assertTrue(np.array_equal(traj, np.load(self.out("dt.npy"))))
+        c = next(c for c in MANIFEST if c["kind"] == "mlp3")
+        self.assertEqual(cli("mlp3", "--weights", golden(c["weights"]), "--x", golden(c["x"]),
+                             "--out", self.out("y.npy"))[0], 0)
+        self.assertTrue(np.array_equal(diffscope.mlp3(golden(c["weights"]), np.load(golden(c["x"]))),
+                                       np.load(self.out("y.npy"))))
+
+
+class DLPackHost(unittest.TestCase):
+    def test_host_dlpack_input(self):
+        """An object offering only DLPack on the CPU (as a torch CPU tensor does) is read without __array__."""
+        class OnlyDLPack:
+            def __init__(self, a):
+                self.a = a
+
+            def __dlpack__(self, stream=None):
+                return self.a.__dlpack__()
+
+            def __dlpack_device__(self):
+                return self.a.__dlpack_device__()
+
+        c = next(c for c in MANIFEST if c["kind"] == "mlp3")
+        x = np.load(golden(c["x"])).astype(np.float32)
+        y = diffscope.mlp3(golden(c["weights"]), OnlyDLPack(x))
+        self.assertTrue(np.array_equal(y, diffscope.mlp3(golden(c["weights"]), x)))
+        self.assertLess(rel_frobenius(y, np.load(golden(c["expected"]))), 1e-5)
+
+
+class Errors(unittest.TestCase):
+    """Bad input: ValueError with the CLI's message (argument names without '--'); unavailable: RuntimeError."""
+
+    def same_message(self, exc, cli_args):
+        code, err = cli(*cli_args)
+        self.assertEqual(code, 2)
+        def plain(msg):  # the module names arguments as Python does: n, t_start (the CLI: --n, --t-start)
+            return msg.replace("--", "").replace("t-start", "t_start")
+        self.assertEqual(plain(str(exc.exception)), plain(err.strip().removeprefix("diffscope: error: ")))
+
+    def test_out_of_range(self):
+        m = diffscope.load("moons")
+        out = os.path.join(tempfile.gettempdir(), "diffscope_py_err.npy")
+        for kw, flag, value in [("n", "--n", 0), ("t_start", "--t-start", 1000), ("eta", "--eta", 1.5),
+                                ("seed", "--seed", -1)]:
+            with self.subTest(kw), self.assertRaises(ValueError) as e:
+                m.sample(**{kw: value})
+            self.same_message(e, ["sample", "--model", "moons", "--out", out, flag, value])
+        self.assertFalse(os.path.exists(out))
+        with self.assertRaises(ValueError) as e:
+            m.sample(t_start=10, steps=12)
+        self.assertIn("steps = 12 is out of range; valid: [1, 11]", str(e.exception))
+        with self.assertRaises(ValueError):
+            m.sample(precision="bf16")
+        with self.assertRaises(ValueError):
+            m.denoise(np.zeros((3, 5), np.float32), 10, 4)  # width 5, dim 2
+        with self.assertRaises(ValueError):
+            m.denoise(np.array([[np.nan, 0]], np.float32), 10, 4)
+        with self.assertRaises(ValueError):
+            m.denoise(np.zeros((3, 2), np.float32), [1, 2], 4)  # 2 t_start for 3 rows
+
+    def test_missing_model(self):
+        with self.assertRaises(ValueError) as e:
+            diffscope.load("no_such_model")
+        self.assertIn("no such file and no bundled model of that name; bundled: ", str(e.exception))
+        self.assertIn("moons", str(e.exception))
+        with self.assertRaises(ValueError):
+            diffscope.load("/nonexistent/model.safetensors")
+
+    def test_cuda_unavailable(self):
+        if diffscope.cuda_available():
+            self.skipTest("a CUDA device is present")
+        with self.assertRaises(RuntimeError) as e:
+            diffscope.load("moons").sample(8, backend="cuda")
+        self.assertIn("use backend = 'cpu'", str(e.exception))
+
+
+class Gil(unittest.TestCase):
+    def test_released_during_compute(self):
+        """While one thread samples, another keeps running Python: with the GIL held for the whole compute,
+        the longest pause between the ticks below would be the compute's duration."""
+        m = diffscope.load("swissroll")
+        t0 = time.perf_counter()
+        m.sample(2000, steps=40)
+        compute = time.perf_counter() - t0
+        th = threading.Thread(target=lambda: m.sample(2000, steps=40))
+        ticks = [time.perf_counter()]
+        th.start()
+        while th.is_alive():
+            ticks.append(time.perf_counter())
+        th.join()
+        longest = max(np.diff(ticks)) if len(ticks) > 1 else float("inf")
+        self.assertLess(longest, 0.5 * compute, f"longest pause {longest:.3f} s, compute {compute:.3f} s")
+
+
+if __name__ == "__main__":
+    print("diffscope module:", diffscope.__file__, file=sys.stderr)
+    unittest.main(verbosity=1)

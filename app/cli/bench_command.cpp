@@ -118,6 +118,9 @@ std::string cell(bool applies, const char* fmt, double v, int width) {
   return std::string(std::max(0, width - 1), ' ') + "\u2014";  // one column wide, three bytes
 }
 
+// p90/p10 above this marks a figure as noisy (an idle H200 gives < 1.05; a loaded 2-core machine gives 2-700).
+constexpr double kNoisySpread = 1.5;
+
 void print_rows(const std::vector<Row>& rows, bool json, const std::string& gpu_note) {
   // Not applicable (CPU rows have no ceiling or floor; some rows no throughput or error): null / "—".
   auto opt = [](bool applies, double v) { return applies ? nlohmann::json(v) : nlohmann::json(nullptr); };
@@ -147,6 +150,13 @@ void print_rows(const std::vector<Row>& rows, bool json, const std::string& gpu_
                 r.unit.empty() ? "" : "  ", r.unit.c_str());
   }
   if (!gpu_note.empty()) std::printf("note: %s\n", gpu_note.c_str());
+  // A spread this wide means the machine was busy while timing (other processes, clocks): say so.
+  double worst = 0;
+  for (const Row& r : rows)
+    if (r.p10_us > 0) worst = std::max(worst, r.p90_us / r.p10_us);
+  if (worst > kNoisySpread)
+    std::printf("note: noisy timings (p90/p10 up to %.1f): the machine was busy; medians may be off, run again on "
+                "an idle machine\n", worst);
 }
 
 }  // namespace
@@ -167,8 +177,15 @@ void register_bench(CLI::App& app, Action& action) {
       if (!o->model2.empty()) o->model2 = resolve_model_arg("--model2", o->model2);
       std::vector<Row> rows;
       std::string gpu_note;
+      bool have_device = false;
 #if defined(DIFFSCOPE_HAVE_CUDA)
-      if (cuda_device_available()) {
+      have_device = cuda_device_available();
+#endif
+      if (o->diag && !have_device)
+        throw ResourceUnavailable("--diag: the latency diagnostics of the reference case run on a CUDA device, and "
+                                  "this machine (or build) has none; `diffscope bench` alone gives the CPU rows");
+#if defined(DIFFSCOPE_HAVE_CUDA)
+      if (have_device) {
         rows = bench::run_gpu_benchmarks(*o);
       } else {
         gpu_note = "GPU rows skipped: no CUDA device";

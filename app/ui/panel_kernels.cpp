@@ -131,7 +131,15 @@ float panel_kernels(App& app) {
         ImGui::TableNextColumn(), ImGui::TextUnformatted(r.what.c_str());
         ImGui::TableNextColumn(), ImGui::TextUnformatted(r.backend.c_str());
         ImGui::TableNextColumn(), ImGui::Text("%.1f", r.median_us);
-        ImGui::TableNextColumn(), ImGui::Text("%.1f-%.1f", r.p10_us, r.p90_us);
+        ImGui::TableNextColumn();
+        const bool noisy = r.p10_us > 0 && r.p90_us / r.p10_us > 1.5;  // a busy machine (bench_command.cpp)
+        if (noisy) {
+          ImGui::TextColored(ImVec4(1.0f, 0.75f, 0.3f, 1.0f), "%.1f-%.1f", r.p10_us, r.p90_us);
+          if (ImGui::IsItemHovered())
+            ImGui::SetTooltip("noisy: p90/p10 = %.1f; the machine is busy, so the median may be off", r.p90_us / r.p10_us);
+        } else {
+          ImGui::Text("%.1f-%.1f", r.p10_us, r.p90_us);
+        }
         ImGui::TableNextColumn();
         if (r.speedup > 0) ImGui::Text("%.1fx", r.speedup); else ImGui::TextDisabled("-");
         ImGui::TableNextColumn();

@@ -45,9 +45,11 @@ int checked(const std::string& arg, int64_t v, IntRange r) {
   check_range(arg, v, r);
   return static_cast<int>(v);
 }
-float checked(const std::string& arg, double v, RealRange r) {
+// Returns the value in double: eta is a double setting and must read back exactly as typed (the CLI parses the
+// same text to the same double); float settings convert at the assignment.
+double checked(const std::string& arg, double v, RealRange r) {
   check_real_range(arg, v, r);
-  return static_cast<float>(v);
+  return v;
 }
 }  // namespace
 

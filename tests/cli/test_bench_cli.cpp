@@ -102,5 +102,21 @@ TEST(BenchCli, CpuRowsHaveNoCeilingOrFloor) {
   EXPECT_EQ(cpu_rows, 1) << j.dump();
 }
 
+// `bench --diag` without a CUDA device says so and exits 3 (before, it printed nothing and exited 0).
+TEST(BenchCli, DiagWithoutADeviceSaysWhy) {
+  test::TempDir logs;
+  const std::string e = logs.file("stderr");
+  const std::string cmd = "'" + test::cli_binary() + "' bench --diag >/dev/null 2>'" + e + "' </dev/null";
+  const int status = std::system(cmd.c_str());
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (code == 0) GTEST_SKIP() << "a CUDA device ran the diagnostics";
+  std::ifstream f(e);
+  std::stringstream err;
+  err << f.rdbuf();
+  EXPECT_EQ(code, 3);
+  EXPECT_NE(err.str().find("--diag"), std::string::npos) << err.str();
+  EXPECT_NE(err.str().find("CUDA device"), std::string::npos) << err.str();
+}
+
 }  // namespace
 }  // namespace diffscope

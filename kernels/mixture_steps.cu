@@ -10,13 +10,14 @@ namespace diffscope::kernels {
 namespace {
 
 // eps*(x) = sqrt(1 - a) sum_k g_k (x - sqrt(a) mu_k) / v_k, v_k = a s_k^2 + 1 - a (SEMANTICS §6).
-__device__ void mixture_eps(const DeviceMixture& m, const float* x, float a, float* e) {
+// oma = 1 - a, computed in double on the host (MixtureStepArgs).
+__device__ void mixture_eps(const DeviceMixture& m, const float* x, float a, float oma, float* e) {
   const int d = m.dim;
-  const float sa = sqrtf(a), s1 = sqrtf(1.f - a);
+  const float sa = sqrtf(a), s1 = sqrtf(oma);
   float lg[kMixtureMaxK];
   float best = -INFINITY;
   for (int k = 0; k < m.K; ++k) {
-    const float v = a * __ldg(m.var + k) + (1.f - a);
+    const float v = a * __ldg(m.var + k) + oma;
     float d2 = 0.f;
     for (int j = 0; j < d; ++j) {
       const float r = x[j] - sa * __ldg(m.means + k * d + j);
@@ -29,7 +30,7 @@ __device__ void mixture_eps(const DeviceMixture& m, const float* x, float a, flo
   for (int k = 0; k < m.K; ++k) total += (lg[k] = expf(lg[k] - best));
   for (int j = 0; j < d; ++j) e[j] = 0.f;
   for (int k = 0; k < m.K; ++k) {
-    const float v = a * __ldg(m.var + k) + (1.f - a), g = lg[k] / total;
+    const float v = a * __ldg(m.var + k) + oma, g = lg[k] / total;
     for (int j = 0; j < d; ++j) e[j] += g * (x[j] - sa * __ldg(m.means + k * d + j)) / v;
   }
   for (int j = 0; j < d; ++j) e[j] *= s1;
@@ -44,7 +45,7 @@ __global__ void kernel_mixture_steps(const MixtureStepArgs ma) {
   float* xr = a.x + static_cast<size_t>(r) * d;
   for (int j = 0; j < d; ++j) x[j] = xr[j];
   for (int k = a.k_begin; k < a.k_end; ++k) {
-    mixture_eps(ma.mix, x, __ldg(ma.abar + k), e);
+    mixture_eps(ma.mix, x, __ldg(ma.abar + k), __ldg(ma.one_minus_abar + k), e);
     const float A = __ldg(a.tab.A + k), B = __ldg(a.tab.B + k), S = __ldg(a.tab.S + k);
     const float P = a.tab.P ? __ldg(a.tab.P + k) : 0.f;
     for (int j = 0; j < d; ++j) y[j] = A * x[j] + B * e[j];
@@ -65,7 +66,7 @@ __global__ void kernel_mixture_steps(const MixtureStepArgs ma) {
     }
     const float H = a.tab.H ? __ldg(a.tab.H + k) : 0.f;
     if (H != 0.f) {  // Heun's correction at the Euler point
-      mixture_eps(ma.mix, y, __ldg(ma.abar2 + k), e2);
+      mixture_eps(ma.mix, y, __ldg(ma.abar2 + k), __ldg(ma.one_minus_abar2 + k), e2);
       for (int j = 0; j < d; ++j) y[j] += H * (e2[j] - e[j]);
     }
     for (int j = 0; j < d; ++j) x[j] = y[j];

@@ -75,10 +75,16 @@ struct DeviceTable {
 
 // A solver table (issue 15, SEMANTICS §3) as float arrays for kernels/denoise_solver.cu.
 struct DeviceSolverTable {
-  GpuBuffer<float> tt, tt2, A, B, S, P, Dx, De, H, abar, abar2;
+  GpuBuffer<float> tt, tt2, A, B, S, P, Dx, De, H, abar, abar2, omab, omab2;
   GpuBuffer<uint32_t> key;
   int n = 0;
-  std::vector<float> h_tt, h_tt2, h_P, h_Dx, h_De, h_H, h_abar, h_abar2;
+  std::vector<float> h_tt, h_tt2, h_P, h_Dx, h_De, h_H, h_abar, h_abar2, h_omab, h_omab2;
+  // 1 - v in double, then float (the mixture kernel's noise variance near abar = 1).
+  static std::vector<float> one_minus(const std::vector<double>& v) {
+    std::vector<float> o(v.size());
+    for (size_t i = 0; i < v.size(); ++i) o[i] = static_cast<float>(1.0 - v[i]);
+    return o;
+  }
 
   static std::vector<float> as_float(const std::vector<double>& v) { return std::vector<float>(v.begin(), v.end()); }
   void upload(const StepTable& tab, cudaStream_t s) {
@@ -93,6 +99,9 @@ struct DeviceSolverTable {
     h_abar = as_float(tab.abar), h_abar2 = as_float(tab.abar2);  // the analytic model's noise levels
     abar.copy_from_host(h_abar, s);
     abar2.copy_from_host(h_abar2, s);
+    h_omab = one_minus(tab.abar), h_omab2 = one_minus(tab.abar2);
+    omab.copy_from_host(h_omab, s);
+    omab2.copy_from_host(h_omab2, s);
     tt.copy_from_host(h_tt, s);
     tt2.copy_from_host(h_tt2, s);
     A.copy_from_host(tab.A32, s);
@@ -355,6 +364,8 @@ void CudaBackend::run_steps_device(int k_begin, int k_end, float* d_x, int B, ui
       ma.mix = m->mix;
       ma.abar = m->solver_table.abar.data();
       ma.abar2 = m->solver_table.abar2.data();
+      ma.one_minus_abar = m->solver_table.omab.data();
+      ma.one_minus_abar2 = m->solver_table.omab2.data();
       ma.run = sa;
       kernels::launch_mixture_steps(ma, stream);
       CUDA_CHECK_LAUNCH();

@@ -102,7 +102,13 @@ void panel_sampling(App& app) {
   std::snprintf(buf, sizeof buf, "%d / %d steps", app.session->computed_steps(), app.session->n_steps());
   ImGui::ProgressBar(prog, ImVec2(-1, 0), buf);
   if (app.session->layout().n_slots > 0) ImGui::TextDisabled("%s", app.session->layout().describe().c_str());
-  if (app.session->runs_completed() > 0) ImGui::TextDisabled("last run: %.1f ms", app.session->last_run_ms());
+  if (app.session->runs_completed() > 0) {
+    // On the GPU a run's steps are only enqueued here (the frame never waits: PERFORMANCE.md "The live loop");
+    // their GPU time is the kernel panel's "GPU: ... steps in ... ms", read when the GPU has finished.
+    const bool gpu = app.session->compute_path() && app.session->compute_path()->is_gpu();
+    ImGui::TextDisabled(gpu ? "last run enqueued in %.1f ms" : "last run: %.1f ms", app.session->last_run_ms());
+    if (gpu) tip("the GPU runs the steps asynchronously; their GPU time is in Kernels & timing (per frame)");
+  }
   if (!app.session->error().empty()) {  // long (e.g. out of GPU memory + the settings kept): wrapped
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.45f, 0.4f, 1));
     ImGui::TextWrapped("%s", app.session->error().c_str());

@@ -265,7 +265,7 @@ void run_sample(SampleOptions o) {
                {"eta", o.eta},   {"steps", N},
                {"t_start", t_start},           {"seed", o.seed},  {"n", n},
                {"from_data", o.from_data},     {"precision", precision_name(precision)},
-               {"backend", o.backend},         {"device", backend->name()},
+               {"backend", o.backend},         {"device", backend->device()},
                {"trajectory_stride", stride},  {"timings", {{"sample_ms", sample_ms}}}};
     if (!o.noise.empty()) put_path(req.run, "noise", o.noise);
     req.frame_numbers = frames;

@@ -22,6 +22,9 @@ class DenoiserBackend {
  public:
   virtual ~DenoiserBackend() = default;
   virtual std::string name() const = 0;  // e.g. "cpu", "cuda (NVIDIA H200)"
+  // What the sidecars call "device" (SEMANTICS §6), the same in the CLI and the GUI: "NVIDIA H200",
+  // "CPU (2 threads)".
+  virtual std::string device() const = 0;
 
   // The fused multi-step denoise call (SEMANTICS §4): S ddpm-mean steps, row b at t = t_start[b] - k;
   // rows that finished at t = 0 stay frozen. x: (B, dim) in/out. trajectory: optional (S+1, B, dim),
@@ -44,5 +47,7 @@ class DenoiserBackend {
 
 // The CPU reference backend (Eigen, fp32; both cores). Defined in core/cpu_backend.cpp.
 std::unique_ptr<DenoiserBackend> make_cpu_backend();
+// "CPU (N threads)": the CPU backend's device() and the CPU compute path's.
+std::string cpu_device_name();
 
 }  // namespace diffscope

@@ -1,6 +1,8 @@
 // cpu_backend.cpp — the CPU reference backend: cpu_reference.h in float32, blocks of rows over both cores
 // (OpenMP). It computes fp32 only and refuses tf32/bf16 (SEMANTICS §8).
+#include <algorithm>
 #include <string>
+#include <thread>
 
 #include "core/backend.h"
 #include "core/cpu_reference.h"
@@ -18,6 +20,7 @@ void require_fp32(Precision p) {
 class CpuBackend final : public DenoiserBackend {
  public:
   std::string name() const override { return "cpu"; }
+  std::string device() const override { return cpu_device_name(); }
 
   void denoise(const DiffusionModel& model, float* x, const int64_t* t_start, int B, int S, float* trajectory,
                Precision precision) override {
@@ -38,6 +41,10 @@ class CpuBackend final : public DenoiserBackend {
 };
 
 }  // namespace
+
+std::string cpu_device_name() {
+  return "CPU (" + std::to_string(std::max(1u, std::thread::hardware_concurrency())) + " threads)";
+}
 
 std::unique_ptr<DenoiserBackend> make_cpu_backend() { return std::make_unique<CpuBackend>(); }
 

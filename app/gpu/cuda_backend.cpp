@@ -216,6 +216,7 @@ CudaBackend::~CudaBackend() {
 }
 
 std::string CudaBackend::name() const { return "cuda (" + m->device_name + ")"; }
+std::string CudaBackend::device() const { return m->device_name; }
 cudaStream_t CudaBackend::stream() const { return m->stream.get(); }
 
 void CudaBackend::set_model(const DiffusionModel& model) {

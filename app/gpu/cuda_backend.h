@@ -29,6 +29,7 @@ class CudaBackend : public DenoiserBackend {
   CudaBackend& operator=(const CudaBackend&) = delete;
 
   std::string name() const override;  // "cuda (NVIDIA H200)"
+  std::string device() const override;  // "NVIDIA H200"
 
   // ---- host-pointer interface (core/backend.h); synchronous -------------------------------------------
   void denoise(const DiffusionModel& model, float* x, const int64_t* t_start, int B, int S, float* trajectory,

@@ -19,9 +19,7 @@ class CpuComputePath final : public ComputePath {
   explicit CpuComputePath(TrajectoryBufferTarget* target) : m_target(target), m_backend(make_cpu_backend()) {}
   std::string name() const override { return "cpu"; }
   std::string why() const override { return m_why; }
-  std::string device() const override {
-    return "CPU (" + std::to_string(std::max(1u, std::thread::hardware_concurrency())) + " threads)";
-  }
+  std::string device() const override { return cpu_device_name(); }
   bool is_gpu() const override { return false; }
   void set_why(std::string w) { m_why = std::move(w); }
 

@@ -125,7 +125,7 @@ nlohmann::json Exporter::sidecar(App& app, const std::string& kind) {
   j["steps"] = s.steps;
   j["t_start"] = s.t_start;
   j["seed"] = s.seed;
-  j["N"] = s.n_samples;
+  j["n"] = s.n_samples;
   j["from_data"] = s.from_data;
   j["precision"] = precision_name(s.precision);
   ComputePath* p = app.session->compute_path();

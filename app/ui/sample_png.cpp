@@ -93,7 +93,7 @@ nlohmann::json run_sidecar(const SamplePng& r, const std::string& device, const 
   const DiffusionModel& m = *r.model;
   nlohmann::json j = r.run;
   j["kind"] = "sample";
-  if (!j.contains("N")) j["N"] = r.B;  // SEMANTICS §6 names the sample count N
+  if (!j.contains("n")) j["n"] = r.B;  // the sample count (SEMANTICS §6)
   j["generator"] = generator;
   j["model"] = path_object("file", m.path);  // any file name, losslessly (SEMANTICS §6)
   j["model"]["sha256"] = sha256_file(m.path);

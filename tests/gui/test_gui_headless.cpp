@@ -100,7 +100,7 @@ TEST_F(GuiHeadless, ScriptedTimelineStepsTStartAndExports) {
   EXPECT_EQ(side["steps"].get<int>(), 25);
   EXPECT_EQ(side["t_start"].get<int>(), 300);
   EXPECT_EQ(side["seed"].get<uint64_t>(), 0u);
-  EXPECT_EQ(side["N"].get<int>(), 300);
+  EXPECT_EQ(side["n"].get<int>(), 300);
   EXPECT_EQ(side["precision"], "fp32");
   EXPECT_EQ(side["backend"], "cpu");
   EXPECT_EQ(side["frame"].get<int>(), 25);

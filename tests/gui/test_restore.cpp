@@ -48,7 +48,7 @@ TEST(Restore, SnapshotRestoredFromPngOrJsonReExportsPixelIdentical) {
     EXPECT_TRUE(a.rgb == b.rgb) << "the restored snapshot differs";
     const auto ja = nlohmann::json::parse(guitest::slurp(dir.file("a.json")));
     const auto jb = nlohmann::json::parse(guitest::slurp(dir.file(std::string("re_") + from + ".json")));
-    for (const char* k : {"N", "sampler", "eta", "steps", "t_start", "seed", "frame", "view"}) EXPECT_EQ(ja[k], jb[k]) << k;
+    for (const char* k : {"n", "sampler", "eta", "steps", "t_start", "seed", "frame", "view"}) EXPECT_EQ(ja[k], jb[k]) << k;
   }
 
   // Dropped on a running window (the script's `restore`, the same code as the drop): after another run and

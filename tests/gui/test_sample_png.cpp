@@ -30,7 +30,7 @@ TEST(SamplePng, RendersTheRunWithSidecar) {
   EXPECT_EQ(j["steps"].get<int>(), 20);
   EXPECT_EQ(j["t_start"].get<int>(), 600);
   EXPECT_EQ(j["seed"].get<int>(), 5);
-  EXPECT_EQ(j["N"].get<int>(), 800);
+  EXPECT_EQ(j["n"].get<int>(), 800);
   EXPECT_EQ(j["sampler"], "ddim");
   EXPECT_EQ(j["size"][0].get<int>(), 320);
 }

@@ -24,7 +24,13 @@ export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp" UBSAN_OPTIONS="print_sta
 ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -j 2 -LE 'gpu|gui' -E 'SamplePng'
 ASAN_OPTIONS=detect_leaks=0 ctest --test-dir build-asan --output-on-failure -LE 'gpu|gui' -R 'SamplePng'
 rm -rf /tmp/diffscope-sanitize
-ASAN_OPTIONS=detect_leaks=1 build-asan/bin/diffscope gui --headless --backend cpu --no-persist --size 320x240 \
+# The headless app with the leak check. Mesa's EGL driver is dlclose()d at eglTerminate: the memory its globals
+# still point to then looks leaked, with a stack LeakSanitizer cannot name. A dlclose() that keeps libraries loaded
+# (built here, preloaded after the ASan runtime) keeps those globals visible as roots, so only real leaks remain.
+nodlclose="$(mktemp -d)/nodlclose.so"
+printf 'int dlclose(void *handle) { (void)handle; return 0; }\n' | cc -shared -fPIC -x c -o "$nodlclose" -
+LD_PRELOAD="$(cc -print-file-name=libasan.so) $nodlclose" ASAN_OPTIONS=detect_leaks=1 \
+  build-asan/bin/diffscope gui --headless --backend cpu --no-persist --size 320x240 \
   --model moons --script tests/gui/scripts/sanitize_short.txt
 if [ -x scripts/fuzz.sh ]; then
   echo "== short fuzz run"

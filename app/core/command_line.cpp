@@ -21,6 +21,8 @@ std::string sample_command_line(const SamplingSettings& s, const std::string& mo
   std::string c = "diffscope sample --model " + shell_quote(model) + " --n " + std::to_string(s.n_samples) +
                   " --sampler " + sampler_name(s.sampler) + " --eta " + eta + " --steps " + std::to_string(s.steps) +
                   " --t-start " + std::to_string(s.t_start) + " --seed " + std::to_string(s.seed);
+  if (s.spacing != Spacing::Default && s.sampler != Sampler::Ddpm && s.sampler != Sampler::DdpmMean)
+    c += std::string(" --spacing ") + spacing_name(s.spacing);
   if (s.from_data) c += " --from-data";
   return c + " --backend " + backend + " --precision " + precision_name(s.precision) + " --out " + shell_quote(out);
 }

@@ -16,7 +16,8 @@
 namespace diffscope {
 
 bool SamplingSettings::operator==(const SamplingSettings& o) const {
-  return model_path == o.model_path && n_samples == o.n_samples && sampler == o.sampler && eta == o.eta &&
+  return model_path == o.model_path && n_samples == o.n_samples && sampler == o.sampler && spacing == o.spacing &&
+         eta == o.eta &&
          steps == o.steps && t_start == o.t_start && steps_per_launch == o.steps_per_launch && seed == o.seed &&
          precision == o.precision && backend == o.backend && from_data == o.from_data &&
          memory_budget_mb == o.memory_budget_mb;
@@ -27,7 +28,7 @@ nlohmann::json to_json(const AppSettings& s) {
   const ViewSettings& v = s.view;
   nlohmann::json j;
   j["sampling"] = {{"n_samples", a.n_samples},
-                   {"sampler", sampler_name(a.sampler)}, {"eta", a.eta}, {"steps", a.steps},
+                   {"sampler", sampler_name(a.sampler)}, {"spacing", spacing_name(a.spacing)}, {"eta", a.eta}, {"steps", a.steps},
                    {"t_start", a.t_start}, {"steps_per_launch", a.steps_per_launch}, {"seed", a.seed},
                    {"precision", precision_name(a.precision)}, {"backend", a.backend},
                    {"from_data", a.from_data}, {"memory_budget_mb", a.memory_budget_mb}};
@@ -112,6 +113,7 @@ AppSettings app_settings_from_json(const nlohmann::json& j, std::string* note) {
     read_clamped(a, "sampling", "memory_budget_mb", o.memory_budget_mb, note);
     try {
       if (a.contains("sampler")) o.sampler = parse_sampler(a["sampler"].get<std::string>());
+      if (a.contains("spacing")) o.spacing = parse_spacing(a["spacing"].get<std::string>());
       if (a.contains("precision")) o.precision = parse_precision(a["precision"].get<std::string>());
     } catch (const std::exception& e) {
       if (note) *note += std::string("settings: ") + e.what() + "\n";

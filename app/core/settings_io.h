@@ -17,6 +17,7 @@ struct SamplingSettings {
   std::string model_path;             // "" = the bundled default (moons)
   int n_samples = 4096;               // B
   Sampler sampler = Sampler::Ddim;
+  Spacing spacing = Spacing::Default;  // ddim and the newer solvers; ddpm and ddpm-mean always take default
   double eta = 0.0;                   // ddim only, [0, 1]
   int steps = 100;                    // N, [1, t_start + 1]
   int t_start = 999;                  // [0, T-1]

@@ -121,6 +121,7 @@ nlohmann::json Exporter::sidecar(App& app, const std::string& kind) {
     if (ds != app.session->model().metadata.end()) j["model"]["dataset"] = ds->second;
   }
   j["sampler"] = sampler_name(s.sampler);
+  j["spacing"] = spacing_name(s.spacing);
   j["eta"] = s.eta;
   j["steps"] = s.steps;
   j["t_start"] = s.t_start;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "core/ranges.h"
 #include "ui/app.h"
@@ -19,11 +20,30 @@ void panel_sampling(App& app) {
   // The slider bounds are core/ranges.h's ranges (SamplingSession::apply clamps typed values into the same).
   const IntRange t_range = app.session->has_model() ? t_start_range(app.session->model().schedule) : IntRange{0, 999};
 
-  static const char* kSamplers[] = {"ddim", "ddpm", "ddpm-mean"};
+  // Every solver of SEMANTICS §3, in the enum's order (core/step_table.h).
+  static const std::vector<std::string> kSamplerNames = sampler_names();
   int sampler = static_cast<int>(s.sampler);
-  if (ImGui::Combo("sampler", &sampler, kSamplers, 3)) s.sampler = static_cast<Sampler>(sampler);
+  if (ImGui::BeginCombo("sampler", sampler_name(s.sampler))) {
+    for (int i = 0; i < int(kSamplerNames.size()); ++i)
+      if (ImGui::Selectable(kSamplerNames[i].c_str(), i == sampler)) s.sampler = parse_sampler(kSamplerNames[i]);
+    ImGui::EndCombo();
+  }
   tip("ddim: deterministic with eta 0, spreads its steps over all timesteps (the default)\n"
-      "ddpm: stochastic, one timestep per step\nddpm-mean: the reference kernel's posterior mean (SEMANTICS §3)");
+      "ddpm: stochastic, one timestep per step\nddpm-mean: the reference kernel's posterior mean\n"
+      "dpmpp-2m, dpmpp-2m-sde, euler-ancestral, heun: the k-diffusion / DPM-Solver++ / EDM solvers "
+      "(SEMANTICS §3; heun evaluates the network twice per step)");
+  const bool per_t = s.sampler == Sampler::Ddpm || s.sampler == Sampler::DdpmMean;
+  static const std::vector<std::string> kSpacingNames = spacing_names();
+  if (per_t) ImGui::BeginDisabled();
+  if (ImGui::BeginCombo("spacing", per_t ? "default" : spacing_name(s.spacing))) {
+    for (const std::string& n : kSpacingNames)
+      if (ImGui::Selectable(n.c_str(), n == spacing_name(s.spacing))) s.spacing = parse_spacing(n);
+    ImGui::EndCombo();
+  }
+  if (per_t) ImGui::EndDisabled();
+  tip(per_t ? "ddpm and ddpm-mean take one timestep per step: the spacing does not apply"
+            : "which timesteps the steps visit: default (anchored at t_start), diffusers' leading / linspace / "
+              "trailing, or karras sigmas (rho 7); SEMANTICS §3");
   if (s.sampler == Sampler::DdpmMean) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.75f, 0.35f, 1));
     ImGui::TextWrapped("ddpm-mean: the reference kernel's update; it collapses from pure noise. Use it with "
@@ -43,7 +63,7 @@ void panel_sampling(App& app) {
   const IntRange steps_range = sample_steps_range(std::max(0, s.t_start));
   ImGui::SliderInt("steps", &s.steps, int(steps_range.lo), int(steps_range.hi), "%d", clamp | ImGuiSliderFlags_Logarithmic);
   tip("number of sampler steps N, in [1, t_start + 1]; the run has N + 1 frames");
-  if (s.sampler != Sampler::Ddim && s.steps < s.t_start + 1) {  // SEMANTICS §3: one timestep per step
+  if (per_t && s.steps < s.t_start + 1) {  // SEMANTICS §3: one timestep per step
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.75f, 0.35f, 1));
     ImGui::TextWrapped("%s takes one timestep per step: %d steps from t_start %d end at t = %d, not at clean "
                        "data (steps = t_start + 1 = %d reaches it; ddim spreads fewer steps over all t).",

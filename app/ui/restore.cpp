@@ -89,7 +89,7 @@ RestorePlan plan_restore(const nlohmann::json& j) {
   };
   // Sidecar keys (SEMANTICS §6) -> setting names (settings_keys.h).
   static const std::pair<const char*, const char*> kRun[] = {
-      {"N", "n"},       {"n", "n"},                 {"sampler", "sampler"},     {"eta", "eta"},             {"t_start", "t_start"},
+      {"N", "n"},       {"n", "n"},                 {"sampler", "sampler"},     {"spacing", "spacing"},     {"eta", "eta"},             {"t_start", "t_start"},
       {"steps", "steps"}, {"seed", "seed"},         {"precision", "precision"}, {"from_data", "from_data"},
       {"steps_per_launch", "spl"}};
   static const std::pair<const char*, const char*> kView[] = {

@@ -87,7 +87,10 @@ void SamplingSession::start_run() {
   if (!m_model || !m_path) return;
   try {
     const SamplingSettings& s = m_settings;
-    m_table = build_step_table(m_model->schedule, s.sampler, s.t_start, s.steps, s.eta);
+    // ddpm and ddpm-mean take one timestep per step: their spacing is always the default (SEMANTICS §3).
+    const bool per_t = s.sampler == Sampler::Ddpm || s.sampler == Sampler::DdpmMean;
+    m_table = build_step_table(m_model->schedule, s.sampler, s.t_start, s.steps, s.eta,
+                               per_t ? Spacing::Default : s.spacing);
     // The rule of SEMANTICS §3 "Finite coefficients", before any work: a failure keeps the previous run.
     check_run_coefficients(m_model->schedule, m_table, m_table.steps(), s.from_data ? s.t_start : -1);
     const int budget_mb = std::min(s.memory_budget_mb, m_max_budget_mb);
@@ -138,6 +141,7 @@ std::string describe_kept_settings(const SamplingSettings& a, const SamplingSett
   };
   add("n", std::to_string(a.n_samples), std::to_string(b.n_samples));
   add("sampler", sampler_name(a.sampler), sampler_name(b.sampler));
+  add("spacing", spacing_name(a.spacing), spacing_name(b.spacing));
   add("eta", num(a.eta), num(b.eta));
   add("steps", std::to_string(a.steps), std::to_string(b.steps));
   add("t_start", std::to_string(a.t_start), std::to_string(b.t_start));

@@ -14,7 +14,7 @@ const char* const kKeys[] = {"steps",     "t_start",  "n",        "sampler",    
                              "spl",       "precision", "from_data", "budget_mb",  "trail",       "field",
                              "field_x0",  "data",     "follow",   "speed",       "loop",        "steps_per_frame",
                              "grid_cols", "point_size", "point_alpha", "vsync",   "show_ui",     "export_dir",
-                             "export_size", "camera"};
+                             "export_size", "camera", "spacing"};
 
 // The whole text as an integer / a finite real, else InvalidInput naming `arg`.
 int64_t parse_int(const std::string& arg, const std::string& v) {
@@ -77,6 +77,7 @@ void apply_setting(AppSettings& st, const std::string& key, const std::string& v
   else if (key == "t_start") s.t_start = at_least(0, "[0, T - 1] (T = 1000 for the bundled models)");
   else if (key == "n") s.n_samples = checked(arg, i(), sample_count_range(true));
   else if (key == "sampler") s.sampler = parse_sampler(val);
+  else if (key == "spacing") s.spacing = parse_spacing(val);
   else if (key == "eta") s.eta = checked(arg, f(), RealRange{kEtaMin, kEtaMax});
   else if (key == "seed") {
     if (val.empty() || val.size() > 20 || val.find_first_not_of("0123456789") != std::string::npos)

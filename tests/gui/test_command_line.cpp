@@ -12,6 +12,31 @@
 namespace diffscope {
 namespace {
 
+// The app's sampler and spacing pickers (`set sampler`, `set spacing`) run the same step table as the CLI's
+// --sampler/--spacing (whose float64 path tools/solvers_reference.py checks), and the sidecar and its command line
+// carry the spacing (a restored karras run used to come back with the default spacing).
+TEST(CommandLine, GuiSolverAndSpacingMatchTheCliBitForBit) {
+  test::TempDir dir, logs;
+  std::ofstream(dir.file("s.txt")) << "set sampler dpmpp-2m\nset spacing karras\nset n 300\nset steps 20\nset seed 5\n"
+                                      "wait_complete 5000\nexpect frame == 20\nexport state "
+                                   << dir.file("state.npy") << "\n";
+  guitest::Result r = guitest::run_cli("gui --headless --backend cpu --no-persist --size 800x500 --model '" +
+                                           guitest::model_2d() + "' --script '" + dir.file("s.txt") + "'",
+                                       logs.path());
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const auto j = nlohmann::json::parse(guitest::slurp(dir.file("state.json")));
+  EXPECT_EQ(j["spacing"].get<std::string>(), "karras");
+  EXPECT_NE(j["command_line"].get<std::string>().find("--spacing karras"), std::string::npos);
+  r = guitest::run_cli("sample --backend cpu --model '" + guitest::model_2d() +
+                           "' --sampler dpmpp-2m --spacing karras --n 300 --steps 20 --t-start 999 --seed 5 --out '" +
+                           dir.file("cli.npy") + "'",
+                       logs.path());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const NpyFloat a = read_npy_float(dir.file("state.npy"), "gui"), b = read_npy_float(dir.file("cli.npy"), "cli");
+  ASSERT_EQ(a.shape, b.shape);
+  EXPECT_EQ(0, std::memcmp(a.data.data(), b.data.data(), a.data.size() * sizeof(float)));
+}
+
 TEST(CommandLine, GuiRunsCommandLineReproducesItsStateBitForBit) {
   test::TempDir dir, logs;
   std::ofstream(dir.file("s.txt")) << "set n 500\nset t_start 700\nset steps 30\nset eta 0.3\nset seed 11\n"

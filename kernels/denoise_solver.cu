@@ -83,13 +83,11 @@ __global__ void __launch_bounds__(kThreads) kernel_denoise_solver(const SolverAr
     }
     if (a.frames) {
       __syncthreads();
-      float* f = a.frames + (k - a.k_begin) * frame_stride + static_cast<size_t>(row0) * dim;
-      for (int i = threadIdx.x; i < nrows * dim; i += kThreads) f[i] = u[(i / dim) * K1 + i % dim];
+      store_tile_rows(u, K1, dim, nrows, a.frames + (k - a.k_begin) * frame_stride + static_cast<size_t>(row0) * dim);
     }
   }
   __syncthreads();
-  for (int i = threadIdx.x; i < nrows * dim; i += kThreads)
-    a.x[static_cast<size_t>(row0) * dim + i] = u[(i / dim) * K1 + i % dim];
+  store_tile_rows(u, K1, dim, nrows, a.x + static_cast<size_t>(row0) * dim);
 }
 
 template <int RPT>

@@ -51,4 +51,10 @@ __device__ __forceinline__ void general_layer(const float* in, int ldin, int K, 
   general_layer_epi<RPT>(in, ldin, K, WT, N, b, [&](int r, int j, float v) { out[r * ldo + j] = act(v); });
 }
 
+// Copies rows [0, nrows) of a row tile u (row stride ldu, the first dim columns: x) to dst (nrows, dim), row-major;
+// every thread of the block takes part.
+__device__ inline void store_tile_rows(const float* u, int ldu, int dim, int nrows, float* __restrict__ dst) {
+  for (int i = threadIdx.x; i < nrows * dim; i += blockDim.x) dst[i] = u[(i / dim) * ldu + i % dim];
+}
+
 }  // namespace diffscope::kernels

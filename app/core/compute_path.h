@@ -64,7 +64,8 @@ class ComputePath {
   virtual double device_memory_used_mb() const { return 0; }
 };
 
-// The CPU path: the reference backend on the host, each kept frame uploaded with glBufferSubData.
+// The CPU path (core/cpu_compute_path.cpp): the reference backend on the host, each kept frame uploaded with
+// glBufferSubData.
 std::unique_ptr<ComputePath> make_cpu_compute_path(TrajectoryBufferTarget* target);
 
 }  // namespace diffscope

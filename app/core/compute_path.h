@@ -1,6 +1,6 @@
 // compute_path.h — where the GUI's trajectory is computed and how it reaches the GL buffer the renderer
-// draws from (ARCHITECTURE.md "SharedBuffer": interop, host staging, CPU-only). Plain interfaces: no GL,
-// no CUDA here; render/ implements TrajectoryBufferTarget, core/ui the CPU path, gpu/ the CUDA paths.
+// draws from (ARCHITECTURE.md "One frame, as data": interop, host staging, CPU-only). Plain interfaces: no GL,
+// no CUDA here; render/ implements TrajectoryBufferTarget, core/ the CPU path, gpu/ the CUDA paths.
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -71,8 +71,16 @@ Stats time_events(cudaStream_t s, int warm, int reps, const std::function<void()
 
 // A CUDA graph of `calls` calls of `run` (after one `reset`), replayed `reps` times; per-call time.
 Stats time_graph(cudaStream_t s, int calls, int reps, const std::function<void()>& reset, const std::function<void()>& run) {
-  cudaGraph_t g;
-  cudaGraphExec_t ge;
+  struct Graph {  // the captured graph and its executable, destroyed also when a launch below throws
+    cudaGraph_t g = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    ~Graph() {
+      if (exec) CUDA_CHECK_PRINT(cudaGraphExecDestroy(exec));
+      if (g) CUDA_CHECK_PRINT(cudaGraphDestroy(g));
+    }
+  } graph;
+  cudaGraph_t& g = graph.g;
+  cudaGraphExec_t& ge = graph.exec;
   run();  // warm-up outside the capture (attributes, lazy module load)
   CUDA_CHECK_THROW(cudaStreamSynchronize(s));
   CUDA_CHECK_THROW(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
@@ -90,8 +98,6 @@ Stats time_graph(cudaStream_t s, int calls, int reps, const std::function<void()
     timer.stop(s);
     us.push_back(timer.elapsed_ms() * 1e3 / calls);
   }
-  cudaGraphExecDestroy(ge);
-  cudaGraphDestroy(g);
   return stats_of(us);
 }
 

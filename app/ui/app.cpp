@@ -1,5 +1,5 @@
-// app.cpp — the frame: settings -> steps -> scene -> panels (STYLE.md: the ImGui example's loop, small
-// panels elsewhere).
+// app.cpp — the frame: settings -> steps -> scene -> panels (the loop around it: shell/frame_loop.h; the
+// panels: panel_*.cpp).
 #include "ui/app.h"
 
 #include <imgui.h>

@@ -1,5 +1,5 @@
 // dispatch.cu — picks the denoiser kernel for a call (kernels.h): tensor cores for tf32/bf16 where the shape has
-// a fast path, the thread-block-cluster kernel (fp32 arithmetic) for small fp32 and tf32 batches, the general
+// a fast path (warpgroup wgmma for large bf16 batches on sm_90a), the thread-block-cluster kernel (fp32 arithmetic) for small fp32 and tf32 batches, the general
 // kernel for everything else.
 #include <stdexcept>
 
@@ -16,6 +16,8 @@ void launch_denoise_f32(const DenoiseArgs& a, cudaStream_t s);
 bool denoise_f32_supported(int dim, int hidden);
 void launch_denoise_cta(const DenoiseArgs& a, cudaStream_t s);
 bool denoise_cta_supported(int dim, int hidden, int B);
+void launch_denoise_wgmma(const DenoiseArgs& a, cudaStream_t s);
+bool denoise_wgmma_supported(int dim, int hidden);
 
 const char* denoise_path_name(DenoisePath p) {
   switch (p) {
@@ -25,6 +27,7 @@ const char* denoise_path_name(DenoisePath p) {
     case DenoisePath::Cluster: return "cluster";
     case DenoisePath::Tiled: return "tiled-fp32";
     case DenoisePath::SingleCta: return "single-cta";
+    case DenoisePath::Wgmma: return "wgmma";
   }
   return "?";
 }
@@ -39,6 +42,7 @@ bool denoise_path_supported(DenoisePath path, int dim, int hidden, int B, Precis
       return (p == Precision::Fp32 || p == Precision::Tf32) && denoise_cluster_supported(dim, hidden, B);
     case DenoisePath::Tiled: return denoise_f32_supported(dim, hidden);
     case DenoisePath::SingleCta: return p == Precision::Bf16 && denoise_cta_supported(dim, hidden, B);
+    case DenoisePath::Wgmma: return p == Precision::Bf16 && denoise_wgmma_supported(dim, hidden);
   }
   return false;
 }
@@ -50,6 +54,8 @@ DenoisePath launch_denoise(const DenoiseArgs& a, Precision p, cudaStream_t s, De
   if (path == DenoisePath::Auto) {
     if (denoise_path_supported(DenoisePath::SingleCta, dim, H, a.B, p) && a.net.f2_bf16)
       path = DenoisePath::SingleCta;
+    else if (a.B >= kWgmmaMinBatch && denoise_path_supported(DenoisePath::Wgmma, dim, H, a.B, p))
+      path = DenoisePath::Wgmma;
     else if (p == Precision::Tf32 && denoise_path_supported(DenoisePath::Cluster, dim, H, a.B, p))
       path = DenoisePath::Cluster;  // B <= 8: latency-bound; the one-warp tensor-core kernel is ~4x slower here
     else if (denoise_path_supported(DenoisePath::TensorCore, dim, H, a.B, p) && a.net.f2_bf16)
@@ -70,6 +76,7 @@ DenoisePath launch_denoise(const DenoiseArgs& a, Precision p, cudaStream_t s, De
     case DenoisePath::Cluster: launch_denoise_cluster(a, s); break;
     case DenoisePath::Tiled: launch_denoise_f32(a, s); break;
     case DenoisePath::SingleCta: launch_denoise_cta(a, s); break;
+    case DenoisePath::Wgmma: launch_denoise_wgmma(a, s); break;
     default: launch_denoise_general(a, s); break;
   }
   return path;

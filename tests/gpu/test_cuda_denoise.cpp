@@ -111,7 +111,7 @@ TEST_P(DenoiseVsFloat64, MatchesReference) {
 const Precision F = Precision::Fp32, T32 = Precision::Tf32, B16 = Precision::Bf16;
 const DenoisePath AUTO = DenoisePath::Auto, GEN = DenoisePath::General, TC = DenoisePath::TensorCore,
                   CL = DenoisePath::Cluster, TIL = DenoisePath::Tiled,
-                  CTA = DenoisePath::SingleCta;
+                  CTA = DenoisePath::SingleCta, WG = DenoisePath::Wgmma;
 
 INSTANTIATE_TEST_SUITE_P(
     Cuda, DenoiseVsFloat64,
@@ -151,7 +151,15 @@ INSTANTIATE_TEST_SUITE_P(
         // (52 = 13 x 4 of 16; 2), steps crossing the 32-step coefficient chunks with frozen rows.
         DenoiseCase{8, 64, 256, 16, 0, T32, CL}, DenoiseCase{8, 64, 256, 16, 1, T32, AUTO},
         DenoiseCase{8, 52, 256, 40, 1, F, CL}, DenoiseCase{7, 2, 256, 70, 1, F, CL},
-        DenoiseCase{6, 64, 256, 1000, 1, F, CL}),
+        DenoiseCase{6, 64, 256, 1000, 1, F, CL},
+        // The sm_90a wgmma kernel (skipped elsewhere): B not a multiple of 64, frozen rows, dim 2 / 16 / 17 / 33 /
+        // 64 (both layer-1 widths), S = 1 / 16 / 1000, a B where Auto picks it.
+        DenoiseCase{4097, 2, 256, 16, 1, B16, WG}, DenoiseCase{12345, 64, 256, 16, 1, B16, WG, 41},
+        DenoiseCase{777, 33, 256, 16, 1, B16, WG}, DenoiseCase{130, 16, 256, 16, 0, B16, WG},
+        DenoiseCase{100, 17, 256, 16, 1, B16, WG}, DenoiseCase{1, 2, 256, 16, 0, B16, WG},
+        DenoiseCase{33, 64, 256, 1, 2, B16, WG}, DenoiseCase{64, 2, 256, 1000, 0, B16, WG},
+        DenoiseCase{8, 64, 256, 1000, 0, B16, WG}, DenoiseCase{200, 3, 256, 1000, 1, B16, WG},
+        DenoiseCase{4099, 2, 256, 16, 1, B16, AUTO, 3}, DenoiseCase{65536, 2, 256, 16, 0, B16, AUTO, 97}),
     [](const ::testing::TestParamInfo<DenoiseCase>& i) {
       std::string n = case_name(i.param);
       std::replace(n.begin(), n.end(), '-', '_');
@@ -209,7 +217,11 @@ INSTANTIATE_TEST_SUITE_P(
                       StepsCase{Sampler::Ddpm, 0.0, 99, 100, 4097, 2, B16}, StepsCase{Sampler::Ddim, 1.0, 999, 50, 333, 64, T32},
                       StepsCase{Sampler::Ddpm, 0.0, 99, 100, 3, 64, F},
                       StepsCase{Sampler::Ddpm, 0.0, 99, 100, 4097, 2, F}, StepsCase{Sampler::Ddim, 1.0, 999, 50, 333, 64, F},
-                      StepsCase{Sampler::Ddpm, 0.0, 99, 100, 11, 64, B16}),
+                      StepsCase{Sampler::Ddpm, 0.0, 99, 100, 11, 64, B16},
+                      // B >= kWgmmaMinBatch: the wgmma kernel on sm_90a (noise, eta, ddpm-mean).
+                      StepsCase{Sampler::Ddim, 1.0, 999, 50, 4100, 64, B16},
+                      StepsCase{Sampler::DdpmMean, 0.0, 99, 100, 4096, 2, B16},
+                      StepsCase{Sampler::Ddim, 0.0, 999, 100, 5000, 2, B16}),
     [](const ::testing::TestParamInfo<StepsCase>& i) {
       return std::string(sampler_name(i.param.sampler)).substr(0, 4) + "_i" + std::to_string(i.index) + "_" +
              precision_name(i.param.p);
@@ -325,6 +337,25 @@ TEST(CudaPaths, Tf32TinyBatchRunsCluster) {
   std::vector<int64_t> t(8, 999);
   be.denoise(m, x.data(), t.data(), 8, 4, nullptr, T32);
   EXPECT_EQ(be.last_denoise_path(), CL);
+}
+
+// Large bf16 batches run the wgmma kernel where the build and the device have sm_90a, else the mma.sync kernel.
+TEST(CudaPaths, LargeBf16BatchRunsWgmmaOnSm90a) {
+  SKIP_WITHOUT_CUDA();
+  const DiffusionModel m = test::random_model(2, 256, 2);
+  CudaBackend be;
+  const int B = kernels::kWgmmaMinBatch;
+  std::vector<float> x = test::random_x(size_t(B) * 2, 3);
+  std::vector<int64_t> t(B, 999);
+  be.denoise(m, x.data(), t.data(), B, 2, nullptr, B16);
+  const bool wg = kernels::denoise_path_supported(WG, 2, 256, B, B16);
+  EXPECT_EQ(be.last_denoise_path(), wg ? WG : TC);
+  be.denoise(m, x.data(), t.data(), B - 1, 2, nullptr, B16);
+  EXPECT_EQ(be.last_denoise_path(), TC);
+  int dev = 0, major = 0;
+  cudaGetDevice(&dev);
+  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+  std::printf("[measured] compute capability major %d, wgmma path %s\n", major, wg ? "available" : "not available");
 }
 
 // A wrong forced path is an error, not a silent fallback.

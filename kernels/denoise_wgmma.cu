@@ -139,13 +139,7 @@ __global__ void __launch_bounds__(kThreads, 1) kernel_denoise_wgmma(const Denois
   for (int tile = blockIdx.x * kWarpgroups + wg; tile < tiles; tile += gridDim.x * kWarpgroups) {
     const int rows[2] = {tile * 64 + wq * 16 + g, tile * 64 + wq * 16 + g + 8};
     float xs[NB * 4];  // n8 block nb: (rows[0], 8nb+2q), (rows[0], +1), (rows[1], 8nb+2q), (rows[1], +1)
-#pragma unroll
-    for (int nb = 0; nb < NB; ++nb)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int r = rows[e >> 1], c = nb * 8 + 2 * q + (e & 1);
-        xs[4 * nb + e] = (r < a.B && c < dim) ? a.x[static_cast<size_t>(r) * dim + c] : 0.f;
-      }
+    load_acc_rows<NB>(xs, a.x, rows, q, a.B, dim);
 
     for (int k = a.k_begin; k < a.k_end; ++k) {
       const RowStep st[2] = {row_step(a, rows[0], k), row_step(a, rows[1], k)};
@@ -240,24 +234,9 @@ __global__ void __launch_bounds__(kThreads, 1) kernel_denoise_wgmma(const Denois
           if (c + 1 >= dim) x1 = 0.f;
         }
       }
-      if (a.frames) {
-        float* f = a.frames + (k - a.k_begin) * frame_stride;
-#pragma unroll
-        for (int nb = 0; nb < NB; ++nb)
-#pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            const int r = rows[e >> 1], c = nb * 8 + 2 * q + (e & 1);
-            if (r < a.B && c < dim) f[static_cast<size_t>(r) * dim + c] = xs[4 * nb + e];
-          }
-      }
+      if (a.frames) store_acc_rows<NB>(xs, a.frames + (k - a.k_begin) * frame_stride, rows, q, a.B, dim);
     }
-#pragma unroll
-    for (int nb = 0; nb < NB; ++nb)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int r = rows[e >> 1], c = nb * 8 + 2 * q + (e & 1);
-        if (r < a.B && c < dim) a.x[static_cast<size_t>(r) * dim + c] = xs[4 * nb + e];
-      }
+    store_acc_rows<NB>(xs, a.x, rows, q, a.B, dim);
   }
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 }

@@ -1,6 +1,7 @@
 // dispatch.cu — picks the denoiser kernel for a call (kernels.h): tensor cores for tf32/bf16 where the shape has
 // a fast path (warpgroup wgmma for large bf16 batches on sm_90a), the thread-block-cluster kernel (fp32 arithmetic) for small fp32 and tf32 batches, the general
 // kernel for everything else.
+#include <cstdlib>
 #include <stdexcept>
 
 #include "kernels/kernels.h"
@@ -47,6 +48,13 @@ bool denoise_path_supported(DenoisePath path, int dim, int hidden, int B, Precis
   return false;
 }
 
+// Auto's use of the wgmma kernel; DIFFSCOPE_WGMMA=0 turns it off (read on each call, like DIFFSCOPE_PDL: the
+// benchmark's before/after rows in one process, and a switch should the path misbehave on some driver).
+bool wgmma_auto_enabled() {
+  const char* e = std::getenv("DIFFSCOPE_WGMMA");
+  return !(e && e[0] == '0');
+}
+
 DenoisePath launch_denoise(const DenoiseArgs& a, Precision p, cudaStream_t s, DenoisePath force) {
   if (a.B <= 0 || a.k_end <= a.k_begin) return DenoisePath::General;
   DenoisePath path = force;
@@ -54,7 +62,8 @@ DenoisePath launch_denoise(const DenoiseArgs& a, Precision p, cudaStream_t s, De
   if (path == DenoisePath::Auto) {
     if (denoise_path_supported(DenoisePath::SingleCta, dim, H, a.B, p) && a.net.f2_bf16)
       path = DenoisePath::SingleCta;
-    else if (a.B >= kWgmmaMinBatch && denoise_path_supported(DenoisePath::Wgmma, dim, H, a.B, p))
+    else if (a.B >= kWgmmaMinBatch && denoise_path_supported(DenoisePath::Wgmma, dim, H, a.B, p) &&
+             wgmma_auto_enabled())
       path = DenoisePath::Wgmma;
     else if (p == Precision::Tf32 && denoise_path_supported(DenoisePath::Cluster, dim, H, a.B, p))
       path = DenoisePath::Cluster;  // B <= 8: latency-bound; the one-warp tensor-core kernel is ~4x slower here

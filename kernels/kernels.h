@@ -55,7 +55,7 @@ struct DenoiseArgs {
 // B <= 8), Tiled (fp32 FMA, hidden 256), General (any).
 enum class DenoisePath { Auto, General, TensorCore, Cluster, Tiled, SingleCta, Wgmma };
 // Smallest batch for which Auto picks the Wgmma path (64-row tiles; below this the mma.sync path's 32-row warp
-// tiles spread the work over more SMs).
+// tiles spread the work over more SMs). DIFFSCOPE_WGMMA=0 keeps Auto off it.
 constexpr int kWgmmaMinBatch = 4096;
 const char* denoise_path_name(DenoisePath p);
 

@@ -9,13 +9,13 @@
 // Built only in an sm_90a pass (__CUDA_ARCH_FEAT_SM90_ALL); other architectures compile an empty body and
 // denoise_wgmma_supported() is false unless the build has sm_90a code (DIFFSCOPE_HAVE_SM90A) and the device is 9.0.
 #include <cuda_bf16.h>
-#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "core/philox_normal.h"
 #include "kernels/denoise_common.cuh"
@@ -48,18 +48,11 @@ struct WgLayout {
 // SiLU of two fp32 pre-activations (z = acc + b via h = z/2 = fma(acc, 0.5, b/2)), packed to bf16x2.
 // Mode 0: fp32 tanh.approx (two MUFU ops). Mode 1: tanh.approx.bf16x2 and the final fma in bf16x2 (one MUFU op
 // for the pair if the hardware packs it; h rounded to bf16 first: about twice the bf16 rounding error of mode 0).
-// Mode 2: tanh.approx.f16x2 of h rounded to fp16, the fma in fp32 (|h| > 65504 gives tanh = 1, still exact).
 template <int kSiluMode>
 __device__ __forceinline__ uint32_t silu_pack(float acc0, float acc1, float hb0, float hb1) {
   const float h0 = fmaf(acc0, 0.5f, hb0), h1 = fmaf(acc1, 0.5f, hb1);
   if constexpr (kSiluMode == 0) {
     return pack_bf16x2(fmaf(h0, tanh_approx(h0), h0), fmaf(h1, tanh_approx(h1), h1));
-  } else if constexpr (kSiluMode == 2) {
-    uint32_t hh, t;
-    asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(hh) : "f"(h1), "f"(h0));
-    asm("tanh.approx.f16x2 %0, %1;" : "=r"(t) : "r"(hh));
-    const float2 tf = __half22float2(*reinterpret_cast<const __half2*>(&t));
-    return pack_bf16x2(fmaf(h0, tf.x, h0), fmaf(h1, tf.y, h1));
   } else {
     const uint32_t h = pack_bf16x2(h0, h1);
     uint32_t t, r;
@@ -69,7 +62,20 @@ __device__ __forceinline__ uint32_t silu_pack(float acc0, float acc1, float hb0,
   }
 }
 
-template <int KX, int kSiluMode>
+// Named barriers (PTX bar.sync / bar.arrive; id 0 is __syncthreads) for the warpgroups' turns.
+__device__ __forceinline__ void named_bar_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+__device__ __forceinline__ void named_bar_arrive(int id, int threads) {
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
+// kPingPong: the two warpgroups take turns issuing layer 2 (FlashAttention-3's "ping-pong" schedule, Shah et al.
+// 2024, §3.1): warpgroup w waits on barrier 1 + w before issuing and arrives on the other's barrier after, so one
+// warpgroup's layer-2 GEMM runs while the other does its SiLU / layer 3 / update / layer 1 (tensor cores and MUFU
+// busy at once) instead of both in step. Both warpgroups then run the same number of tiles (a tile past B is
+// computed on zeros and neither read nor written) so every barrier has both sides.
+template <int KX, int kSiluMode, bool kPingPong>
 __global__ void __launch_bounds__(kThreads, 1) kernel_denoise_wgmma(const DenoiseArgs a) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using L = WgLayout<KX>;
@@ -133,10 +139,14 @@ __global__ void __launch_bounds__(kThreads, 1) kernel_denoise_wgmma(const Denois
 
   const int wg = threadIdx.x >> 7, wq = (threadIdx.x >> 5) & 3, lane = threadIdx.x & 31;
   const int g = lane >> 2, q = lane & 3;
-  const int tiles = (a.B + 63) / 64;
+  const int tiles = (a.B + 63) / 64, pairs = (tiles + 1) / 2;
   const size_t frame_stride = static_cast<size_t>(a.B) * dim;
+  static_assert(kWarpgroups == 2, "the tile pairs and the ping-pong barriers assume two warpgroups");
+  if (kPingPong && wg == 1) named_bar_arrive(1, kThreads);  // warpgroup 0 goes first
 
-  for (int tile = blockIdx.x * kWarpgroups + wg; tile < tiles; tile += gridDim.x * kWarpgroups) {
+  for (int pair = blockIdx.x; pair < pairs; pair += gridDim.x) {
+    const int tile = 2 * pair + wg;
+    if (!kPingPong && tile >= tiles) break;
     const int rows[2] = {tile * 64 + wq * 16 + g, tile * 64 + wq * 16 + g + 8};
     float xs[NB * 4];  // n8 block nb: (rows[0], 8nb+2q), (rows[0], +1), (rows[1], 8nb+2q), (rows[1], +1)
     load_acc_rows<NB>(xs, a.x, rows, q, a.B, dim);
@@ -177,11 +187,13 @@ __global__ void __launch_bounds__(kThreads, 1) kernel_denoise_wgmma(const Denois
           h[kb][r] = silu_pack<kSiluMode>(acc[base], acc[base + 1], 0.f, 0.f);
         }
       // ---- layer 2: acc = h1 W2^T (wgmma, 16 k-steps)
+      if (kPingPong) named_bar_sync(1 + wg, kThreads);
       wgmma_fence();
 #pragma unroll
       for (int kb = 0; kb < kH / 16; ++kb)
         wgmma_m64n256k16(acc, h[kb], wgmma_desc_add(d2, (kb >> 2) * (kH * 128) + (kb & 3) * 32), kb > 0);
       wgmma_commit();
+      if (kPingPong) named_bar_arrive(2 - wg, kThreads);
       wgmma_wait_all();
       // ---- SiLU(h2 + b2) -> A fragments
 #pragma unroll
@@ -238,22 +250,26 @@ __global__ void __launch_bounds__(kThreads, 1) kernel_denoise_wgmma(const Denois
     }
     store_acc_rows<NB>(xs, a.x, rows, q, a.B, dim);
   }
+  if (kPingPong && wg == 0) named_bar_sync(1, kThreads);  // the arrival of warpgroup 1's last turn
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 }
 
-// DIFFSCOPE_WGMMA_SILU=bf16x2 / f16x2 picks SiLU mode 1 / 2 (measurements of the special-function cost);
-// default (and anything else) mode 0.
-int silu_mode() {
-  const char* e = std::getenv("DIFFSCOPE_WGMMA_SILU");
-  if (!e) return 0;
-  const std::string v = e;
-  return v == "bf16x2" ? 1 : (v == "f16x2" ? 2 : 0);
+// DIFFSCOPE_WGMMA_SILU=bf16x2 picks SiLU mode 1 (a measurement of the special-function cost; default mode 0);
+// DIFFSCOPE_WGMMA_PINGPONG=1 / 0 turns the ping-pong schedule on / off (default kPingPongDefault). Read on each call.
+constexpr bool kPingPongDefault = false;
+bool env_is(const char* name, const char* value) {
+  const char* e = std::getenv(name);
+  return e && std::string(e) == value;
 }
-
-template <int KX, int kSiluMode>
+bool pingpong() {
+  if (env_is("DIFFSCOPE_WGMMA_PINGPONG", "1")) return true;
+  if (env_is("DIFFSCOPE_WGMMA_PINGPONG", "0")) return false;
+  return kPingPongDefault;
+}
+template <int KX, int kSiluMode, bool kPingPong>
 void launch_wg(const DenoiseArgs& a, cudaStream_t s) {
   using L = WgLayout<KX>;
-  auto kern = kernel_denoise_wgmma<KX, kSiluMode>;
+  auto kern = kernel_denoise_wgmma<KX, kSiluMode, kPingPong>;
   static bool attr_set = false;
   if (!attr_set) {
     const cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, L::kAlloc);
@@ -291,9 +307,14 @@ bool denoise_wgmma_supported(int dim, int hidden) {
 void launch_denoise_wgmma(const DenoiseArgs& a, cudaStream_t s) {
   if (!denoise_wgmma_supported(a.net.dim, a.net.hidden))
     throw std::invalid_argument("wgmma denoiser: needs an sm_90a build on a compute capability 9.0 device, hidden 256, dim <= 64");
-  const int mode = silu_mode();
-  if (a.net.dim <= 16) mode == 1 ? launch_wg<16, 1>(a, s) : mode == 2 ? launch_wg<16, 2>(a, s) : launch_wg<16, 0>(a, s);
-  else mode == 1 ? launch_wg<64, 1>(a, s) : mode == 2 ? launch_wg<64, 2>(a, s) : launch_wg<64, 0>(a, s);
+  const bool fast_silu = env_is("DIFFSCOPE_WGMMA_SILU", "bf16x2"), pp = pingpong();
+  auto pick = [&](auto kx) {
+    constexpr int KX = decltype(kx)::value;
+    if (pp) fast_silu ? launch_wg<KX, 1, true>(a, s) : launch_wg<KX, 0, true>(a, s);
+    else fast_silu ? launch_wg<KX, 1, false>(a, s) : launch_wg<KX, 0, false>(a, s);
+  };
+  if (a.net.dim <= 16) pick(std::integral_constant<int, 16>{});
+  else pick(std::integral_constant<int, 64>{});
 }
 
 }  // namespace diffscope::kernels

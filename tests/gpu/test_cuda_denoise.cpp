@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <random>
 #include <string>
 
@@ -356,6 +357,34 @@ TEST(CudaPaths, LargeBf16BatchRunsWgmmaOnSm90a) {
   cudaGetDevice(&dev);
   cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
   std::printf("[measured] compute capability major %d, wgmma path %s\n", major, wg ? "available" : "not available");
+}
+
+// The wgmma kernel with and without the ping-pong schedule of its two warpgroups (DIFFSCOPE_WGMMA_PINGPONG), on
+// tile counts that leave the second warpgroup of the last CTA a tile past B (1 tile, 3 tiles, 65 tiles), frozen rows.
+TEST(CudaPaths, WgmmaPingPongMatchesFloat64) {
+  SKIP_WITHOUT_CUDA();
+  if (!kernels::denoise_path_supported(WG, 2, 256, 1, B16)) GTEST_SKIP() << "no sm_90a wgmma path here";
+  const char* saved = std::getenv("DIFFSCOPE_WGMMA_PINGPONG");
+  const std::string keep = saved ? saved : "";
+  for (const char* pp : {"1", "0"})
+    for (int B : {5, 130, 4097}) {
+      setenv("DIFFSCOPE_WGMMA_PINGPONG", pp, 1);
+      const int dim = 2, S = 24;
+      const DiffusionModel m = test::random_model(dim, 256, 40 + B);
+      std::vector<float> x = test::random_x(size_t(B) * dim, 6);
+      std::vector<int64_t> t(B);
+      for (int b = 0; b < B; ++b) t[b] = b % 5 == 0 ? b % 17 : 999;  // some rows freeze before the last step
+      std::vector<double> xd = test::widen(x);
+      cpu_ref::denoise<double>(m, xd.data(), t.data(), B, S, nullptr);
+      CudaBackend be;
+      be.force_denoise_path(WG);
+      be.denoise(m, x.data(), t.data(), B, S, nullptr, B16);
+      const double err = rel_err(x, xd);
+      std::printf("[measured] wgmma pingpong=%s B=%d S=%d rel_err=%.3e\n", pp, B, S, err);
+      EXPECT_LT(err, tolerance(B16, S)) << "pingpong " << pp << " B " << B;
+    }
+  if (saved) setenv("DIFFSCOPE_WGMMA_PINGPONG", keep.c_str(), 1);
+  else unsetenv("DIFFSCOPE_WGMMA_PINGPONG");
 }
 
 // A wrong forced path is an error, not a silent fallback.

@@ -62,14 +62,6 @@ __device__ __forceinline__ uint32_t silu_pack(float acc0, float acc1, float hb0,
   }
 }
 
-// Named barriers (PTX bar.sync / bar.arrive; id 0 is __syncthreads) for the warpgroups' turns.
-__device__ __forceinline__ void named_bar_sync(int id, int threads) {
-  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
-}
-__device__ __forceinline__ void named_bar_arrive(int id, int threads) {
-  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
-}
-
 // kPingPong: the two warpgroups take turns issuing layer 2 (FlashAttention-3's "ping-pong" schedule, Shah et al.
 // 2024, §3.1): warpgroup w waits on barrier 1 + w before issuing and arrives on the other's barrier after, so one
 // warpgroup's layer-2 GEMM runs while the other does its SiLU / layer 3 / update / layer 1 (tensor cores and MUFU

@@ -359,32 +359,61 @@ TEST(CudaPaths, LargeBf16BatchRunsWgmmaOnSm90a) {
   std::printf("[measured] compute capability major %d, wgmma path %s\n", major, wg ? "available" : "not available");
 }
 
+// Runs the wgmma kernel with environment variable `var` = `value` (restored after) on a random dim-`dim` model,
+// B rows (every 5th freezing early), S steps; returns the relative error against float64.
+double wgmma_with_env(const char* var, const char* value, int B, int dim, int S) {
+  const char* saved = std::getenv(var);
+  const std::string keep = saved ? saved : "";
+  setenv(var, value, 1);
+  const DiffusionModel m = test::random_model(dim, 256, 40 + B + dim);
+  std::vector<float> x = test::random_x(size_t(B) * dim, 6);
+  std::vector<int64_t> t(B);
+  for (int b = 0; b < B; ++b) t[b] = b % 5 == 0 ? b % 17 : 999;
+  std::vector<double> xd = test::widen(x);
+  cpu_ref::denoise<double>(m, xd.data(), t.data(), B, S, nullptr);
+  CudaBackend be;
+  be.force_denoise_path(DenoisePath::Wgmma);
+  be.denoise(m, x.data(), t.data(), B, S, nullptr, Precision::Bf16);
+  if (saved) setenv(var, keep.c_str(), 1);
+  else unsetenv(var);
+  const double err = rel_err(x, xd);
+  std::printf("[measured] wgmma %s=%s B=%d dim=%d S=%d rel_err=%.3e\n", var, value, B, dim, S, err);
+  return err;
+}
+
 // The wgmma kernel with and without the ping-pong schedule of its two warpgroups (DIFFSCOPE_WGMMA_PINGPONG), on
 // tile counts that leave the second warpgroup of the last CTA a tile past B (1 tile, 3 tiles, 65 tiles), frozen rows.
 TEST(CudaPaths, WgmmaPingPongMatchesFloat64) {
   SKIP_WITHOUT_CUDA();
   if (!kernels::denoise_path_supported(WG, 2, 256, 1, B16)) GTEST_SKIP() << "no sm_90a wgmma path here";
-  const char* saved = std::getenv("DIFFSCOPE_WGMMA_PINGPONG");
-  const std::string keep = saved ? saved : "";
   for (const char* pp : {"1", "0"})
-    for (int B : {5, 130, 4097}) {
-      setenv("DIFFSCOPE_WGMMA_PINGPONG", pp, 1);
-      const int dim = 2, S = 24;
-      const DiffusionModel m = test::random_model(dim, 256, 40 + B);
-      std::vector<float> x = test::random_x(size_t(B) * dim, 6);
-      std::vector<int64_t> t(B);
-      for (int b = 0; b < B; ++b) t[b] = b % 5 == 0 ? b % 17 : 999;  // some rows freeze before the last step
-      std::vector<double> xd = test::widen(x);
-      cpu_ref::denoise<double>(m, xd.data(), t.data(), B, S, nullptr);
-      CudaBackend be;
-      be.force_denoise_path(WG);
-      be.denoise(m, x.data(), t.data(), B, S, nullptr, B16);
-      const double err = rel_err(x, xd);
-      std::printf("[measured] wgmma pingpong=%s B=%d S=%d rel_err=%.3e\n", pp, B, S, err);
-      EXPECT_LT(err, tolerance(B16, S)) << "pingpong " << pp << " B " << B;
-    }
-  if (saved) setenv("DIFFSCOPE_WGMMA_PINGPONG", keep.c_str(), 1);
-  else unsetenv("DIFFSCOPE_WGMMA_PINGPONG");
+    for (int B : {5, 130, 4097})
+      EXPECT_LT(wgmma_with_env("DIFFSCOPE_WGMMA_PINGPONG", pp, B, 2, 24), tolerance(B16, 24)) << pp << " B " << B;
+}
+
+// The wgmma kernel's small-dim variant (DIFFSCOPE_WGMMA_SMALL=cuda: layers 1 and 3 in fp32 on CUDA cores, dim <= 4),
+// every dim it serves, odd tile counts, 1000 steps, and a stochastic sampler through run_steps (Philox noise).
+TEST(CudaPaths, WgmmaSmallDimOnCudaCoresMatchesFloat64) {
+  SKIP_WITHOUT_CUDA();
+  if (!kernels::denoise_path_supported(WG, 2, 256, 1, B16)) GTEST_SKIP() << "no sm_90a wgmma path here";
+  for (int dim : {1, 2, 3, 4})
+    for (int B : {130, 4097})
+      EXPECT_LT(wgmma_with_env("DIFFSCOPE_WGMMA_SMALL", "cuda", B, dim, 24), tolerance(B16, 24)) << dim << " " << B;
+  EXPECT_LT(wgmma_with_env("DIFFSCOPE_WGMMA_SMALL", "cuda", 64, 2, 1000), tolerance(B16, 1000));
+  setenv("DIFFSCOPE_WGMMA_SMALL", "cuda", 1);
+  const DiffusionModel m = test::random_model(2, 256, 4244, 0.5f);
+  const StepTable tab = build_step_table(m.schedule, Sampler::Ddpm, 99, 100, 0.0);
+  const int B = 4097, N = tab.steps();
+  std::vector<float> x = test::random_x(size_t(B) * 2, 99);
+  std::vector<double> xd = test::widen(x);
+  cpu_ref::run_steps<double>(m, tab, 0, N, xd.data(), B, 77, nullptr, 5);
+  CudaBackend be;
+  be.run_steps(m, tab, 0, N, x.data(), B, 77, nullptr, B16, 5);
+  unsetenv("DIFFSCOPE_WGMMA_SMALL");
+  EXPECT_EQ(be.last_denoise_path(), WG);
+  const double err = rel_err(x, xd);
+  std::printf("[measured] wgmma small-dim ddpm run_steps B=%d rel_err=%.3e\n", B, err);
+  EXPECT_LT(err, 1e-3);
 }
 
 // A wrong forced path is an error, not a silent fallback.

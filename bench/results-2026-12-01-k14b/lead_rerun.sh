@@ -19,6 +19,6 @@ done
 DIFFSCOPE_WGMMA_SMALL=cuda timeout 60 $BIN/diffscope bench --json --only "denoise B=65536" > $L/bench_small_65536.json 2>/dev/null
 # 4. sanitizers on the ping-pong default and the small-dim variant at small shapes
 timeout 60 compute-sanitizer --tool memcheck $BIN/diffscope_gpu_tests --gtest_filter='CudaPaths.WgmmaPingPong*' > $L/memcheck_pp.txt 2>&1
-DIFFSCOPE_WGMMA_SMALL=cuda timeout 60 compute-sanitizer --tool memcheck $BIN/diffscope_gpu_tests --gtest_filter='*B130_d16*wgmma*:*B1_d2*wgmma*' > $L/memcheck_small.txt 2>&1
+DIFFSCOPE_WGMMA_SMALL=cuda timeout 60 compute-sanitizer --tool memcheck $BIN/diffscope_gpu_tests --gtest_filter='*B1_d2*wgmma*:*B4097_d2_h256_S16_t1_bf16_wgmma' > $L/memcheck_small.txt 2>&1
 timeout 60 compute-sanitizer --tool racecheck $BIN/diffscope_gpu_tests --gtest_filter='*B130_d16*wgmma*' > $L/racecheck_pp.txt 2>&1
 grep -h "PASSED\|FAILED\|ERROR SUMMARY\|RACECHECK SUMMARY\|^rc" $L/*.txt

@@ -47,3 +47,27 @@ __device__ __forceinline__ void advance_coef_chunk(const DenoiseArgs& a, int row
 }
 
 }  // namespace diffscope::kernels
+
+// A (B, dim) row-major matrix <-> one thread's share of an mma accumulator tile (mma.cuh): rows[0] / rows[1] are
+// the thread's rows g / g + 8, v[4 nb + e] is element (rows[e >> 1], 8 nb + 2q + (e & 1)) for NB n8 blocks.
+// Elements outside B x dim load as 0 and are not stored.
+template <int NB>
+__device__ __forceinline__ void load_acc_rows(float* v, const float* src, const int* rows, int q, int B, int dim) {
+#pragma unroll
+  for (int nb = 0; nb < NB; ++nb)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int r = rows[e >> 1], c = nb * 8 + 2 * q + (e & 1);
+      v[4 * nb + e] = (r < B && c < dim) ? src[static_cast<size_t>(r) * dim + c] : 0.f;
+    }
+}
+template <int NB>
+__device__ __forceinline__ void store_acc_rows(const float* v, float* dst, const int* rows, int q, int B, int dim) {
+#pragma unroll
+  for (int nb = 0; nb < NB; ++nb)
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int r = rows[e >> 1], c = nb * 8 + 2 * q + (e & 1);
+      if (r < B && c < dim) dst[static_cast<size_t>(r) * dim + c] = v[4 * nb + e];
+    }
+}

@@ -78,13 +78,7 @@ __global__ void __launch_bounds__(kWarps * 32, 1)
     for (int m = 0; m < MT; ++m) {
       rows[m][0] = tile * 16 * MT + m * 16 + g;
       rows[m][1] = rows[m][0] + 8;
-#pragma unroll
-      for (int nb = 0; nb < NB3; ++nb)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const int r = rows[m][e >> 1], c = nb * 8 + 2 * q + (e & 1);
-          xs[m][nb][e] = (r < a.B && c < dim) ? a.x[static_cast<size_t>(r) * dim + c] : 0.f;
-        }
+      load_acc_rows<NB3>(&xs[m][0][0], a.x, rows[m], q, a.B, dim);
     }
 
     for (int k = a.k_begin; k < a.k_end; ++k) {
@@ -224,27 +218,13 @@ __global__ void __launch_bounds__(kWarps * 32, 1)
           }
       }
       if (a.frames) {
-        float* f = a.frames + (k - a.k_begin) * frame_stride;
 #pragma unroll
         for (int m = 0; m < MT; ++m)
-#pragma unroll
-          for (int nb = 0; nb < NB3; ++nb)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-              const int r = rows[m][e >> 1], c = nb * 8 + 2 * q + (e & 1);
-              if (r < a.B && c < dim) f[static_cast<size_t>(r) * dim + c] = xs[m][nb][e];
-            }
+          store_acc_rows<NB3>(&xs[m][0][0], a.frames + (k - a.k_begin) * frame_stride, rows[m], q, a.B, dim);
       }
     }
 #pragma unroll
-    for (int m = 0; m < MT; ++m)
-#pragma unroll
-      for (int nb = 0; nb < NB3; ++nb)
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const int r = rows[m][e >> 1], c = nb * 8 + 2 * q + (e & 1);
-          if (r < a.B && c < dim) a.x[static_cast<size_t>(r) * dim + c] = xs[m][nb][e];
-        }
+    for (int m = 0; m < MT; ++m) store_acc_rows<NB3>(&xs[m][0][0], a.x, rows[m], q, a.B, dim);
   }
 }
 

@@ -60,9 +60,13 @@ struct DenoiseArgs {
 size_t denoise_general_workspace_floats(int dim, int hidden, int rows);
 
 // Which kernel runs a call. Auto picks the fastest path that supports the shape and precision:
-// SingleCta (bf16, B <= 16, hidden 256, dim <= 64), TensorCore (tf32/bf16, hidden 256, dim <= 64), Cluster (fp32,
+// SingleCta (bf16, B <= 16, hidden 256, dim <= 64), Wgmma (bf16, B >= kWgmmaMinBatch, hidden 256, dim <= 64, an
+// sm_90a build on a compute capability 9.0 device), TensorCore (tf32/bf16, hidden 256, dim <= 64), Cluster (fp32,
 // B <= 8), Tiled (fp32 FMA, hidden 256), General (any).
-enum class DenoisePath { Auto, General, TensorCore, Cluster, Tiled, SingleCta };
+enum class DenoisePath { Auto, General, TensorCore, Cluster, Tiled, SingleCta, Wgmma };
+// Smallest batch for which Auto picks the Wgmma path (64-row tiles; below this the mma.sync path's 32-row warp
+// tiles spread the work over more SMs). DIFFSCOPE_WGMMA=0 keeps Auto off it.
+constexpr int kWgmmaMinBatch = 4096;
 const char* denoise_path_name(DenoisePath p);
 
 // The fused denoiser: one launch for all steps. Returns the path it used. Never fails for a valid shape:

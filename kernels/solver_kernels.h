@@ -40,4 +40,9 @@ bool denoise_solver_supported(int dim, int hidden);
 // Launches the solver kernel; throws std::invalid_argument when !denoise_solver_supported.
 void launch_denoise_solver(const SolverArgs& a, cudaStream_t s);
 
+// The same contract on the ddim fast path's tiled fp32 evaluation (denoise_solver_f32.cu): hidden 256 and dim <= 4
+// or dim % 4 == 0 (<= 64). Throws std::invalid_argument otherwise.
+bool denoise_solver_tiled_supported(int dim, int hidden);
+void launch_denoise_solver_tiled(const SolverArgs& a, cudaStream_t s);
+
 }  // namespace diffscope::kernels

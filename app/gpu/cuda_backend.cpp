@@ -380,9 +380,13 @@ void CudaBackend::run_steps_device(int k_begin, int k_end, float* d_x, int B, ui
       CUDA_CHECK_LAUNCH();
       return;
     }
-    kernels::launch_denoise_solver(sa, stream);
-    m->last = kernels::DenoisePath::General;
-    (void)p;  // fp32 arithmetic whatever the precision (as the general kernel)
+    // fp32 arithmetic whatever the precision: the tiled kernel of the ddim fp32 path where the shape has it.
+    const bool tiled = kernels::denoise_solver_tiled_supported(m->net.dim, m->net.hidden) &&
+                       m->force != kernels::DenoisePath::General;
+    if (tiled) kernels::launch_denoise_solver_tiled(sa, stream);
+    else kernels::launch_denoise_solver(sa, stream);
+    m->last = tiled ? kernels::DenoisePath::Tiled : kernels::DenoisePath::General;
+    (void)p;
     CUDA_CHECK_LAUNCH();
     return;
   }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <random>
 #include <string>
 
@@ -111,7 +112,7 @@ TEST_P(DenoiseVsFloat64, MatchesReference) {
 const Precision F = Precision::Fp32, T32 = Precision::Tf32, B16 = Precision::Bf16;
 const DenoisePath AUTO = DenoisePath::Auto, GEN = DenoisePath::General, TC = DenoisePath::TensorCore,
                   CL = DenoisePath::Cluster, TIL = DenoisePath::Tiled,
-                  CTA = DenoisePath::SingleCta;
+                  CTA = DenoisePath::SingleCta, WG = DenoisePath::Wgmma;
 
 INSTANTIATE_TEST_SUITE_P(
     Cuda, DenoiseVsFloat64,
@@ -151,7 +152,15 @@ INSTANTIATE_TEST_SUITE_P(
         // (52 = 13 x 4 of 16; 2), steps crossing the 32-step coefficient chunks with frozen rows.
         DenoiseCase{8, 64, 256, 16, 0, T32, CL}, DenoiseCase{8, 64, 256, 16, 1, T32, AUTO},
         DenoiseCase{8, 52, 256, 40, 1, F, CL}, DenoiseCase{7, 2, 256, 70, 1, F, CL},
-        DenoiseCase{6, 64, 256, 1000, 1, F, CL}),
+        DenoiseCase{6, 64, 256, 1000, 1, F, CL},
+        // The sm_90a wgmma kernel (skipped elsewhere): B not a multiple of 64, frozen rows, dim 2 / 16 / 17 / 33 /
+        // 64 (both layer-1 widths), S = 1 / 16 / 1000, a B where Auto picks it.
+        DenoiseCase{4097, 2, 256, 16, 1, B16, WG}, DenoiseCase{12345, 64, 256, 16, 1, B16, WG, 41},
+        DenoiseCase{777, 33, 256, 16, 1, B16, WG}, DenoiseCase{130, 16, 256, 16, 0, B16, WG},
+        DenoiseCase{100, 17, 256, 16, 1, B16, WG}, DenoiseCase{1, 2, 256, 16, 0, B16, WG},
+        DenoiseCase{33, 64, 256, 1, 2, B16, WG}, DenoiseCase{64, 2, 256, 1000, 0, B16, WG},
+        DenoiseCase{8, 64, 256, 1000, 0, B16, WG}, DenoiseCase{200, 3, 256, 1000, 1, B16, WG},
+        DenoiseCase{4099, 2, 256, 16, 1, B16, AUTO, 3}, DenoiseCase{65536, 2, 256, 16, 0, B16, AUTO, 97}),
     [](const ::testing::TestParamInfo<DenoiseCase>& i) {
       std::string n = case_name(i.param);
       std::replace(n.begin(), n.end(), '-', '_');
@@ -209,7 +218,11 @@ INSTANTIATE_TEST_SUITE_P(
                       StepsCase{Sampler::Ddpm, 0.0, 99, 100, 4097, 2, B16}, StepsCase{Sampler::Ddim, 1.0, 999, 50, 333, 64, T32},
                       StepsCase{Sampler::Ddpm, 0.0, 99, 100, 3, 64, F},
                       StepsCase{Sampler::Ddpm, 0.0, 99, 100, 4097, 2, F}, StepsCase{Sampler::Ddim, 1.0, 999, 50, 333, 64, F},
-                      StepsCase{Sampler::Ddpm, 0.0, 99, 100, 11, 64, B16}),
+                      StepsCase{Sampler::Ddpm, 0.0, 99, 100, 11, 64, B16},
+                      // B >= kWgmmaMinBatch: the wgmma kernel on sm_90a (noise, eta, ddpm-mean).
+                      StepsCase{Sampler::Ddim, 1.0, 999, 50, 4100, 64, B16},
+                      StepsCase{Sampler::DdpmMean, 0.0, 99, 100, 4096, 2, B16},
+                      StepsCase{Sampler::Ddim, 0.0, 999, 100, 5000, 2, B16}),
     [](const ::testing::TestParamInfo<StepsCase>& i) {
       return std::string(sampler_name(i.param.sampler)).substr(0, 4) + "_i" + std::to_string(i.index) + "_" +
              precision_name(i.param.p);
@@ -325,6 +338,82 @@ TEST(CudaPaths, Tf32TinyBatchRunsCluster) {
   std::vector<int64_t> t(8, 999);
   be.denoise(m, x.data(), t.data(), 8, 4, nullptr, T32);
   EXPECT_EQ(be.last_denoise_path(), CL);
+}
+
+// Large bf16 batches run the wgmma kernel where the build and the device have sm_90a, else the mma.sync kernel.
+TEST(CudaPaths, LargeBf16BatchRunsWgmmaOnSm90a) {
+  SKIP_WITHOUT_CUDA();
+  const DiffusionModel m = test::random_model(2, 256, 2);
+  CudaBackend be;
+  const int B = kernels::kWgmmaMinBatch;
+  std::vector<float> x = test::random_x(size_t(B) * 2, 3);
+  std::vector<int64_t> t(B, 999);
+  be.denoise(m, x.data(), t.data(), B, 2, nullptr, B16);
+  const bool wg = kernels::denoise_path_supported(WG, 2, 256, B, B16);
+  EXPECT_EQ(be.last_denoise_path(), wg ? WG : TC);
+  be.denoise(m, x.data(), t.data(), B - 1, 2, nullptr, B16);
+  EXPECT_EQ(be.last_denoise_path(), TC);
+  int dev = 0, major = 0;
+  cudaGetDevice(&dev);
+  cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+  std::printf("[measured] compute capability major %d, wgmma path %s\n", major, wg ? "available" : "not available");
+}
+
+// Runs the wgmma kernel with environment variable `var` = `value` (restored after) on a random dim-`dim` model,
+// B rows (every 5th freezing early), S steps; returns the relative error against float64.
+double wgmma_with_env(const char* var, const char* value, int B, int dim, int S) {
+  const char* saved = std::getenv(var);
+  const std::string keep = saved ? saved : "";
+  setenv(var, value, 1);
+  const DiffusionModel m = test::random_model(dim, 256, 40 + B + dim);
+  std::vector<float> x = test::random_x(size_t(B) * dim, 6);
+  std::vector<int64_t> t(B);
+  for (int b = 0; b < B; ++b) t[b] = b % 5 == 0 ? b % 17 : 999;
+  std::vector<double> xd = test::widen(x);
+  cpu_ref::denoise<double>(m, xd.data(), t.data(), B, S, nullptr);
+  CudaBackend be;
+  be.force_denoise_path(DenoisePath::Wgmma);
+  be.denoise(m, x.data(), t.data(), B, S, nullptr, Precision::Bf16);
+  if (saved) setenv(var, keep.c_str(), 1);
+  else unsetenv(var);
+  const double err = rel_err(x, xd);
+  std::printf("[measured] wgmma %s=%s B=%d dim=%d S=%d rel_err=%.3e\n", var, value, B, dim, S, err);
+  return err;
+}
+
+// The wgmma kernel with and without the ping-pong schedule of its two warpgroups (DIFFSCOPE_WGMMA_PINGPONG), on
+// tile counts that leave the second warpgroup of the last CTA a tile past B (1 tile, 3 tiles, 65 tiles), frozen rows.
+TEST(CudaPaths, WgmmaPingPongMatchesFloat64) {
+  SKIP_WITHOUT_CUDA();
+  if (!kernels::denoise_path_supported(WG, 2, 256, 1, B16)) GTEST_SKIP() << "no sm_90a wgmma path here";
+  for (const char* pp : {"1", "0"})
+    for (int B : {5, 130, 4097})
+      EXPECT_LT(wgmma_with_env("DIFFSCOPE_WGMMA_PINGPONG", pp, B, 2, 24), tolerance(B16, 24)) << pp << " B " << B;
+}
+
+// The wgmma kernel's small-dim variant (DIFFSCOPE_WGMMA_SMALL=cuda: layers 1 and 3 in fp32 on CUDA cores, dim <= 4),
+// every dim it serves, odd tile counts, 1000 steps, and a stochastic sampler through run_steps (Philox noise).
+TEST(CudaPaths, WgmmaSmallDimOnCudaCoresMatchesFloat64) {
+  SKIP_WITHOUT_CUDA();
+  if (!kernels::denoise_path_supported(WG, 2, 256, 1, B16)) GTEST_SKIP() << "no sm_90a wgmma path here";
+  for (int dim : {1, 2, 3, 4})
+    for (int B : {130, 4097})
+      EXPECT_LT(wgmma_with_env("DIFFSCOPE_WGMMA_SMALL", "cuda", B, dim, 24), tolerance(B16, 24)) << dim << " " << B;
+  EXPECT_LT(wgmma_with_env("DIFFSCOPE_WGMMA_SMALL", "cuda", 64, 2, 1000), tolerance(B16, 1000));
+  setenv("DIFFSCOPE_WGMMA_SMALL", "cuda", 1);
+  const DiffusionModel m = test::random_model(2, 256, 4244, 0.5f);
+  const StepTable tab = build_step_table(m.schedule, Sampler::Ddpm, 99, 100, 0.0);
+  const int B = 4097, N = tab.steps();
+  std::vector<float> x = test::random_x(size_t(B) * 2, 99);
+  std::vector<double> xd = test::widen(x);
+  cpu_ref::run_steps<double>(m, tab, 0, N, xd.data(), B, 77, nullptr, 5);
+  CudaBackend be;
+  be.run_steps(m, tab, 0, N, x.data(), B, 77, nullptr, B16, 5);
+  unsetenv("DIFFSCOPE_WGMMA_SMALL");
+  EXPECT_EQ(be.last_denoise_path(), WG);
+  const double err = rel_err(x, xd);
+  std::printf("[measured] wgmma small-dim ddpm run_steps B=%d rel_err=%.3e\n", B, err);
+  EXPECT_LT(err, 1e-3);
 }
 
 // A wrong forced path is an error, not a silent fallback.

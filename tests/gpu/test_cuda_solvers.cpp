@@ -12,6 +12,7 @@
 #include "core/model.h"
 #include "core/step_table.h"
 #include "gpu_test_util.h"
+#include "kernels/kernels.h"
 #include "../test_paths.h"
 
 namespace diffscope {
@@ -75,6 +76,33 @@ INSTANTIATE_TEST_SUITE_P(
         if (ch == '-') ch = '_';
       return n;
     });
+
+// The solvers run on the tiled fp32 kernel where the shape has it (hidden 256, dim <= 4 or % 4 == 0) and on the
+// general solver kernel when the General path is forced; both match float64 (dpmpp-2m-sde: P, Dx, De and noise;
+// heun: the second evaluation).
+TEST(CudaSolversPaths, TiledAndGeneralMatchFloat64) {
+  SKIP_WITHOUT_CUDA();
+  for (Sampler s : {Sampler::Dpmpp2mSde, Sampler::Heun})
+    for (int dim : {2, 8})
+      for (kernels::DenoisePath path : {kernels::DenoisePath::Auto, kernels::DenoisePath::General}) {
+        const DiffusionModel m = test::random_model(dim, 256, 77 + dim, 0.5f);
+        const StepTable tab = build_step_table(m.schedule, s, 999, 12, 1.0, Spacing::Karras, 0);
+        const int B = 200, N = tab.steps();
+        std::vector<float> x = test::random_x(size_t(B) * dim, 9);
+        std::vector<double> xd = test::widen(x), prevd(xd.size());
+        cpu_ref::run_steps<double>(m, tab, 0, N, xd.data(), B, 5, nullptr, 0, prevd.data());
+        CudaBackend be;
+        be.force_denoise_path(path);
+        std::vector<float> prev(x.size(), test::nan_f());
+        be.run_steps(m, tab, 0, N, x.data(), B, 5, nullptr, Precision::Fp32, 0, prev.data());
+        const auto want = path == kernels::DenoisePath::General ? kernels::DenoisePath::General : kernels::DenoisePath::Tiled;
+        EXPECT_EQ(be.last_denoise_path(), want);
+        const double err = test::rel_err(x, xd);
+        std::printf("[measured] solver %s dim=%d path %s rel_err=%.3e\n", sampler_name(s), dim,
+                    kernels::denoise_path_name(be.last_denoise_path()), err);
+        EXPECT_LT(err, 1e-5) << sampler_name(s) << " dim " << dim;
+      }
+}
 
 // The analytic gaussians8-exact model on the GPU (kernels/mixture_steps.cu) against the float64 CPU reference.
 TEST(CudaSolversMixture, EverySolverMatchesFloat64) {

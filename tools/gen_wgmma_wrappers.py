@@ -1,0 +1,27 @@
+# Generates the wgmma wrappers of kernels/wgmma.cuh (m64nNk16, bf16 A from registers, B from shared memory):
+#   python3 tools/gen_wgmma_wrappers.py  (paste its output between the markers in kernels/wgmma.cuh)
+def wrapper(n):
+    nr = n // 2
+    regs = ", ".join("%%%d" % i for i in range(nr))
+    a0 = nr
+    s = []
+    s.append("// D (64 x %d, fp32, %d per thread) (+)= A (64 x 16, bf16 in registers) * B (16 x %d, bf16, shared memory, K-major)." % (n, nr, n))
+    s.append("__device__ __forceinline__ void wgmma_m64n%dk16(float (&d)[%d], const uint32_t (&a)[4], uint64_t desc_b, int scale_d) {" % (n, nr))
+    s.append("  asm volatile(")
+    s.append('      "{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%d, 0;\\n"' % (a0 + 5))
+    s.append('      "wgmma.mma_async.sync.aligned.m64n%dk16.f32.bf16.bf16 {"' % n)
+    # split register list over lines
+    lst = ["%%%d" % i for i in range(nr)]
+    for i in range(0, nr, 16):
+        chunk = ", ".join(lst[i:i+16])
+        sep = ", " if i + 16 < nr else ""
+        s.append('      "%s%s"' % (chunk, sep))
+    s.append('      "}, {%%%d, %%%d, %%%d, %%%d}, %%%d, p, 1, 1, 0;\\n}\\n"' % (a0, a0+1, a0+2, a0+3, a0+4))
+    outs = ['"+f"(d[%d])' % i for i in range(nr)]
+    for i in range(0, nr, 8):
+        s.append(("      : " if i == 0 else "        ") + ", ".join(outs[i:i+8]) + ("," if i + 8 < nr else ""))
+    s.append('      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d));')
+    s.append("}")
+    return "\n".join(s)
+for n in (16, 64, 256):
+    print(wrapper(n)); print()

@@ -18,6 +18,7 @@
 //   measure FRAMES                frames/s over FRAMES frames (after 10 warm-up frames) with the per-frame figures
 //   size W H                      the display size from now on (0 0: a minimised window)
 //   stop_after SECONDS            skip the rest of the script once SECONDS have passed since this line (soak runs)
+//   schedule [wait]               open the Schedule section (wait: until its exact-ODE errors are computed)
 //   reset_counts                  zero the GPU-wait counters that `expect readbacks|syncs|camera_fits` read
 //   print                         one JSON line with the state (gl_errors: GL errors seen after frames so far;
 //                                 error: the run's error, "" when none; gpu_mem_used_mb: device memory in use;
@@ -37,8 +38,10 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 #include "core/errors.h"
+#include "core/exact_lab.h"
 #include "core/frame_probe.h"
 #include "render/egl_context.h"
 #include "render/gl_buffers.h"
@@ -419,6 +422,17 @@ int run_headless(const AppOptions& app_opts, const HeadlessOptions& opts) {
           if (w < 0 || h < 0 || w > 16384 || h > 16384)
             throw InvalidInput("script: size W H with each in [0, 16384]");
           loop.resize(w, h);
+          loop.run_frame();
+        } else if (cmd == "schedule") {  // schedule [wait]: open the Schedule section; wait: until its lab is done
+          std::string wait;
+          in >> wait;
+          app.open_schedule = true;
+          loop.run_frame();
+          loop.run_frame();
+          for (int k = 0; wait == "wait" && app.exact_lab && app.exact_lab->busy() && k < 6000; ++k) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            loop.run_frame();
+          }
           loop.run_frame();
         } else if (cmd == "reset_counts") {
           loop.reset_counts();

@@ -2,6 +2,8 @@
 // panels elsewhere).
 #include "ui/app.h"
 
+#include "core/exact_lab.h"
+
 #include <imgui.h>
 
 #include <algorithm>

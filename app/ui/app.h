@@ -18,6 +18,10 @@
 #include "ui/run_only.h"
 #include "ui/sampling_session.h"
 
+namespace diffscope {
+class ExactLab;
+}
+
 namespace diffscope::ui {
 
 // One command-line value: `--set key=value`, or `--n` / `--steps` / `--t-start` as their keys.
@@ -104,6 +108,9 @@ class App {
   int fb_w = 0, fb_h = 0;
   int max_budget_mb = 65536;   // GL_MAX_SHADER_STORAGE_BLOCK_SIZE: the renderer binds the whole trajectory
   bool open_kernels = false;   // expand the kernel panel on the next frame (scripts)
+  bool open_schedule = false;  // expand the Schedule section and scroll to it on the next frame (scripts)
+  // Analytic models: errors vs the exact ODE, in the background (made by panel_schedule when first shown).
+  std::unique_ptr<ExactLab> exact_lab;
   // ImGui units covered by the panels (last frame; panels.cpp): the scene's views go in the rest.
   float ui_inset = 0;          // left: the controls
   float ui_inset_bottom = 0;   // bottom: the timeline and the kernel panel

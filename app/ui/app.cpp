@@ -154,6 +154,22 @@ void App::load_model(const std::string& name_or_path) {
   }
 }
 
+void App::load_scheduler_config(const std::string& path) {
+  try {
+    if (path.empty()) {
+      session->set_scheduler_config(nullptr);
+    } else {
+      auto config = std::make_shared<const SchedulerConfig>(diffscope::load_scheduler_config(path));
+      session->set_scheduler_config(config);
+      settings.sampling.spacing = config->spacing;  // ddpm and ddpm-mean keep the default (SEMANTICS §3)
+    }
+    model_error.clear();
+    cursor = 0;
+  } catch (const std::exception& e) {
+    model_error = std::string("scheduler config: ") + e.what();
+  }
+}
+
 void App::select_backend(const std::string& backend) {
   backend_choice = backend;
   settings.sampling.backend = backend;

@@ -63,6 +63,9 @@ class App {
 
   // Loads a model (drag-and-drop, path field, picker); on failure shows the error, the current model runs on.
   void load_model(const std::string& path);
+  // Applies a diffusers scheduler_config.json (SEMANTICS §3) to the model and its spacing to the settings;
+  // "" clears it. On failure shows the error in the model section; the current run goes on.
+  void load_scheduler_config(const std::string& path);
   void select_backend(const std::string& backend);
   void restart_run();
   // Keyboard actions (also used by scripts).
@@ -100,6 +103,7 @@ class App {
   bool playing = true;
   bool replaying = false;      // playing a finished run from the start at play_speed (Space at the end)
   std::string path_field;      // the model path text box
+  std::string scheduler_config_field;  // the scheduler_config.json path text box (not persisted)
   std::string backend_choice = "auto";
   bool backend_changed = false;
   bool vsync_dirty = true;     // the window applies settings.view.vsync when set

@@ -287,6 +287,7 @@ void run_sample(SampleOptions o) {
                {"backend", o.backend},         {"device", backend->device()},
                {"trajectory_stride", stride},  {"timings", {{"sample_ms", sample_ms}}}};
     if (!o.noise.empty()) put_path(req.run, "noise", o.noise);
+    if (!o.scheduler_config.empty()) put_path(req.run, "scheduler_config", o.scheduler_config);
     req.frame_numbers = frames;
     req.png_text = !o.no_png_text;
     if (!o.png.empty()) {

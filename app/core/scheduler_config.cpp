@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -178,15 +179,17 @@ SchedulerConfig load_scheduler_config(const std::string& path) {
 void apply_scheduler_config(DiffusionModel& model, const SchedulerConfig& config) {
   const Schedule& own = model.schedule;
   const Schedule& cfg = config.schedule;
+  const std::string label = config.path.empty() ? "scheduler config" : config.path;
   if (model.mixture || !model.schedule_in_file) {
     model.schedule = cfg;
   } else if (own.T != cfg.T) {
-    model.warnings.push_back("scheduler config: num_train_timesteps = " + std::to_string(cfg.T) +
-                             " differs from the model file's T = " + std::to_string(own.T) +
-                             "; the model file's schedule is used (SEMANTICS §3)");
+    model.warnings.push_back(label + ": num_train_timesteps = " + std::to_string(cfg.T) + " differs from the model file's T = " +
+                             std::to_string(own.T) + "; the model file's schedule is used (SEMANTICS §3)");
   } else if (const double d = max_rel_diff(cfg.betas, own.betas); d > kScheduleWarnRelDiff) {
-    model.warnings.push_back("scheduler config: its betas differ from the model file's by up to " +
-                             std::to_string(d) + " (relative); the model file's schedule is used (SEMANTICS §3)");
+    char rel[32];
+    std::snprintf(rel, sizeof rel, "%.3g", d);
+    model.warnings.push_back(label + ": its betas differ from the model file's by up to " + rel +
+                             " (relative); the model file's schedule is used (SEMANTICS §3)");
   }
   model.warnings.insert(model.warnings.end(), config.notes.begin(), config.notes.end());
 }

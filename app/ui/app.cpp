@@ -2,8 +2,6 @@
 // panels elsewhere).
 #include "ui/app.h"
 
-#include "core/exact_lab.h"
-
 #include <imgui.h>
 
 #include <algorithm>
@@ -12,6 +10,7 @@
 #include <filesystem>
 
 #include "core/errors.h"
+#include "core/exact_lab.h"
 #include "core/model_paths.h"
 #include "ui/backend_defaults.h"
 #include "ui/export_dir.h"
@@ -159,7 +158,9 @@ void App::load_scheduler_config(const std::string& path) {
     if (path.empty()) {
       session->set_scheduler_config(nullptr);
     } else {
-      auto config = std::make_shared<const SchedulerConfig>(diffscope::load_scheduler_config(path));
+      // absolute, so that the sidecar's command line finds it from anywhere
+      auto config = std::make_shared<const SchedulerConfig>(
+          diffscope::load_scheduler_config(std::filesystem::absolute(path).lexically_normal().string()));
       session->set_scheduler_config(config);
       settings.sampling.spacing = config->spacing;  // ddpm and ddpm-mean keep the default (SEMANTICS §3)
     }

@@ -117,7 +117,10 @@ void schedule_plots(App& app, const StepTable& tab) {
   spec.log_y = false;
   std::snprintf(title, sizeof title, "logSNR: %.4g", s.log_snr[k]);
   plot("logSNR = log(abar / (1 - abar)) = -2 log sigma", s.log_snr, kBlue, false);
-  std::snprintf(title, sizeof title, "step size h: %.4g", s.h[k]);
+  if (std::isfinite(s.h[k]))
+    std::snprintf(title, sizeof title, "step size h: %.4g", s.h[k]);
+  else
+    std::snprintf(title, sizeof title, "step size h: infinite (to sigma = 0)");
   plot("h = lambda(k+1) - lambda(k) with lambda = logSNR / 2, the step the solvers take (SEMANTICS §3); the last "
        "step, to abar = 1 (sigma = 0), has h = infinity and is not drawn",
        s.h, kOrange, true);
@@ -204,8 +207,11 @@ void panel_schedule(App& app) {
   }
   const StepTable& tab = app.session->table();
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-  ImGui::TextWrapped("%s, %s spacing, %d steps from t_start %d; the marker is the shown frame", sampler_name(tab.sampler),
-                     spacing_name(tab.spacing), tab.steps(), app.session->settings().t_start);
+  const int j = app.shown_frame();
+  ImGui::TextWrapped("%s, %s spacing, %d steps from t_start %d. Marker: the shown frame %d, %s", sampler_name(tab.sampler),
+                     spacing_name(tab.spacing), tab.steps(), app.session->settings().t_start, j,
+                     j < tab.steps() ? "the state before step k = j (values in the titles)"
+                                     : "the result, after the last step (titles: the last step)");
   ImGui::PopStyleColor();
   schedule_plots(app, tab);
   ImGui::Separator();

@@ -4,6 +4,8 @@
 #include "core/scheduler_config.h"
 
 #include <algorithm>
+#include <charconv>
+#include <cstdlib>
 #include <cmath>
 #include <cstdio>
 #include <set>
@@ -120,6 +122,15 @@ double max_rel_diff(const std::vector<double>& a, const std::vector<double>& b) 
   return worst;
 }
 
+// v itself, or, when v is a float32 value, the shortest decimal that reads back as that float (0.02f -> 0.02).
+double float_shortest(double v) {
+  const float f = static_cast<float>(v);
+  if (static_cast<double>(f) != v) return v;
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, f);
+  return std::strtod(std::string(buf, r.ptr).c_str(), nullptr);
+}
+
 const char* diffusers_class(Sampler s) {
   switch (s) {
     case Sampler::Ddim: return "DDIMScheduler";
@@ -201,20 +212,27 @@ std::string scheduler_config_json(const Schedule& s, Sampler sampler, Spacing sp
   json j;
   j["_class_name"] = diffusers_class(sampler);
   j["num_train_timesteps"] = s.T;
-  // A named beta_schedule when the betas match one (1e-6 relative: file betas stored in float32 still match).
+  // A named beta_schedule when the betas match one (1e-6 relative: file betas stored in float32 still match),
+  // with end points written as the shortest decimals of their float32 values when those still match (a file's
+  // float32 0.02 is written 0.02, not 0.019999999552965164).
   const double b0 = s.betas.front(), b1 = s.betas.back();
   const auto matches = [&](const Schedule& cand) { return max_rel_diff(cand.betas, s.betas) <= 1e-6; };
+  double e0 = b0, e1 = b1;
   auto try_named = [&]() -> std::string {
     if (s.T < 2 || !(b1 < 1.0)) return "";
-    if (matches(Schedule::linear(s.T, b0, b1))) return "linear";
-    if (matches(Schedule::scaled_linear(s.T, b0, b1))) return "scaled_linear";
+    for (const auto& [a, b] : {std::pair{float_shortest(b0), float_shortest(b1)}, std::pair{b0, b1}}) {
+      e0 = a, e1 = b;
+      if (matches(Schedule::linear(s.T, a, b))) return "linear";
+      if (matches(Schedule::scaled_linear(s.T, a, b))) return "scaled_linear";
+    }
     if (matches(Schedule::cosine(s.T))) return "squaredcos_cap_v2";
     return "";
   };
   const std::string named = try_named();
+  const bool has_ends = named == "linear" || named == "scaled_linear";
   j["beta_schedule"] = named.empty() ? "linear" : named;
-  j["beta_start"] = named.empty() || named == "squaredcos_cap_v2" ? 1e-4 : b0;
-  j["beta_end"] = named.empty() || named == "squaredcos_cap_v2" ? 0.02 : b1;
+  j["beta_start"] = has_ends ? e0 : 1e-4;
+  j["beta_end"] = has_ends ? e1 : 0.02;
   j["trained_betas"] = named.empty() ? json(s.betas) : json(nullptr);
   j["timestep_spacing"] = spacing == Spacing::Karras ? "linspace" : spacing_name(spacing);
   j["use_karras_sigmas"] = spacing == Spacing::Karras;

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/errors.h"
 #include "core/finite_checks.h"
 #include "core/scheduler_config.h"
@@ -243,6 +245,15 @@ TEST(SchedulerConfig, RoundTrip) {
   const std::string msg =
       invalid_input_message([] { scheduler_config_json(Schedule::linear(1000), Sampler::Ddim, Spacing::Default, 0); });
   EXPECT_NE(msg.find("--spacing = default"), std::string::npos) << msg;
+  // Betas stored in float32 (as in the bundled model files) are still "linear", with the end points written as
+  // the shortest decimals of their floats: 0.0001 and 0.02.
+  std::vector<double> f32 = Schedule::linear(1000).betas;
+  for (double& b : f32) b = static_cast<float>(b);
+  const nlohmann::json w = nlohmann::json::parse(
+      scheduler_config_json(Schedule::from_betas(f32, "f32"), Sampler::Ddim, Spacing::Leading, 0));
+  EXPECT_EQ(w["beta_schedule"], "linear");
+  EXPECT_EQ(w["beta_start"].get<double>(), 0.0001);
+  EXPECT_EQ(w["beta_end"].get<double>(), 0.02);
   // A zero-terminal-SNR schedule goes out as trained_betas ending in 1 and comes back the same.
   const Schedule zsnr = parse(R"({"rescale_betas_zero_snr": true})").schedule;
   const SchedulerConfig back = parse(scheduler_config_json(zsnr, Sampler::Ddim, Spacing::Trailing, 0));

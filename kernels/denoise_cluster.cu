@@ -20,6 +20,7 @@
 
 #include "core/philox_normal.h"
 #include "kernels/denoise_common.cuh"
+#include "kernels/cuda_error.h"
 #include "kernels/kernels.h"
 #include "kernels/mma.cuh"
 #include "kernels/pdl.cuh"
@@ -325,8 +326,8 @@ void launch_denoise_cluster(const DenoiseArgs& a, cudaStream_t s) {
   int C = cluster_size_for(a.net.hidden);
   const ClusterLayout L0 = cluster_layout(a.net.dim, a.net.hidden, C);
   const size_t smem = L0.total * sizeof(float);
-  cudaFuncSetAttribute(kernel_denoise_cluster, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
-  cudaFuncSetAttribute(kernel_denoise_cluster, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+  set_max_dynamic_smem(kernel_denoise_cluster, smem);
+  set_kernel_attribute(kernel_denoise_cluster, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
   for (;;) {
     const ClusterLayout L = cluster_layout(a.net.dim, a.net.hidden, C);
     const size_t bytes = L.total * sizeof(float);
@@ -338,11 +339,10 @@ void launch_denoise_cluster(const DenoiseArgs& a, cudaStream_t s) {
     if (C == 16 && a.net.hidden % 8 == 0) {  // 16-CTA clusters are non-portable: fall back to 8
       C = 8;
       if (cluster_layout(a.net.dim, a.net.hidden, C).total * sizeof(float) > 200 * 1024) break;
-      cudaFuncSetAttribute(kernel_denoise_cluster, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                           static_cast<int>(cluster_layout(a.net.dim, a.net.hidden, C).total * sizeof(float)));
+      set_max_dynamic_smem(kernel_denoise_cluster, cluster_layout(a.net.dim, a.net.hidden, C).total * sizeof(float));
       continue;
     }
-    throw std::runtime_error(std::string("cluster denoiser launch failed: ") + cudaGetErrorString(e));
+    throw_cuda_error(e, "cluster denoiser launch");
   }
   throw std::runtime_error("cluster denoiser: no cluster size fits");
 }

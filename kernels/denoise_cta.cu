@@ -15,6 +15,7 @@
 
 #include "core/philox_normal.h"
 #include "kernels/denoise_common.cuh"
+#include "kernels/cuda_error.h"
 #include "kernels/kernels.h"
 #include "kernels/mma.cuh"
 #include "kernels/pdl.cuh"
@@ -214,12 +215,12 @@ void launch_cta(const DenoiseArgs& a, cudaStream_t s) {
   constexpr size_t smem = CtaLayout<KX>::total;
   static_assert(smem + kCH * kRows * (sizeof(float4) + sizeof(int)) <= 227 * 1024,
                 "single-CTA layout exceeds shared memory");
-  cudaFuncSetAttribute(kernel_denoise_cta_bf16<KX>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+  set_max_dynamic_smem(kernel_denoise_cta_bf16<KX>, smem);
   const float* w1t = a.net.W1T + static_cast<size_t>(a.net.dim) * a.net.hidden;
   const cudaError_t e = launch_pdl(kernel_denoise_cta_bf16<KX>, dim3(1), dim3(kThreads), smem, s, 0, a,
                                    static_cast<const uint2*>(a.net.f1_bf16), static_cast<const uint2*>(a.net.f2_bf16),
                                    static_cast<const uint2*>(a.net.f3_bf16), w1t);
-  if (e != cudaSuccess) throw std::runtime_error(std::string("single-CTA denoiser launch failed: ") + cudaGetErrorString(e));
+  if (e != cudaSuccess) throw_cuda_error(e, "single-CTA denoiser launch");
 }
 
 }  // namespace

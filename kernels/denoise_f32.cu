@@ -10,6 +10,7 @@
 
 #include "core/philox_normal.h"
 #include "kernels/denoise_common.cuh"
+#include "kernels/cuda_error.h"
 #include "kernels/kernels.h"
 #include "kernels/mma.cuh"
 
@@ -208,7 +209,7 @@ bool denoise_f32_supported(int dim, int hidden) {
 void launch_denoise_f32(const DenoiseArgs& a, cudaStream_t s) {
   const int K1 = a.net.dim + 1;
   const size_t smem = sizeof(float) * (2 * kH * kLda + 2 * kKc * kH + static_cast<size_t>(K1) * kLda);
-  cudaFuncSetAttribute(kernel_denoise_f32, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+  set_max_dynamic_smem(kernel_denoise_f32, smem);
   const int grid = (a.B + kR - 1) / kR;
   kernel_denoise_f32<<<grid, kThreads, smem, s>>>(a);
 }

@@ -1,6 +1,6 @@
 // denoise_general.cu — the general fused denoiser: any dim and hidden, fp32 FMA arithmetic, all steps in one
 // launch. Each CTA owns R rows for all steps; activations live in shared memory (or a global workspace when
-// hidden is too large), weights are read transposed (in, out) through L1/L2, coalesced across the warp.
+// hidden is too large: the caller's DenoiseArgs::workspace), weights are read transposed (in, out) through L1/L2, coalesced across the warp.
 // Also: the eps/x0 field kernel and the Philox start-noise kernel.
 #include <cuda_runtime.h>
 
@@ -10,6 +10,7 @@
 #include "core/philox_normal.h"
 #include "kernels/denoise_common.cuh"
 #include "kernels/general_layer.cuh"
+#include "kernels/cuda_error.h"
 #include "kernels/kernels.h"
 #include "kernels/mma.cuh"
 
@@ -126,20 +127,11 @@ GeneralPlan plan_general(int dim, int H) {
   return {1, 0, true};
 }
 
-// Global workspace for huge hidden sizes (grows only; freed at exit).
-float* general_workspace(size_t floats) {
-  static float* ws = nullptr;
-  static size_t cap = 0;
-  if (floats > cap) {
-    if (ws) cudaFree(ws);
-    if (cudaMalloc(&ws, floats * sizeof(float)) != cudaSuccess) {
-      ws = nullptr;
-      cap = 0;
-      throw std::runtime_error("out of GPU memory for the general kernel's workspace");
-    }
-    cap = floats;
-  }
-  return ws;
+// The caller's workspace when the plan needs one (its size: denoise_general_workspace_floats).
+float* checked_workspace(const GeneralPlan& p, float* ws) {
+  if (p.global_ws && !ws)
+    throw std::invalid_argument("general kernel: this hidden size needs a workspace (denoise_general_workspace_floats)");
+  return p.global_ws ? ws : nullptr;
 }
 
 __global__ void kernel_busy(unsigned long long ns) {
@@ -152,6 +144,13 @@ __global__ void kernel_busy(unsigned long long ns) {
 
 }  // namespace
 
+size_t denoise_general_workspace_floats(int dim, int hidden, int rows) {
+  const GeneralPlan p = plan_general(dim, hidden);
+  if (!p.global_ws || rows <= 0) return 0;
+  const int R = 8 * p.rpt, grid = (rows + R - 1) / R;
+  return static_cast<size_t>(grid) * R * (dim + 1 + 2 * hidden);
+}
+
 void launch_busy(cudaStream_t s, int blocks, double ms) {
   kernel_busy<<<blocks, 128, 0, s>>>(static_cast<unsigned long long>(ms * 1e6));
 }
@@ -160,35 +159,33 @@ void launch_denoise_general(const DenoiseArgs& a, cudaStream_t s) {
   const GeneralPlan p = plan_general(a.net.dim, a.net.hidden);
   const int R = 8 * p.rpt;
   const int grid = (a.B + R - 1) / R;
-  float* ws = nullptr;
-  if (p.global_ws) ws = general_workspace(static_cast<size_t>(grid) * R * (a.net.dim + 1 + 2 * a.net.hidden));
+  float* ws = checked_workspace(p, a.workspace);
   if (p.rpt == 4) {
     if (p.smem_bytes > 48 * 1024)
-      cudaFuncSetAttribute(kernel_denoise_general<4>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(p.smem_bytes));
+      set_max_dynamic_smem(kernel_denoise_general<4>, p.smem_bytes);
     kernel_denoise_general<4><<<grid, kThreads, p.smem_bytes, s>>>(a, ws);
   } else {
     if (p.smem_bytes > 48 * 1024)
-      cudaFuncSetAttribute(kernel_denoise_general<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(p.smem_bytes));
+      set_max_dynamic_smem(kernel_denoise_general<1>, p.smem_bytes);
     kernel_denoise_general<1><<<grid, kThreads, p.smem_bytes, s>>>(a, ws);
   }
 }
 
 void launch_eps_field(const DeviceNet& net, const float* pts, int n, int t, int T, bool predict_x0, float sa,
-                      float s1ma, float* out, cudaStream_t s) {
+                      float s1ma, float* out, float* workspace, cudaStream_t s) {
   if (n <= 0) return;
   const GeneralPlan p = plan_general(net.dim, net.hidden);
   const int R = 8 * p.rpt;
   const int grid = (n + R - 1) / R;
-  float* ws = nullptr;
-  if (p.global_ws) ws = general_workspace(static_cast<size_t>(grid) * R * (net.dim + 1 + 2 * net.hidden));
+  float* ws = checked_workspace(p, workspace);
   const float tt = static_cast<float>(t) / static_cast<float>(T);
   if (p.rpt == 4) {
     if (p.smem_bytes > 48 * 1024)
-      cudaFuncSetAttribute(kernel_eps_field<4>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(p.smem_bytes));
+      set_max_dynamic_smem(kernel_eps_field<4>, p.smem_bytes);
     kernel_eps_field<4><<<grid, kThreads, p.smem_bytes, s>>>(net, pts, n, tt, predict_x0, sa, s1ma, out, ws);
   } else {
     if (p.smem_bytes > 48 * 1024)
-      cudaFuncSetAttribute(kernel_eps_field<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(p.smem_bytes));
+      set_max_dynamic_smem(kernel_eps_field<1>, p.smem_bytes);
     kernel_eps_field<1><<<grid, kThreads, p.smem_bytes, s>>>(net, pts, n, tt, predict_x0, sa, s1ma, out, ws);
   }
 }

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "core/philox_normal.h"
+#include "kernels/cuda_error.h"
 #include "kernels/general_layer.cuh"
 #include "kernels/mma.cuh"
 #include "kernels/solver_kernels.h"
@@ -95,7 +96,7 @@ void launch(const SolverArgs& a, cudaStream_t s) {
   const size_t bytes = smem_bytes(RPT, a.net.dim, a.net.hidden);
   const int grid = (a.B + 8 * RPT - 1) / (8 * RPT);
   if (bytes > 48 * 1024)
-    cudaFuncSetAttribute(kernel_denoise_solver<RPT>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
+    set_max_dynamic_smem(kernel_denoise_solver<RPT>, bytes);
   kernel_denoise_solver<RPT><<<grid, kThreads, bytes, s>>>(a);
 }
 

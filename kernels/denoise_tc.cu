@@ -12,6 +12,7 @@
 
 #include "core/philox_normal.h"
 #include "kernels/denoise_common.cuh"
+#include "kernels/cuda_error.h"
 #include "kernels/kernels.h"
 #include "kernels/mma.cuh"
 
@@ -247,17 +248,6 @@ __global__ void __launch_bounds__(kWarps * 32, 1)
   }
 }
 
-int g_num_sms = 0;
-int num_sms() {
-  if (!g_num_sms) {
-    int dev = 0;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&g_num_sms, cudaDevAttrMultiProcessorCount, dev);
-    if (g_num_sms <= 0) g_num_sms = 1;
-  }
-  return g_num_sms;
-}
-
 template <class P, int H, int KX, int MT, int NC>
 void launch_tc(const DenoiseArgs& a, const void* f1, const void* f2, const void* f3, cudaStream_t s) {
   using BF = BFrag<P>;
@@ -268,9 +258,9 @@ void launch_tc(const DenoiseArgs& a, const void* f1, const void* f2, const void*
   const int n2s = static_cast<int>(std::min<size_t>(NB1, (kMaxSmem - fixed) / per_nb2));
   const size_t smem = fixed + n2s * per_nb2;
   auto kern = kernel_denoise_tc<P, H, KX, MT, NC>;
-  cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+  set_max_dynamic_smem(kern, smem);
   const int tiles = (a.B + 16 * MT - 1) / (16 * MT);
-  const int grid = std::max(1, std::min(num_sms(), (tiles + kWarps - 1) / kWarps));
+  const int grid = std::max(1, std::min(a.num_sms, (tiles + kWarps - 1) / kWarps));
   // The time column W1[:, dim] is row `dim` of W1T (dim+1, hidden).
   const float* w1t = a.net.W1T + static_cast<size_t>(a.net.dim) * a.net.hidden;
   kern<<<grid, kWarps * 32, smem, s>>>(a, static_cast<const BF*>(f1), static_cast<const BF*>(f2), static_cast<const BF*>(f3),
@@ -284,6 +274,7 @@ bool denoise_tc_supported(int dim, int hidden) { return hidden == 256 && dim >= 
 void launch_denoise_tc(const DenoiseArgs& a, Precision p, cudaStream_t s) {
   const DeviceNet& n = a.net;
   if (!denoise_tc_supported(n.dim, n.hidden)) throw std::invalid_argument("tensor-core denoiser: unsupported shape");
+  if (a.num_sms <= 0) throw std::invalid_argument("tensor-core denoiser: DenoiseArgs::num_sms is not set");
   if (p == Precision::Bf16) {
     if (n.dim <= 16) launch_tc<Bf16Tag, 256, 16, 2, 2>(a, n.f1_bf16, n.f2_bf16, n.f3_bf16, s);
     else launch_tc<Bf16Tag, 256, 64, 1, 4>(a, n.f1_bf16, n.f2_bf16, n.f3_bf16, s);

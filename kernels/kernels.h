@@ -5,13 +5,15 @@
 #include <cuda_runtime.h>
 #include <cublas_v2.h>
 
+#include <cstddef>
 #include <cstdint>
 
-#include "core/backend.h"  // Precision
+#include "core/precision.h"
 
 namespace diffscope::kernels {
 
-// The eps-network on the device (SEMANTICS §2), in the layouts the kernels read. Built by gpu::DeviceModel.
+// The eps-network on the device (SEMANTICS §2), in the layouts the kernels read. Built by CudaBackend::set_model
+// (app/gpu/cuda_backend.cpp).
 struct DeviceNet {
   int dim = 0, hidden = 0;
   // fp32, PyTorch layout (out, in): W1 (hidden, dim+1), W2 (hidden, hidden), W3 (dim, hidden).
@@ -47,7 +49,15 @@ struct DenoiseArgs {
   float* frames = nullptr;         // optional (k_end - k_begin, B, dim): state after each step
   uint64_t seed = 0;
   uint32_t row_offset = 0;
+  // Owned by the caller (gpu/CudaBackend), no process-wide state in the kernels:
+  float* workspace = nullptr;  // the general kernel's activations when they exceed shared memory (huge hidden):
+                               // denoise_general_workspace_floats(dim, hidden, B) floats; null when that is 0
+  int num_sms = 0;             // the device's SM count (cudaDevAttrMultiProcessorCount): the tensor-core grid
 };
+
+// Floats of DenoiseArgs::workspace (and launch_eps_field's) the general kernel needs for `rows` rows: 0 when its
+// activations fit in shared memory (every shape with a fast path, and hidden up to ~1500 at dim 2).
+size_t denoise_general_workspace_floats(int dim, int hidden, int rows);
 
 // Which kernel runs a call. Auto picks the fastest path that supports the shape and precision:
 // SingleCta (bf16, B <= 16, hidden 256, dim <= 64), TensorCore (tf32/bf16, hidden 256, dim <= 64), Cluster (fp32,
@@ -64,9 +74,10 @@ DenoisePath launch_denoise(const DenoiseArgs& a, Precision p, cudaStream_t s, De
 bool denoise_path_supported(DenoisePath path, int dim, int hidden, int B, Precision p);
 
 // eps (or x0 = (x - sqrt(1-abar) eps)/sqrt(abar) when predict_x0) at one timestep t for n points.
-// x0 needs sqrt_abar_t and sqrt_1m_abar_t. pts (n, dim) -> out (n, dim). General kernel, fp32.
+// x0 needs sqrt_abar_t and sqrt_1m_abar_t. pts (n, dim) -> out (n, dim). General kernel, fp32; workspace:
+// denoise_general_workspace_floats(dim, hidden, n) floats (null when 0).
 void launch_eps_field(const DeviceNet& net, const float* pts, int n, int t, int T, bool predict_x0,
-                      float sqrt_abar_t, float sqrt_1m_abar_t, float* out, cudaStream_t s);
+                      float sqrt_abar_t, float sqrt_1m_abar_t, float* out, float* workspace, cudaStream_t s);
 
 // Start noise: x[i] = z(row_offset + i, step_key) (SEMANTICS §7).
 void launch_philox_fill(float* x, int B, int dim, uint64_t seed, uint32_t step_key, uint32_t row_offset, cudaStream_t s);

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "kernels/general_layer.cuh"
+#include "kernels/cuda_error.h"
 #include "kernels/kernels.h"
 #include "kernels/mma.cuh"
 #include "kernels/pdl.cuh"
@@ -507,7 +508,7 @@ Mlp3Path launch_mlp3(const DeviceMlp3& w, const float* x, int B, float* y, Preci
             : launch_pdl(kernel_mlp3_tc<Tf32Tag>, dim3(grid), dim3(kThreads), 0, s, 0, w, x, B, y,
                          static_cast<const uint4*>(w.f_tf32[0]), static_cast<const uint4*>(w.f_tf32[1]),
                          static_cast<const uint4*>(w.f_tf32[2]));
-    if (e != cudaSuccess) throw std::runtime_error(std::string("mlp3 tensor-core launch failed: ") + cudaGetErrorString(e));
+    if (e != cudaSuccess) throw_cuda_error(e, "mlp3 tensor-core launch");
     return path;
   }
   // fp32 fast paths: for small batches (B <= 16) one CTA, the weights in registers at the reference sizes
@@ -518,21 +519,21 @@ Mlp3Path launch_mlp3(const DeviceMlp3& w, const float* x, int B, float* y, Preci
                        (reinterpret_cast<uintptr_t>(w.W3) % 16 == 0);
   if (B <= kTR && aligned && w.d0 == 48 && w.d1 == 64 && w.d2 == 40 && w.d3 == 24) {
     const cudaError_t e = launch_pdl(kernel_mlp3_tiny_fixed<48, 64, 40, 24>, dim3(1), dim3(kThreads), 0, s, 0, w, x, B, y);
-    if (e != cudaSuccess) throw std::runtime_error(std::string("mlp3 launch failed: ") + cudaGetErrorString(e));
+    if (e != cudaSuccess) throw_cuda_error(e, "mlp3 launch");
     return Mlp3Path::General;
   }
   const size_t tiny_smem = tiny_layout(w.d0, w.d1, w.d2, w.d3).total * sizeof(float);
   if (B <= kTR && w.d1 <= 256 && w.d2 <= 256 && w.d3 <= 256 && tiny_smem <= 200 * 1024) {
     if (tiny_smem > 48 * 1024)
-      cudaFuncSetAttribute(kernel_mlp3_tiny, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(tiny_smem));
+      set_max_dynamic_smem(kernel_mlp3_tiny, tiny_smem);
     const cudaError_t e = launch_pdl(kernel_mlp3_tiny, dim3(1), dim3(kThreads), tiny_smem, s, 0, w, x, B, y);
-    if (e != cudaSuccess) throw std::runtime_error(std::string("mlp3 launch failed: ") + cudaGetErrorString(e));
+    if (e != cudaSuccess) throw_cuda_error(e, "mlp3 launch");
     return Mlp3Path::General;
   }
   if (B <= 64 && mlp3_small_smem(w, B) <= 200 * 1024) {
     const size_t smem = mlp3_small_smem(w, B);
     if (smem > 48 * 1024)
-      cudaFuncSetAttribute(kernel_mlp3_small, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+      set_max_dynamic_smem(kernel_mlp3_small, smem);
     kernel_mlp3_small<<<1, kThreads, smem, s>>>(w, x, B, y);
     return Mlp3Path::General;
   }
@@ -548,12 +549,12 @@ Mlp3Path launch_mlp3(const DeviceMlp3& w, const float* x, int B, float* y, Preci
   if (big) {
     const size_t smem = 32 * per_row;
     if (smem > 48 * 1024)
-      cudaFuncSetAttribute(kernel_mlp3_general<4>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+      set_max_dynamic_smem(kernel_mlp3_general<4>, smem);
     kernel_mlp3_general<4><<<(B + 31) / 32, kThreads, smem, s>>>(w, x, B, y);
   } else {
     const size_t smem = 8 * per_row;
     if (smem > 48 * 1024)
-      cudaFuncSetAttribute(kernel_mlp3_general<1>, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+      set_max_dynamic_smem(kernel_mlp3_general<1>, smem);
     kernel_mlp3_general<1><<<(B + 7) / 8, kThreads, smem, s>>>(w, x, B, y);
   }
   return Mlp3Path::General;

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/errors.h"
 #include "core/philox_normal.h"
 #include "kernels/denoise_common.cuh"
 #include "kernels/kernels.h"
@@ -18,7 +19,10 @@ namespace diffscope::kernels {
 namespace {
 
 void cublas_check(cublasStatus_t st, const char* what) {
-  if (st != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string("cuBLAS ") + what + " failed: status " + std::to_string(st));
+  if (st == CUBLAS_STATUS_SUCCESS) return;
+  const std::string msg = std::string("cuBLAS ") + what + " failed: status " + std::to_string(st);
+  if (st == CUBLAS_STATUS_ALLOC_FAILED) throw ResourceUnavailable("out of GPU memory (" + msg + ")");  // exit 3
+  throw std::runtime_error(msg);
 }
 
 // u = [x, t/T] (fp32 and optionally bf16).

@@ -19,6 +19,7 @@
 
 #include "core/backend.h"
 #include "core/errors.h"
+#include "core/finite_checks.h"
 #include "core/model.h"
 #include "core/model_paths.h"
 #include "core/ranges.h"
@@ -101,16 +102,19 @@ struct Model {
   std::mutex mutex;
 
   // sample(): SEMANTICS §3. Returns x (n, dim) or (x, trajectory (frames, n, dim)).
-  py::object sample(int64_t n, const std::string& sampler_text, double eta, const py::object& steps_arg,
+  py::object sample(int64_t n, const std::string& sampler_text, const std::string& spacing_text, int64_t steps_offset,
+                    double eta, const py::object& steps_arg,
                     int64_t t_start_arg, const py::object& seed_arg, bool from_data, const std::string& backend_name,
                     const std::string& precision_text, bool trajectory, int64_t stride_arg, const std::string& out,
                     const py::object& stream) {
     const Precision precision = parse_precision(precision_text);
     check_backend_precision(backend_name, precision);
-    const Sampler sampler = parse_sampler(sampler_text);
+    const Sampler sampler = parse_sampler(sampler_text, "sampler");
+    const Spacing spacing = parse_spacing(spacing_text, "spacing");
+    check_range("steps_offset", steps_offset, {0, INT_MAX});
     const uint64_t seed = parse_seed(seed_arg);
     check_range("n", n, sample_count_range(backend_name == "cuda"));
-    check_eta(eta);
+    check_eta(eta, "eta");
     check_range("trajectory_stride", stride_arg, {1, INT_MAX});
     check_out(out, backend_name);
     check_range("t_start", t_start_arg, t_start_range(model.schedule));
@@ -119,8 +123,11 @@ struct Model {
     check_range("steps", steps, sample_steps_range(t_start));
     if (from_data && model.n_data <= 0)
       throw InvalidInput("from_data: the model '" + name + "' has no data_samples tensor");
-    const StepTable table = build_step_table(model.schedule, sampler, t_start, static_cast<int>(steps), eta);
+    const StepTable table = build_step_table(model.schedule, sampler, t_start, static_cast<int>(steps), eta, spacing,
+                                            static_cast<int>(steps_offset));
     const int N = table.steps(), rows = static_cast<int>(n), dim = model.net.dim;
+    // SEMANTICS §3 "Finite coefficients": refused like the CLI's run, before any computation.
+    check_run_coefficients(model.schedule, table, N, from_data ? t_start : -1);
     const std::vector<int> frames = trajectory ? kept_frames(N, static_cast<int>(std::min<int64_t>(stride_arg, N)))
                                                : std::vector<int>{};
     if (out == "cuda")
@@ -140,15 +147,18 @@ struct Model {
       else
         fill_start_noise(model, seed, rows, px);
       const int64_t frame = static_cast<int64_t>(rows) * dim;
+      // dpmpp-2m / -2m-sde: the previous data prediction, carried across the chunks (SEMANTICS §3)
+      std::vector<float> prev(table.uses_prev() ? static_cast<size_t>(frame) : 0);
+      float* pprev = prev.empty() ? nullptr : prev.data();
       if (!trajectory) {
-        be.run_steps(model, table, 0, N, px, rows, seed, nullptr, precision);
+        be.run_steps(model, table, 0, N, px, rows, seed, nullptr, precision, 0, pprev);
       } else if (frames.size() == static_cast<size_t>(N) + 1) {  // stride 1: the backend writes every frame
         std::memcpy(pt, px, sizeof(float) * frame);
-        be.run_steps(model, table, 0, N, px, rows, seed, pt + frame, precision);
+        be.run_steps(model, table, 0, N, px, rows, seed, pt + frame, precision, 0, pprev);
       } else {
         std::memcpy(pt, px, sizeof(float) * frame);
         for (size_t f = 1; f < frames.size(); ++f) {
-          be.run_steps(model, table, frames[f - 1], frames[f], px, rows, seed, nullptr, precision);
+          be.run_steps(model, table, frames[f - 1], frames[f], px, rows, seed, nullptr, precision, 0, pprev);
           std::memcpy(pt + f * frame, px, sizeof(float) * frame);
         }
       }
@@ -271,7 +281,8 @@ PYBIND11_MODULE(_diffscope, m) {
         return "<diffscope.Model '" + s.name + "' dim=" + std::to_string(s.model.net.dim) +
                " hidden=" + std::to_string(s.model.net.hidden) + " T=" + std::to_string(s.model.schedule.T) + ">";
       })
-      .def("sample", &Model::sample, py::arg("n") = 4096, py::arg("sampler") = "ddim", py::arg("eta") = 0.0,
+      .def("sample", &Model::sample, py::arg("n") = 4096, py::arg("sampler") = "ddim",
+           py::arg("spacing") = "default", py::arg("steps_offset") = 0, py::arg("eta") = 0.0,
            py::arg("steps") = py::none(), py::arg("t_start") = 999, py::arg("seed") = 0,
            py::arg("from_data") = false, py::arg("backend") = "cpu", py::arg("precision") = "fp32",
            py::arg("trajectory") = false, py::arg("trajectory_stride") = 1, py::arg("out") = "numpy",

@@ -18,7 +18,7 @@ declare -A forbidden_sys=(
   [core]='<(epoxy|GLFW|EGL|cuda|cublas|imgui)'
   [kernels]='<(epoxy|GLFW|EGL|imgui)'
   [gpu]='<(GLFW|EGL|imgui)'
-  [render]='<(cuda|cublas|GLFW|imgui)'
+  [render]='<(cuda|cublas|imgui)'
   [ui]='<(epoxy|GLFW|EGL|cuda|cublas|imgui_impl)'
 )
 bad=0

@@ -96,9 +96,12 @@ def scatter_panel(pts, size=200, lim=2.6):
     return img
 
 
+BACKEND = "cpu"  # --backend: the CLI's backend for every sample (cpu: float64-checked reference path)
+
+
 def run_sample(binary, model, sampler, n, seed, out, steps=1000):
     cmd = [binary, "sample", "--model", model, "--n", str(n), "--sampler", sampler, "--eta", "0",
-           "--steps", str(steps), "--t-start", "999", "--seed", str(seed), "--backend", "cpu", "--out", out]
+           "--steps", str(steps), "--t-start", "999", "--seed", str(seed), "--backend", BACKEND, "--out", out]
     t0 = time.time()
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     return np.load(out).astype(np.float64), time.time() - t0
@@ -209,6 +212,7 @@ def main():
     ap.add_argument("--samplers", default="ddim,ddpm")
     ap.add_argument("--cache", default="", help="folder for the sampled .npy files (reused when present)")
     ap.add_argument("--json", default="quality.json", help="output file name inside --models ('' for none)")
+    ap.add_argument("--backend", default="cpu", help="the CLI's --backend for sampling (cpu or cuda)")
     ap.add_argument("--only", default="", help="comma list of data sets (default: every model with data_samples)")
     ap.add_argument("--card", action="store_true", help="write the table into <models>/README.md")
     ap.add_argument("--calibrate", action="store_true", help="CI thresholds from data-vs-data draws (no sampling)")
@@ -216,6 +220,8 @@ def main():
     ap.add_argument("--sets", type=int, default=250, help="--calibrate: fresh data sets per model")
     args = ap.parse_args()
     models = os.path.normpath(args.models)
+    global BACKEND
+    BACKEND = args.backend
     if args.calibrate:
         print(json.dumps(calibrate(models, [int(k) for k in args.k.split(",")], args.sets), indent=1))
         return

@@ -5,15 +5,10 @@
 #include <string>
 
 #include "core/model.h"
+#include "core/precision.h"
 #include "core/step_table.h"
 
 namespace diffscope {
-
-// Arithmetic of the network's matrix products. fp32 everywhere; tf32/bf16 (tensor cores, fp32 accumulation)
-// on the GPU only (SEMANTICS §8).
-enum class Precision { Fp32, Tf32, Bf16 };
-Precision parse_precision(const std::string& name);  // "fp32" | "tf32" | "bf16"; throws InvalidInput
-const char* precision_name(Precision p);
 
 // All pointers here are host memory. Implementations validate nothing about user input: call the
 // validate_* functions of core/ranges.h first (the CLI and GUI do). They throw ResourceUnavailable on

@@ -1,6 +1,6 @@
 // compute_path.h — where the GUI's trajectory is computed and how it reaches the GL buffer the renderer
-// draws from (ARCHITECTURE.md "SharedBuffer": interop, host staging, CPU-only). Plain interfaces: no GL,
-// no CUDA here; render/ implements TrajectoryBufferTarget, core/ui the CPU path, gpu/ the CUDA paths.
+// draws from (ARCHITECTURE.md "One frame, as data": interop, host staging, CPU-only). Plain interfaces: no GL,
+// no CUDA here; render/ implements TrajectoryBufferTarget, core/ the CPU path, gpu/ the CUDA paths.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -64,7 +64,8 @@ class ComputePath {
   virtual double device_memory_used_mb() const { return 0; }
 };
 
-// The CPU path: the reference backend on the host, each kept frame uploaded with glBufferSubData.
+// The CPU path (core/cpu_compute_path.cpp): the reference backend on the host, each kept frame uploaded with
+// glBufferSubData.
 std::unique_ptr<ComputePath> make_cpu_compute_path(TrajectoryBufferTarget* target);
 
 }  // namespace diffscope

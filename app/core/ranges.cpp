@@ -67,10 +67,10 @@ void check_real_range(const std::string& arg, double value, RealRange r) {
   }
 }
 
-void check_eta(double eta) {
+void check_eta(double eta, const char* arg) {
   if (!(eta >= kEtaMin && eta <= kEtaMax)) {  // also refuses NaN
     std::ostringstream os;
-    os << "--eta = " << eta << " is out of range; valid: [" << kEtaMin << ", " << kEtaMax << "]";
+    os << arg << " = " << eta << " is out of range; valid: [" << kEtaMin << ", " << kEtaMax << "]";
     throw InvalidInput(os.str());
   }
 }

@@ -52,7 +52,7 @@ constexpr RealRange kPointAlphaRange{0.05, 1.0};
 
 // Each throws InvalidInput("<arg> = <value> is out of range; valid: [lo, hi]") when outside.
 void check_range(const std::string& arg, int64_t value, IntRange r);
-void check_eta(double eta);
+void check_eta(double eta, const char* arg = "--eta");  // arg: the CLI's "--eta"; Python's "eta"
 void check_real_range(const std::string& arg, double value, RealRange r);
 
 // SEMANTICS §4 input checks for denoise: B >= 1, x finite, x width == dim, 0 <= t_start[b] <= T-1, S >= 1.

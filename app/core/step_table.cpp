@@ -160,15 +160,15 @@ void new_solver_coefficients(StepTable& tab) {
 
 }  // namespace
 
-Sampler parse_sampler(const std::string& name) {
-  return parse_named(kSamplers, name, "--sampler", "sampler", sampler_choices());
+Sampler parse_sampler(const std::string& name, const char* arg) {
+  return parse_named(kSamplers, name, arg, "sampler", sampler_choices());
 }
 const char* sampler_name(Sampler s) { return name_of(kSamplers, s); }
 const char* sampler_choices() { return "ddim, ddpm, ddpm-mean, dpmpp-2m, dpmpp-2m-sde, euler-ancestral, heun"; }
 std::vector<std::string> sampler_names() { return names_of(kSamplers); }
 
-Spacing parse_spacing(const std::string& name) {
-  return parse_named(kSpacings, name, "--spacing", "spacing", spacing_choices());
+Spacing parse_spacing(const std::string& name, const char* arg) {
+  return parse_named(kSpacings, name, arg, "spacing", spacing_choices());
 }
 const char* spacing_name(Spacing s) { return name_of(kSpacings, s); }
 const char* spacing_choices() { return "default, leading, linspace, trailing, karras"; }

@@ -23,6 +23,7 @@
 #include "gpu/cuda_backend.h"
 #include "gpu/cuda_check.h"
 #include "gpu/gpu_buffer.h"
+#include "gpu/gpu_timer.h"
 #include "kernels/kernels.h"
 
 namespace diffscope::bench {
@@ -52,7 +53,7 @@ Stats stats_of(std::vector<double> v) {
 // Times `run` (enqueues one call on s) with events: `warm` untimed calls, then `reps` timed ones; `reset`
 // (untimed, before each) restores the input.
 Stats time_events(cudaStream_t s, int warm, int reps, const std::function<void()>& reset, const std::function<void()>& run) {
-  gpu::CudaEvent a, b;
+  gpu::GpuTimer timer;
   for (int i = 0; i < warm; ++i) {
     reset();
     run();
@@ -61,21 +62,26 @@ Stats time_events(cudaStream_t s, int warm, int reps, const std::function<void()
   std::vector<double> us;
   for (int i = 0; i < reps; ++i) {
     reset();
-    CUDA_CHECK_THROW(cudaEventRecord(a.get(), s));
+    timer.start(s);
     run();
-    CUDA_CHECK_THROW(cudaEventRecord(b.get(), s));
-    CUDA_CHECK_THROW(cudaEventSynchronize(b.get()));
-    float ms = 0;
-    CUDA_CHECK_THROW(cudaEventElapsedTime(&ms, a.get(), b.get()));
-    us.push_back(ms * 1e3);
+    timer.stop(s);
+    us.push_back(timer.elapsed_ms() * 1e3);
   }
   return stats_of(us);
 }
 
 // A CUDA graph of `calls` calls of `run` (after one `reset`), replayed `reps` times; per-call time.
 Stats time_graph(cudaStream_t s, int calls, int reps, const std::function<void()>& reset, const std::function<void()>& run) {
-  cudaGraph_t g;
-  cudaGraphExec_t ge;
+  struct Graph {  // the captured graph and its executable, destroyed also when a launch below throws
+    cudaGraph_t g = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    ~Graph() {
+      if (exec) CUDA_CHECK_PRINT(cudaGraphExecDestroy(exec));
+      if (g) CUDA_CHECK_PRINT(cudaGraphDestroy(g));
+    }
+  } graph;
+  cudaGraph_t& g = graph.g;
+  cudaGraphExec_t& ge = graph.exec;
   run();  // warm-up outside the capture (attributes, lazy module load)
   CUDA_CHECK_THROW(cudaStreamSynchronize(s));
   CUDA_CHECK_THROW(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
@@ -83,21 +89,16 @@ Stats time_graph(cudaStream_t s, int calls, int reps, const std::function<void()
   for (int i = 0; i < calls; ++i) run();
   CUDA_CHECK_THROW(cudaStreamEndCapture(s, &g));
   CUDA_CHECK_THROW(cudaGraphInstantiate(&ge, g, 0));
-  gpu::CudaEvent a, b;
+  gpu::GpuTimer timer;
   for (int i = 0; i < 3; ++i) CUDA_CHECK_THROW(cudaGraphLaunch(ge, s));
   CUDA_CHECK_THROW(cudaStreamSynchronize(s));
   std::vector<double> us;
   for (int i = 0; i < reps; ++i) {
-    CUDA_CHECK_THROW(cudaEventRecord(a.get(), s));
+    timer.start(s);
     CUDA_CHECK_THROW(cudaGraphLaunch(ge, s));
-    CUDA_CHECK_THROW(cudaEventRecord(b.get(), s));
-    CUDA_CHECK_THROW(cudaEventSynchronize(b.get()));
-    float ms = 0;
-    CUDA_CHECK_THROW(cudaEventElapsedTime(&ms, a.get(), b.get()));
-    us.push_back(ms * 1e3 / calls);
+    timer.stop(s);
+    us.push_back(timer.elapsed_ms() * 1e3 / calls);
   }
-  cudaGraphExecDestroy(ge);
-  cudaGraphDestroy(g);
   return stats_of(us);
 }
 

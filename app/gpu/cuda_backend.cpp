@@ -4,6 +4,7 @@
 
 #include <cublas_v2.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -12,7 +13,7 @@
 #include "core/errors.h"
 #include "core/philox_normal.h"
 #include "core/frame_probe.h"
-#include "gpu/cublas_loader.h"
+#include "gpu/cublas_handle.h"
 #include "gpu/cuda_check.h"
 #include "gpu/gpu_buffer.h"
 #include "kernels/frag_pack.h"
@@ -133,8 +134,11 @@ bool needs_solver_kernel(const StepTable& t) {
 struct CudaBackend::Impl {
   int device = 0;
   std::string device_name;
+  int num_sms = 0;  // the tensor-core kernel's grid (DenoiseArgs::num_sms)
   gpu::CudaStream stream;
-  cublasHandle_t cublas = nullptr;
+  // cuBLAS, created on the first unfused call: it is loaded at run time (gpu/cublas_loader.h), so the
+  // fused paths work where libcublas is not installed.
+  gpu::CublasHandle cublas;
 
   // model
   bool have_model = false;
@@ -161,6 +165,9 @@ struct CudaBackend::Impl {
   GpuBuffer<int32_t> d_tstart;
   std::vector<int32_t> h_tstart;
 
+  // the general kernel's activations at huge hidden sizes (kernels::denoise_general_workspace_floats)
+  GpuBuffer<float> ws_general;
+
   // unfused workspace
   GpuBuffer<float> ws_u, ws_h1, ws_h2, ws_e;
   GpuBuffer<uint16_t> ws_u16, ws_h1_16, ws_h2_16;
@@ -180,15 +187,17 @@ struct CudaBackend::Impl {
 
   Impl() : stream() {}
 
-  // cuBLAS, created on the first unfused call: it is loaded at run time (gpu/cublas_loader.h), so the
-  // fused paths work where libcublas is not installed.
-  cublasHandle_t cublas_handle() {
-    if (!cublas && cublasCreate(&cublas) != CUBLAS_STATUS_SUCCESS) {
-      cublas = nullptr;
-      const std::string why = gpu::cublas_load_error();
-      throw ResourceUnavailable("the unfused baseline needs cuBLAS: " + (why.empty() ? "initialisation failed" : why));
-    }
-    return cublas;
+  cublasHandle_t cublas_handle() { return cublas.get("the unfused baseline"); }
+
+  // A fused call's arguments on the current network: the device's SM count and, where the general kernel
+  // needs one for `rows` rows, its workspace (grows only; ResourceUnavailable when out of memory).
+  kernels::DenoiseArgs fused_args(int rows) {
+    kernels::DenoiseArgs a;
+    a.net = net;
+    a.num_sms = num_sms;
+    const size_t ws = kernels::denoise_general_workspace_floats(net.dim, net.hidden, rows);
+    if (ws) ws_general.reserve(ws), a.workspace = ws_general.data();
+    return a;
   }
 };
 
@@ -209,11 +218,10 @@ CudaBackend::CudaBackend() {
   cudaDeviceProp prop{};
   CUDA_CHECK_THROW(cudaGetDeviceProperties(&prop, m->device));
   m->device_name = prop.name;
+  m->num_sms = std::max(1, prop.multiProcessorCount);
 }
 
-CudaBackend::~CudaBackend() {
-  if (m && m->cublas) cublasDestroy(m->cublas);
-}
+CudaBackend::~CudaBackend() = default;
 
 std::string CudaBackend::name() const { return "cuda (" + m->device_name + ")"; }
 std::string CudaBackend::device() const { return m->device_name; }
@@ -378,8 +386,7 @@ void CudaBackend::run_steps_device(int k_begin, int k_end, float* d_x, int B, ui
     CUDA_CHECK_LAUNCH();
     return;
   }
-  kernels::DenoiseArgs a;
-  a.net = m->net;
+  kernels::DenoiseArgs a = m->fused_args(B);
   a.tab = m->table.view();
   a.x = d_x;
   a.B = B;
@@ -429,7 +436,7 @@ void CudaBackend::denoise_device(float* d_x, const int32_t* d_t_start, int B, in
                                  cudaStream_t stream, bool unfused) {
   require_model(m->have_model);
   require_network(m->mixture_mode, "denoise");
-  kernels::DenoiseArgs a;
+  kernels::DenoiseArgs a = unfused ? kernels::DenoiseArgs{} : m->fused_args(B);
   a.net = m->net;
   a.tab = m->t_indexed.view();
   a.x = d_x;
@@ -465,8 +472,11 @@ void CudaBackend::eps_field_device(const float* d_pts, int n, int t, bool predic
   if (t < 0 || t >= m->schedule.T)
     throw InvalidInput("t = " + std::to_string(t) + " is out of range; valid: [0, " + std::to_string(m->schedule.T - 1) + "]");
   const double abar = m->schedule.alphas_cumprod[t];
+  const size_t ws = kernels::denoise_general_workspace_floats(m->net.dim, m->net.hidden, n);
+  if (ws) m->ws_general.reserve(ws);
   kernels::launch_eps_field(m->net, d_pts, n, t, m->schedule.T, predict_x0, static_cast<float>(std::sqrt(abar)),
-                            static_cast<float>(std::sqrt(1.0 - abar)), d_out, stream);
+                            static_cast<float>(std::sqrt(1.0 - abar)), d_out, ws ? m->ws_general.data() : nullptr,
+                            stream);
   CUDA_CHECK_LAUNCH();
 }
 

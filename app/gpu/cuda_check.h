@@ -1,6 +1,7 @@
 // cuda_check.h — one macro that makes every CUDA runtime / cuBLAS call safe (tiny-cuda-nn style).
 // CUDA_CHECK_THROW throws ResourceUnavailable for out-of-memory and "no device" errors (CLI exit 3) and
-// std::runtime_error for everything else (exit 1), with file, line, the call's text and cudaGetErrorString.
+// std::runtime_error for everything else (exit 1), with file, line, the call's text and cudaGetErrorString
+// (the classification is kernels/cuda_error.h's, shared with the kernels' launchers).
 // CUDA_CHECK_PRINT only prints: for destructors, which must not throw.
 #pragma once
 #include <cuda_runtime.h>
@@ -9,24 +10,15 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/errors.h"
+#include "kernels/cuda_error.h"
 
 namespace diffscope::gpu {
 
-inline bool is_resource_error(cudaError_t e) {
-  return e == cudaErrorMemoryAllocation || e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver ||
-         e == cudaErrorDevicesUnavailable || e == cudaErrorInvalidDevice;
-}
+using kernels::is_resource_error;
 
+// CUDA_CHECK_THROW's failure: kernels::throw_cuda_error with the call's text and where it was made.
 [[noreturn]] inline void throw_cuda_error(cudaError_t e, const char* call, const char* file, int line) {
-  // A failed call also leaves its error as the thread's "last error"; clear it, or the next launch check
-  // (cudaGetLastError) reports this old failure (seen: a failed cudaMalloc failed the next kernel launch).
-  cudaGetLastError();
-  std::string msg = std::string(file) + ":" + std::to_string(line) + ": " + call + " failed: " +
-                    cudaGetErrorString(e);
-  if (e == cudaErrorMemoryAllocation) msg = "out of GPU memory (" + msg + ")";
-  if (is_resource_error(e)) throw ResourceUnavailable(msg);
-  throw std::runtime_error(msg);
+  kernels::throw_cuda_error(e, std::string(file) + ":" + std::to_string(line) + ": " + call);
 }
 
 }  // namespace diffscope::gpu

@@ -8,13 +8,16 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 #include "core/fault_injection.h"
 #include "core/frame_probe.h"
 #include "gpu/cuda_backend.h"
 #include "gpu/cuda_check.h"
 #include "gpu/gpu_buffer.h"
+#include "gpu/graphics_mapping.h"
 #include "gpu/gpu_timer.h"
+#include "gpu/pinned_buffer.h"
 
 namespace diffscope::gpu {
 namespace {
@@ -33,11 +36,8 @@ class CudaComputePath final : public ComputePath {
     CUDA_CHECK_THROW(cudaGetDeviceProperties(&prop, dev));
     m_device = prop.name;
   }
-  ~CudaComputePath() override {
-    unmap();
-    unregister();
-    if (m_pinned) CUDA_CHECK_PRINT(cudaFreeHost(m_pinned));
-  }
+  // The mapping, the registration and the pinned memory free themselves (in that order: members).
+  ~CudaComputePath() override = default;
 
   std::string name() const override { return m_interop ? "cuda + interop" : "cuda + host staging"; }
   std::string why() const override { return m_why; }
@@ -69,7 +69,7 @@ class CudaComputePath final : public ComputePath {
     m_seed = seed;
     m_precision = precision;
     const size_t bytes = layout.total_bytes();
-    if (m_target->size_bytes() != bytes || (m_interop && m_registered_buffer != m_target->gl_buffer())) {
+    if (m_target->size_bytes() != bytes || (m_interop && m_reg.gl_buffer() != m_target->gl_buffer())) {
       unregister();  // never reallocate a registered buffer
       if (m_target->size_bytes() != bytes) m_target->resize(bytes);
       if (m_interop) try_register();
@@ -82,14 +82,14 @@ class CudaComputePath final : public ComputePath {
     const size_t fb = m_layout.frame_bytes();
     if (m_interop) {
       map();
-      CUDA_CHECK_THROW(cudaMemcpyAsync(m_mapped, m_d_x.data(), fb, cudaMemcpyDeviceToDevice, m_be.stream()));
+      CUDA_CHECK_THROW(cudaMemcpyAsync(m_mapping->data(), m_d_x.data(), fb, cudaMemcpyDeviceToDevice, m_be.stream()));
     } else {
-      ensure_pinned(fb);
-      CUDA_CHECK_THROW(cudaMemcpyAsync(m_pinned, m_d_x.data(), fb, cudaMemcpyDeviceToHost, m_be.stream()));
+      m_pinned.reserve(fb);
+      CUDA_CHECK_THROW(cudaMemcpyAsync(m_pinned.data(), m_d_x.data(), fb, cudaMemcpyDeviceToHost, m_be.stream()));
       CUDA_CHECK_THROW(cudaStreamSynchronize(m_be.stream()));
       count_readback();  // staging's own round trip (PERFORMANCE.md: the interop path has none)
       const double t0 = now_ms();
-      m_target->upload(0, fb, m_pinned);
+      m_target->upload(0, fb, m_pinned.data());
       m_timings.upload_ms += now_ms() - t0;
     }
   }
@@ -101,7 +101,7 @@ class CudaComputePath final : public ComputePath {
     if (m_timer < 0) start_timer(s);
     if (m_interop) {
       map();
-      float* base = static_cast<float*>(m_mapped);
+      float* base = static_cast<float*>(m_mapping->data());
       if (m_layout.stride == 1) {  // frames land in place: slot j = frame j
         m_be.run_steps_device(k_begin, k_end, m_d_x.data(), m_layout.B, m_seed, base + size_t(k_begin + 1) * ff,
                               m_precision, s);
@@ -122,11 +122,11 @@ class CudaComputePath final : public ComputePath {
       int kept = 0;
       for (int j = k_begin + 1; j <= k_end; ++j) kept += m_layout.slot_of_frame(j) >= 0;
       if (kept == 0) return;
-      ensure_pinned(size_t(kept) * fb);
+      m_pinned.reserve(size_t(kept) * fb);
       int i = 0;
       for (int j = k_begin + 1; j <= k_end; ++j)
         if (m_layout.slot_of_frame(j) >= 0)
-          CUDA_CHECK_THROW(cudaMemcpyAsync(static_cast<char*>(m_pinned) + size_t(i++) * fb,
+          CUDA_CHECK_THROW(cudaMemcpyAsync(m_pinned.data() + size_t(i++) * fb,
                                            m_d_frames.data() + size_t(j - k_begin - 1) * ff, fb, cudaMemcpyDeviceToHost,
                                            s));
       CUDA_CHECK_THROW(cudaStreamSynchronize(s));
@@ -135,7 +135,7 @@ class CudaComputePath final : public ComputePath {
       i = 0;
       for (int j = k_begin + 1; j <= k_end; ++j) {
         const int slot = m_layout.slot_of_frame(j);
-        if (slot >= 0) m_target->upload(size_t(slot) * fb, fb, static_cast<char*>(m_pinned) + size_t(i++) * fb);
+        if (slot >= 0) m_target->upload(size_t(slot) * fb, fb, m_pinned.data() + size_t(i++) * fb);
       }
       m_timings.upload_ms += now_ms() - t0;
     }
@@ -185,40 +185,37 @@ class CudaComputePath final : public ComputePath {
  private:
   void try_register() {
     // DIFFSCOPE_FAULT=interop_register: the registration fails as it does when the GL context cannot share
-    // with CUDA (issue 6: the run must go on through host staging).
+    // with CUDA (the run must go on through host staging: tests/RELIABILITY.md).
+    cudaGraphicsResource_t res = nullptr;
     cudaError_t e = fault_injected("interop_register")
                         ? cudaErrorUnknown
-                        : cudaGraphicsGLRegisterBuffer(&m_res, m_target->gl_buffer(), cudaGraphicsRegisterFlagsNone);
+                        : cudaGraphicsGLRegisterBuffer(&res, m_target->gl_buffer(), cudaGraphicsRegisterFlagsNone);
     if (e != cudaSuccess) {
       cudaGetLastError();
-      m_res = nullptr;
       m_interop = false;
       m_why = std::string("interop registration failed (") + cudaGetErrorString(e) + "): host staging";
       return;
     }
-    m_registered_buffer = m_target->gl_buffer();
+    m_reg = GraphicsRegistration(res, m_target->gl_buffer());
   }
-  void unregister() {
-    if (m_res) {
-      CUDA_CHECK_PRINT(cudaGraphicsUnregisterResource(m_res));
-      m_res = nullptr;
-      m_registered_buffer = 0;
-    }
-  }
+  void unregister() { m_reg.reset(); }
   // One cudaGraphicsMapResources for every shared resource (here: the trajectory) on the compute stream.
   void map() {
-    if (m_mapped || !m_res) return;
+    if (m_mapping || !m_reg) return;
     const double t0 = now_ms();
-    CUDA_CHECK_THROW(cudaGraphicsMapResources(1, &m_res, m_be.stream()));
-    size_t size = 0;
-    CUDA_CHECK_THROW(cudaGraphicsResourceGetMappedPointer(&m_mapped, &size, m_res));
+    m_mapping.emplace(m_reg, m_be.stream());
     m_timings.map_ms += now_ms() - t0;
   }
   void unmap() {
-    if (!m_mapped) return;
+    if (!m_mapping) return;
     const double t0 = now_ms();
-    CUDA_CHECK_THROW(cudaGraphicsUnmapResources(1, &m_res, m_be.stream()));
-    m_mapped = nullptr;
+    try {
+      m_mapping->unmap();
+    } catch (...) {
+      m_mapping.reset();
+      throw;
+    }
+    m_mapping.reset();
     m_timings.unmap_ms += now_ms() - t0;
   }
   // Starts timing this frame's launches on a free timer of the ring (none free: this frame goes untimed).
@@ -239,14 +236,6 @@ class CudaComputePath final : public ComputePath {
         m_timer_pending[k] = false;
       }
   }
-  void ensure_pinned(size_t bytes) {
-    if (bytes <= m_pinned_bytes) return;
-    if (m_pinned) CUDA_CHECK_THROW(cudaFreeHost(m_pinned));
-    m_pinned = nullptr;
-    CUDA_CHECK_THROW(cudaMallocHost(&m_pinned, bytes));
-    m_pinned_bytes = bytes;
-  }
-
   TrajectoryBufferTarget* m_target;
   bool m_interop;
   std::string m_why, m_device;
@@ -256,11 +245,9 @@ class CudaComputePath final : public ComputePath {
   uint64_t m_seed = 0;
   Precision m_precision = Precision::Fp32;
   GpuBuffer<float> m_d_x, m_d_frames, m_d_pts, m_d_out;
-  cudaGraphicsResource_t m_res = nullptr;
-  unsigned m_registered_buffer = 0;
-  void* m_mapped = nullptr;
-  void* m_pinned = nullptr;
-  size_t m_pinned_bytes = 0;
+  GraphicsRegistration m_reg;              // the trajectory buffer's registration (interop only)
+  std::optional<GraphicsMapping> m_mapping;  // mapped from the first launch of a frame to before_draw
+  PinnedBuffer m_pinned;                     // staging only: device frames on their way to glBufferSubData
   static constexpr int kTimers = 4;
   GpuTimer m_timers[kTimers];
   bool m_timer_pending[kTimers] = {};

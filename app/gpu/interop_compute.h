@@ -1,4 +1,4 @@
-// interop_compute.h — the CUDA compute paths of the GUI (ARCHITECTURE.md "SharedBuffer"): the trajectory
+// interop_compute.h — the CUDA compute paths of the GUI (ARCHITECTURE.md "One frame, as data"): the trajectory
 // GL buffer registered once with CUDA (re-registered only when reallocated) and mapped once per UI frame
 // on the compute stream while CudaBackend::run_steps_device writes the frames straight into it
 // ("cuda + interop"); or, when the GL context is not NVIDIA's (Mesa under Xvfb, another GPU) and

@@ -1,5 +1,5 @@
-// app.cpp — the frame: settings -> steps -> scene -> panels (STYLE.md: the ImGui example's loop, small
-// panels elsewhere).
+// app.cpp — the frame: settings -> steps -> scene -> panels (the loop around it: shell/frame_loop.h; the
+// panels: panel_*.cpp).
 #include "ui/app.h"
 
 #include <imgui.h>
@@ -19,7 +19,7 @@
 #include "ui/panels.h"
 #include "ui/paths.h"
 #include "ui/settings_keys.h"
-#include "ui/view_fit.h"
+#include "core/view_fit.h"
 
 namespace diffscope::ui {
 
@@ -271,7 +271,7 @@ void App::fit_camera(bool include_newest) {
     newest.resize(l.frame_floats());
     trajectory->download(size_t(session->newest_slot()) * l.frame_bytes(), l.frame_bytes(), newest.data());
   }
-  const CameraFit c = diffscope::ui::fit_camera(session->model(), p, pane.h > 0 ? double(pane.w) / pane.h : 1.0,
+  const CameraFit c = diffscope::fit_camera(session->model(), p, pane.h > 0 ? double(pane.w) / pane.h : 1.0,
                                                 newest.empty() ? nullptr : newest.data(), l.B);
   settings.view.cam_x = c.cx;
   settings.view.cam_y = c.cy;
@@ -296,7 +296,9 @@ void App::update_projection() {
 }
 
 void App::apply_settings() {
-  if (session->apply(settings.sampling)) {
+  const SamplingSession::Applied applied = session->apply(settings.sampling);
+  settings.sampling = applied.settings;  // the clamped (or, after a failed run, the kept) settings
+  if (applied.restarted) {
     cursor = 0;
     replaying = false;
     if (settings.view.follow_newest) playing = true;  // watch the re-simulation

@@ -16,7 +16,7 @@
 #include "ui/kernel_bench.h"
 #include "ui/key_queue.h"
 #include "ui/run_only.h"
-#include "ui/sampling_session.h"
+#include "core/sampling_session.h"
 
 namespace diffscope {
 class ExactLab;

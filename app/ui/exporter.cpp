@@ -19,7 +19,7 @@
 #include "ui/app.h"
 #include "ui/export_dir.h"
 #include "ui/sha256.h"
-#include "ui/view_fit.h"
+#include "core/view_fit.h"
 
 namespace fs = std::filesystem;
 

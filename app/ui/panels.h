@@ -1,4 +1,4 @@
-// panels.h — the ImGui panels, each a plain function of the app state (STYLE.md: small panels).
+// panels.h — the ImGui panels, each a plain function of the app state (small panels, one file each).
 #pragma once
 
 namespace diffscope::ui {

@@ -15,7 +15,7 @@
 #include "render/renderer.h"
 #include "ui/exporter.h"
 #include "ui/sha256.h"
-#include "ui/view_fit.h"
+#include "core/view_fit.h"
 
 namespace diffscope::ui {
 

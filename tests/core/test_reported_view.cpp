@@ -12,7 +12,7 @@
 
 #include "render/axis_grid.h"
 #include "render/renderer.h"
-#include "ui/view_fit.h"
+#include "core/view_fit.h"
 
 namespace diffscope {
 namespace {
@@ -33,15 +33,15 @@ TEST(ViewFit, EveryPictureSizeShowsEveryKeptPoint) {
     std::normal_distribution<float> normal(0.f, 2.f);
     std::vector<float> rows(300 * dim);
     for (float& v : rows) v = normal(rng) + 1.5f;
-    const ui::Projection p = ui::fit_projection(m, rows.data(), 300);
+    const Projection p = fit_projection(m, rows.data(), 300);
     for (int w : sizes) {
       for (int h : sizes) {
         SCOPED_TRACE("dim " + std::to_string(dim) + ", " + std::to_string(w) + "x" + std::to_string(h));
-        const render::Rect pane = render::Renderer::layout(w, h, ui::image_side(m) > 0, {}).scatter;
+        const render::Rect pane = render::Renderer::layout(w, h, image_side(m) > 0, {}).scatter;
         ASSERT_GT(pane.w, 0);
         ASSERT_GT(pane.h, 0);
         const double aspect = double(pane.w) / pane.h;
-        const ui::CameraFit c = ui::fit_camera(m, p, aspect, rows.data(), 300);
+        const CameraFit c = fit_camera(m, p, aspect, rows.data(), 300);
         const double half_w = c.half_h * aspect;
         // All 300 rows are kept (none is a far outlier), so each must be inside the view.
         for (int i = 0; i < 300; ++i) {
@@ -59,9 +59,9 @@ TEST(ViewFit, EveryPictureSizeShowsEveryKeptPoint) {
 }
 
 TEST(ViewFit, ExportOfAnotherShapeShowsTheWindowsView) {
-  const ui::CameraFit win{1.0, -2.0, 3.0};
+  const CameraFit win{1.0, -2.0, 3.0};
   for (double to : {1.0 / 1024, 0.05, 1.0, 1.6, 1024.0}) {
-    const ui::CameraFit e = ui::fit_view_to_aspect(win, 1.6, to);
+    const CameraFit e = fit_view_to_aspect(win, 1.6, to);
     EXPECT_EQ(e.cx, 1.0);
     EXPECT_EQ(e.cy, -2.0);
     EXPECT_GE(e.half_h, 3.0);                        // the window's height fits

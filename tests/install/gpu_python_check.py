@@ -36,6 +36,12 @@ cpu = m.sample(4096, steps=50, seed=3)
 gpu_host = m.sample(4096, steps=50, seed=3, backend="cuda")
 check(rel(gpu_host, cpu) < 1e-4, f"sample cuda (numpy out) vs cpu: rel {rel(gpu_host, cpu):.2e}")
 
+for sampler, spacing in [("dpmpp-2m", "karras"), ("heun", "trailing"), ("dpmpp-2m-sde", "default")]:
+    kw = dict(sampler=sampler, spacing=spacing, steps=20, seed=4)
+    c, g = m.sample(2048, **kw), m.sample(2048, backend="cuda", **kw)
+    gc = m.sample(2048, backend="cuda", out="cuda", **kw).numpy()
+    check(rel(g, c) < 1e-4 and np.array_equal(gc, g), f"{sampler} {spacing} cuda vs cpu: rel {rel(g, c):.2e}")
+
 xa = m.sample(4096, steps=50, seed=3, backend="cuda", out="cuda")
 check(isinstance(xa, diffscope.CudaArray) and xa.shape == (4096, 2), "sample out='cuda' gives a CudaArray (4096, 2)")
 cai = xa.__cuda_array_interface__

@@ -171,6 +171,20 @@ class Errors(unittest.TestCase):
         with self.assertRaises(ValueError):
             m.denoise(np.zeros((3, 2), np.float32), [1, 2], 4)  # 2 t_start for 3 rows
 
+    def test_bad_names_name_the_keyword(self):
+        m = diffscope.load("moons")
+        for kw, value in [("sampler", "euler"), ("spacing", "cosine")]:
+            with self.subTest(kw), self.assertRaises(ValueError) as e:
+                m.sample(**{kw: value})
+            self.assertTrue(str(e.exception).startswith("%s = '%s' is not a %s; valid: " % (kw, value, kw)),
+                            str(e.exception))
+        with self.assertRaises(ValueError) as e:
+            m.sample(eta=-0.5)
+        self.assertTrue(str(e.exception).startswith("eta = -0.5 is out of range"), str(e.exception))
+        with self.assertRaises(ValueError) as e:
+            m.sample(steps_offset=-1)
+        self.assertTrue(str(e.exception).startswith("steps_offset = -1 is out of range"), str(e.exception))
+
     def test_missing_model(self):
         with self.assertRaises(ValueError) as e:
             diffscope.load("no_such_model")
@@ -185,6 +199,38 @@ class Errors(unittest.TestCase):
         with self.assertRaises(RuntimeError) as e:
             diffscope.load("moons").sample(8, backend="cuda")
         self.assertIn("use backend = 'cpu'", str(e.exception))
+
+
+class SpacingsAndRoots(unittest.TestCase):
+    def test_spacing_bit_for_bit_with_the_cli(self):
+        m = diffscope.load("moons")
+        for sampler, spacing, offset, steps in [("dpmpp-2m", "karras", 0, 12), ("ddim", "leading", 1, 10),
+                                                ("heun", "trailing", 0, 6)]:
+            with self.subTest(sampler + "/" + spacing), tempfile.TemporaryDirectory() as d:
+                out = os.path.join(d, "x.npy")
+                rc, err = cli("sample", "--model", "moons", "--n", 256, "--sampler", sampler, "--spacing", spacing,
+                              "--steps-offset", offset, "--steps", steps, "--seed", 5, "--backend", "cpu", "--out", out)
+                self.assertEqual(rc, 0, err)
+                x = m.sample(256, sampler=sampler, spacing=spacing, steps_offset=offset, steps=steps, seed=5)
+                np.testing.assert_array_equal(x, np.load(out))
+                # in chunks (a trajectory every 5 steps): the solver's state survives the chunk boundaries
+                xs, traj = m.sample(256, sampler=sampler, spacing=spacing, steps_offset=offset, steps=steps, seed=5,
+                                    trajectory=True, trajectory_stride=5)
+                np.testing.assert_array_equal(xs, x)
+                np.testing.assert_array_equal(traj[-1], x)
+
+    def test_bundled_models_found_without_diffscope_root(self):
+        """From the build tree with DIFFSCOPE_ROOT unset and another working folder (README 'Python')."""
+        pkg = os.path.dirname(os.path.abspath(diffscope.__file__))
+        repo = os.path.normpath(os.path.join(pkg, "..", "..", ".."))
+        if not os.path.isdir(os.path.join(repo, "assets", "models")):
+            self.skipTest("the build folder is not inside the repository")
+        env = {k: v for k, v in os.environ.items() if k != "DIFFSCOPE_ROOT"}
+        with tempfile.TemporaryDirectory() as d:
+            p = subprocess.run([sys.executable, "-c", "import diffscope; print(diffscope.load('moons').sample(4).shape)"],
+                               cwd=d, env=env, capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual(p.stdout.strip(), "(4, 2)")
 
 
 class Gil(unittest.TestCase):

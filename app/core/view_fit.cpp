@@ -1,12 +1,12 @@
 // view_fit.cpp — PCA projection and camera fitting.
-#include "ui/view_fit.h"
+#include "core/view_fit.h"
 
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-namespace diffscope::ui {
+namespace diffscope {
 
 Projection fit_projection(const DiffusionModel& m, const float* fallback_rows, int n_fallback) {
   const int dim = m.net.dim;
@@ -119,4 +119,4 @@ int image_side(const DiffusionModel& m) {
   return 8;
 }
 
-}  // namespace diffscope::ui
+}  // namespace diffscope

@@ -1,6 +1,7 @@
 // sampling_session.h — the live sampling run behind the GUI: model, clamped settings, step table, start
 // state and the incremental re-simulation of the trajectory through a ComputePath (ARCHITECTURE.md
-// "One frame, as data"). Plain C++: no GL, no CUDA, no ImGui.
+// "One frame, as data"). Domain logic in core: no GL, no CUDA, no ImGui; the UI hands it settings and
+// shows what apply() returns.
 #pragma once
 #include <memory>
 #include <string>
@@ -41,9 +42,17 @@ class SamplingSession {
     return m_path && m_path->is_gpu() ? m_path->name() + ": " + m_path->why() : m_path_note;
   }
 
-  // Clamps `s` in place into the valid ranges (SEMANTICS §3, core/ranges.h; the GUI clamps, the CLI refuses)
-  // and, if anything that affects the numbers changed, restarts the run. Returns true on restart.
-  bool apply(SamplingSettings& s);
+  // What apply() made of the settings asked for.
+  struct Applied {
+    SamplingSettings settings;  // the effective settings: the caller (the UI) shows these from now on
+    bool restarted = false;     // something that affects the numbers changed: the run restarted
+    std::string note;           // "" or why `settings` differs from the request beyond the clamps (a failed
+                                // run's settings were dropped): "kept the previous settings: n 4096 (asked ...)"
+  };
+  // Clamps `asked` into the valid ranges (SEMANTICS §3, core/ranges.h; the GUI clamps, the CLI refuses) and,
+  // if anything that affects the numbers changed, restarts the run. After a failed run went back to the last
+  // good settings (error()), the next call returns those instead, with the note, and drops the request.
+  Applied apply(const SamplingSettings& asked);
   // The most the trajectory may take whatever the settings say (the GL limit of one shader storage block).
   void set_max_budget_mb(int mb) { m_max_budget_mb = mb; }
   // Forces a restart with the current settings (e.g. "re-simulate").
@@ -71,8 +80,8 @@ class SamplingSession {
   int runs_completed() const { return m_runs; }
   // The last error of a run ("" when none). When a run fails (e.g. out of GPU memory for the asked n or
   // steps/launch) after an earlier run succeeded, the session goes back to that run's settings, restarts it
-  // and the error ends with "kept the previous settings: n 4096 (asked 1000000)": the next apply() writes
-  // the restored settings back into the caller's copy.
+  // and the error ends with "kept the previous settings: n 4096 (asked 1000000)": the next apply() returns
+  // the restored settings to the caller.
   const std::string& error() const { return m_error; }
 
  private:
@@ -100,6 +109,7 @@ class SamplingSession {
   SamplingSettings m_good;
   bool m_have_good = false;
   bool m_reverted = false;  // m_settings went back to m_good; apply() hands them to the caller once
+  std::string m_revert_note;  // apply()'s note when it does
   int m_steps_asked = 0, m_spl_asked = 0;  // steps and steps/launch as asked, before the clamps by t_start/steps
 };
 

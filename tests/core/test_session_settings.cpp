@@ -5,7 +5,7 @@
 
 #include "../test_paths.h"
 #include "session_test_util.h"
-#include "ui/sampling_session.h"
+#include "core/sampling_session.h"
 
 namespace diffscope {
 namespace {
@@ -19,29 +19,32 @@ TEST(SessionSettings, StepsClampedByTStartComeBackWhenTStartRises) {
   s.t_start = 999;
   s.steps = 50;
   s.steps_per_launch = 10;
-  session.apply(s);
+  const SamplingSession::Applied first = session.apply(s);
+  EXPECT_TRUE(first.restarted);
+  EXPECT_EQ(first.note, "");
+  s = first.settings;
   // Typing 400 into t_start: the UI applies "4", then "40", then "400".
   const int typed[] = {4, 40, 400};
   const int steps_after[] = {5, 41, 50}, spl_after[] = {5, 10, 10};
   for (int i = 0; i < 3; ++i) {
     s.t_start = typed[i];
-    session.apply(s);
+    s = session.apply(s).settings;
     EXPECT_EQ(s.steps, steps_after[i]) << "t_start " << typed[i];
     EXPECT_EQ(s.steps_per_launch, spl_after[i]) << "t_start " << typed[i];
     EXPECT_EQ(session.n_steps(), steps_after[i]);
   }
   // An explicit change of steps is a new request.
   s.steps = 20;
-  session.apply(s);
+  s = session.apply(s).settings;
   s.t_start = 9;
-  session.apply(s);
+  s = session.apply(s).settings;
   EXPECT_EQ(s.steps, 10);
   s.t_start = 999;
-  session.apply(s);
+  s = session.apply(s).settings;
   EXPECT_EQ(s.steps, 20);
   // Out of range on its own (steps > T) is clamped to the schedule's [1, T] and stays clamped.
   s.steps = 5000;
-  session.apply(s);
+  s = session.apply(s).settings;
   EXPECT_EQ(s.steps, 1000);
 }
 

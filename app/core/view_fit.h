@@ -5,7 +5,7 @@
 
 #include "core/model.h"
 
-namespace diffscope::ui {
+namespace diffscope {
 
 struct Projection {
   std::vector<float> mean, axis0, axis1;  // each dim floats
@@ -36,4 +36,4 @@ CameraFit fit_view_to_aspect(const CameraFit& c, double from_aspect, double to_a
 // and the side length (0 when not an image model).
 int image_side(const DiffusionModel& m);
 
-}  // namespace diffscope::ui
+}  // namespace diffscope

@@ -11,7 +11,7 @@
 #include "../test_paths.h"
 #include "session_test_util.h"
 #include "core/errors.h"
-#include "ui/sampling_session.h"
+#include "core/sampling_session.h"
 
 namespace diffscope {
 namespace {
@@ -78,12 +78,16 @@ TEST(SessionFaults, TooManySamplesKeepsThePreviousRun) {
   EXPECT_NE(f.session.error().find("out of GPU memory"), std::string::npos) << f.session.error();
   EXPECT_NE(f.session.error().find("kept the previous settings: n 300 (asked 100000)"), std::string::npos)
       << f.session.error();
-  // The next apply hands the kept settings back to the caller (the UI's copy), and restarts nothing else.
+  // The next apply hands the kept settings back to the caller (the UI's copy) with the note, and restarts
+  // nothing else.
   SamplingSettings ui = f.s;
-  f.session.apply(ui);
+  const SamplingSession::Applied kept = f.session.apply(ui);
+  EXPECT_EQ(ui.n_samples, 100000) << "apply() leaves the caller's settings alone";
+  EXPECT_EQ(kept.note, "kept the previous settings: n 300 (asked 100000)");
+  ui = kept.settings;
   EXPECT_EQ(ui.n_samples, 300);
   EXPECT_EQ(f.session.settings().n_samples, 300);
-  EXPECT_FALSE(f.session.apply(ui));  // now in step: no further restart
+  EXPECT_FALSE(f.session.apply(ui).restarted);  // now in step: no further restart
   f.run_to_end();
   ASSERT_TRUE(f.session.complete());
   EXPECT_EQ(f.last_frame(), before);  // the same run, recomputed: bit for bit
@@ -101,8 +105,7 @@ TEST(SessionFaults, TooLongLaunchFailingMidRunKeepsThePreviousRun) {
   EXPECT_NE(f.session.error().find("kept the previous settings: eta 0 (asked 0.5), steps/launch 5 (asked 20)"),
             std::string::npos)
       << f.session.error();
-  SamplingSettings ui = f.s;
-  f.session.apply(ui);
+  SamplingSettings ui = f.session.apply(f.s).settings;
   EXPECT_EQ(ui.steps_per_launch, 5);
   EXPECT_EQ(ui.eta, 0.0);
   f.run_to_end();
@@ -110,7 +113,7 @@ TEST(SessionFaults, TooLongLaunchFailingMidRunKeepsThePreviousRun) {
   EXPECT_EQ(f.last_frame(), before);
   // A setting that fits runs normally afterwards and clears the message.
   ui.n_samples = 500;
-  EXPECT_TRUE(f.session.apply(ui));
+  EXPECT_TRUE(f.session.apply(ui).restarted);
   EXPECT_TRUE(f.session.error().empty());
   f.run_to_end();
   EXPECT_TRUE(f.session.complete());

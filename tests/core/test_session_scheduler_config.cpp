@@ -8,7 +8,7 @@
 #include "../test_paths.h"
 #include "core/scheduler_config.h"
 #include "session_test_util.h"
-#include "ui/sampling_session.h"
+#include "core/sampling_session.h"
 
 namespace diffscope {
 namespace {

@@ -1,15 +1,16 @@
 // sampling_session.cpp — clamping, step tables, start states and the incremental re-simulation.
-#include "ui/sampling_session.h"
+#include "core/sampling_session.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <utility>
 
 #include "core/errors.h"
 #include "core/finite_checks.h"
 #include "core/ranges.h"
 #include "core/sampling.h"
-#include "ui/view_fit.h"
+#include "core/view_fit.h"
 
 namespace diffscope {
 namespace {
@@ -34,9 +35,9 @@ void SamplingSession::set_scheduler_config(std::shared_ptr<const SchedulerConfig
   load_model(path);
 }
 
-bool SamplingSession::is_image_model() const { return m_model && ui::image_side(*m_model) > 0; }
+bool SamplingSession::is_image_model() const { return m_model && diffscope::image_side(*m_model) > 0; }
 
-int SamplingSession::image_side() const { return m_model ? ui::image_side(*m_model) : 0; }
+int SamplingSession::image_side() const { return m_model ? diffscope::image_side(*m_model) : 0; }
 
 void SamplingSession::set_compute_path(std::unique_ptr<ComputePath> path, std::string note) {
   m_path = std::move(path);
@@ -44,14 +45,14 @@ void SamplingSession::set_compute_path(std::unique_ptr<ComputePath> path, std::s
   if (m_have_settings) start_run();
 }
 
-bool SamplingSession::apply(SamplingSettings& s) {
+SamplingSession::Applied SamplingSession::apply(const SamplingSettings& asked) {
   if (m_reverted) {  // a run failed and the session went back: the caller gets the settings that run
     m_reverted = false;
-    s = m_settings;
     m_steps_asked = m_settings.steps;  // the failed request is dropped, not retried
     m_spl_asked = m_settings.steps_per_launch;
-    return true;
+    return {m_settings, true, std::exchange(m_revert_note, {})};
   }
+  SamplingSettings s = asked;
   if (m_model) {
     const Schedule& sch = m_model->schedule;
     const bool gpu = m_path && m_path->is_gpu();
@@ -83,7 +84,7 @@ bool SamplingSession::apply(SamplingSettings& s) {
   m_settings.model_path = m_model ? m_model->path : s.model_path;
   m_have_settings = true;
   if (changed) start_run();
-  return changed;
+  return {s, changed, {}};
 }
 
 void SamplingSession::restart() { start_run(); }
@@ -129,6 +130,7 @@ void SamplingSession::on_run_error(const std::exception& e) {
     m_settings = m_good;  // m_good == m_settings now: if this run fails too, it stops (no loop)
     m_settings.model_path = m_model ? m_model->path : m_settings.model_path;
     m_reverted = true;
+    m_revert_note = "kept the previous settings: " + changes;
     start_run();
     if (!m_error.empty()) msg += "; the previous settings failed too: " + m_error;
     else msg += "; kept the previous settings: " + changes;

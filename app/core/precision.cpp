@@ -1,5 +1,5 @@
-// backend.cpp — names of the precision modes (SEMANTICS §8) and their parsing.
-#include "core/backend.h"
+// precision.cpp — names of the precision modes (SEMANTICS §8) and their parsing.
+#include "core/precision.h"
 
 #include "core/errors.h"
 

@@ -20,6 +20,7 @@
 //   size W H                      the display size from now on (0 0: a minimised window)
 //   stop_after SECONDS            skip the rest of the script once SECONDS have passed since this line (soak runs)
 //   schedule [wait]               open the Schedule section (wait: until its exact-ODE errors are computed)
+//   scheduler_config [PATH]       apply a diffusers scheduler_config.json as the model section does (none: clear)
 //   reset_counts                  zero the GPU-wait counters that `expect readbacks|syncs|camera_fits` read
 //   print                         one JSON line with the state (gl_errors: GL errors seen after frames so far;
 //                                 error: the run's error, "" when none; gpu_mem_used_mb: device memory in use;
@@ -404,6 +405,14 @@ void cmd_schedule(Script& sc, std::istringstream& in) {
   sc.frame();
 }
 
+void cmd_scheduler_config(Script& sc, std::istringstream& in) {
+  std::string path;
+  in >> path;
+  sc.app.load_scheduler_config(path);
+  if (!sc.app.model_error.empty()) throw InvalidInput("script: " + sc.app.model_error);
+  sc.frame();
+}
+
 void cmd_reset_counts(Script& sc, std::istringstream&) { sc.loop.reset_counts(); }
 
 void cmd_print(Script& sc, std::istringstream&) { std::printf("%s\n", state_json(sc).c_str()); }
@@ -431,6 +440,7 @@ constexpr ScriptCommand kCommands[] = {
     {"stop_after", cmd_stop_after},
     {"size", cmd_size},
     {"schedule", cmd_schedule},
+    {"scheduler_config", cmd_scheduler_config},
     {"reset_counts", cmd_reset_counts},
     {"print", cmd_print},
 };

@@ -196,8 +196,10 @@ std::string Exporter::command_line(App& app) const {
   const ComputePath* p = app.session->compute_path();
   const bool cpu = !p || p->name() == "cpu";
   std::string line = sample_command_line(app.session->settings(), app.session->model().path, cpu ? "cpu" : "cuda");
-  if (const SchedulerConfig* c = app.session->scheduler_config())  // its steps_offset and (analytic) betas
-    line += " --scheduler-config " + shell_quote(c->path);
+  // The applied scheduler config (its steps_offset and an analytic model's betas), before the trailing --out.
+  const std::string out = " --out ";
+  if (const SchedulerConfig* c = app.session->scheduler_config(); c && line.rfind(out) != std::string::npos)
+    line.insert(line.rfind(out), " --scheduler-config " + shell_quote(c->path));
   return line;
 }
 

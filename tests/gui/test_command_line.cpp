@@ -60,6 +60,43 @@ TEST(CommandLine, GuiRunsCommandLineReproducesItsStateBitForBit) {
   EXPECT_EQ(0, std::memcmp(a.data.data(), b.data.data(), a.data.size() * sizeof(float)));
 }
 
+// A scheduler_config.json applied in the app (script `scheduler_config`, as the model section's field) is in the
+// sidecar and its command line, which reproduces the state bit for bit: the analytic model's cosine betas and the
+// config's leading spacing with steps_offset 1 (SEMANTICS §3).
+TEST(CommandLine, GuiSchedulerConfigIsInTheCommandLineAndReproducesTheState) {
+  const std::string model = test::repo_root() + "/assets/models/gaussians8-exact.safetensors";
+  test::TempDir dir, logs;
+  std::ofstream(dir.file("cfg.json")) << R"({"beta_schedule": "squaredcos_cap_v2", "timestep_spacing": "leading",
+                                             "steps_offset": 1})";
+  std::ofstream(dir.file("s.txt")) << "scheduler_config " << dir.file("cfg.json") << "\nset sampler dpmpp-2m\nset n 200\n"
+                                      "set steps 10\nset seed 3\nwait_complete 5000\nexpect frame == 10\nexport state "
+                                   << dir.file("state.npy") << "\n";
+  guitest::Result r = guitest::run_cli("gui --headless --backend cpu --no-persist --size 800x500 --model '" + model +
+                                           "' --script '" + dir.file("s.txt") + "'",
+                                       logs.path());
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const auto j = nlohmann::json::parse(guitest::slurp(dir.file("state.json")));
+  EXPECT_EQ(j["spacing"].get<std::string>(), "leading");
+  EXPECT_EQ(j["scheduler_config"].get<std::string>(), dir.file("cfg.json"));
+  std::string line = j["command_line"].get<std::string>();
+  const std::string head = "diffscope ", tail = " --out x.npy";
+  ASSERT_EQ(line.substr(line.size() - tail.size()), tail) << line;
+  EXPECT_NE(line.find("--scheduler-config " + dir.file("cfg.json")), std::string::npos) << line;
+  line = line.substr(head.size(), line.size() - head.size() - tail.size());
+  r = guitest::run_cli(line + " --out '" + dir.file("cli.npy") + "'", logs.path());
+  ASSERT_EQ(r.code, 0) << line << "\n" << r.err;
+  const NpyFloat a = read_npy_float(dir.file("state.npy"), "gui"), b = read_npy_float(dir.file("cli.npy"), "cli");
+  ASSERT_EQ(a.shape, b.shape);
+  EXPECT_EQ(0, std::memcmp(a.data.data(), b.data.data(), a.data.size() * sizeof(float)));
+  // Without the config the same settings give another state (the file's linear betas, steps_offset 0).
+  r = guitest::run_cli("sample --backend cpu --model '" + model + "' --sampler dpmpp-2m --spacing leading --n 200 "
+                       "--steps 10 --seed 3 --out '" + dir.file("plain.npy") + "'",
+                       logs.path());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const NpyFloat c = read_npy_float(dir.file("plain.npy"), "plain");
+  EXPECT_NE(0, std::memcmp(a.data.data(), c.data.data(), a.data.size() * sizeof(float)));
+}
+
 TEST(CommandLine, ShellQuoting) {
   EXPECT_EQ(shell_quote("assets/models/moons.safetensors"), "assets/models/moons.safetensors");
   EXPECT_EQ(shell_quote("my model.safetensors"), "'my model.safetensors'");

@@ -16,10 +16,10 @@ cc_default=$(command -v clang || command -v clang-14)
 cxx_default=$(command -v clang++ || command -v clang++-14)
 CC="${CC:-$cc_default}" CXX="${CXX:-$cxx_default}" cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DDIFFSCOPE_FUZZ=ON -DDIFFSCOPE_CUDA=OFF -DDIFFSCOPE_GUI=OFF >/dev/null
-cmake --build "$build" --target fuzz_safetensors fuzz_npy -j 2
+cmake --build "$build" --target fuzz_safetensors fuzz_npy fuzz_scheduler_config -j 2
 
 status=0
-for target in safetensors npy; do
+for target in safetensors npy scheduler_config; do
   work="$build/fuzz-work/$target"
   mkdir -p "$work/corpus" "$work/artifacts"
   echo "== fuzz_$target for ${seconds}s"

@@ -21,7 +21,9 @@
 #include "core/errors.h"
 #include "core/model.h"
 #include "core/model_paths.h"
+#include "core/sampling.h"
 #include "core/schedule.h"
+#include "core/step_table.h"
 #include "gpu/bench_row.h"
 #if defined(DIFFSCOPE_HAVE_CUDA)
 #include "gpu/cuda_backend.h"
@@ -49,6 +51,9 @@ void time_host(Row& r, int reps, F run) {
   r.median_us = q(0.5), r.p10_us = q(0.1), r.p90_us = q(0.9), r.reps = reps;
 }
 
+// FLOPs of one network evaluation of B rows (SEMANTICS §2).
+double eval_flops(int B, int dim, int H) { return 2.0 * B * (double(dim + 1) * H + double(H) * H + double(H) * dim); }
+
 // CPU reference backend rows: the small shapes only; each one only when `--only` selects its workload.
 void cpu_denoise_row(const bench::Options& o, DenoiserBackend& cpu, std::vector<Row>& rows) {
   const int reps = o.quick ? 3 : 20;
@@ -73,7 +78,7 @@ void cpu_denoise_row(const bench::Options& o, DenoiserBackend& cpu, std::vector<
   cpu_ref::denoise<double>(m, xd.data(), t.data(), B, S, nullptr);
   r.rel_err = relative_frobenius_error(x, xd);
   r.unit = "TFLOP/s";
-  r.achieved = 2.0 * B * S * (double(dim + 1) * H + double(H) * H + double(H) * dim) / (r.median_us * 1e-6) / 1e12;
+  r.achieved = eval_flops(B, dim, H) * S / (r.median_us * 1e-6) / 1e12;
   r.note = "host clock, includes nothing but the call";
   rows.push_back(r);
 }
@@ -100,11 +105,46 @@ void cpu_mlp3_row(const bench::Options& o, DenoiserBackend& cpu, std::vector<Row
   rows.push_back(r);
 }
 
+// The solver rows on the CPU backend (issue 15): one run of N steps from pure noise, timed on the host clock and
+// divided by its network evaluations; error against the float64 run of the same table and noise.
+void cpu_solver_rows(const bench::Options& o, DenoiserBackend& cpu, std::vector<Row>& rows) {
+  const DiffusionModel m = o.model2.empty() ? make_random_model(2, 256, 2) : load_diffusion_model(o.model2);
+  const int B = 256, N = 20, dim = m.net.dim, H = m.net.hidden, reps = o.quick ? 3 : 10;
+  const uint64_t seed = 1;
+  const size_t first = rows.size();
+  for (const std::string& name : bench::bench_solvers()) {
+    Row r;
+    r.workload = bench::solver_workload(name, B, dim, H, N);
+    if (!bench::selected(o, r.workload)) continue;
+    const StepTable tab = build_step_table(m.schedule, parse_sampler(name), m.schedule.T - 1, N);
+    const int64_t evals = tab.evaluations(0, N);
+    std::vector<float> x0(size_t(B) * dim), x, prev(x0.size());
+    fill_start_noise(m, seed, B, x0.data());
+    r.impl = "cpu";
+    r.precision = "fp32";
+    r.path = "Eigen";
+    time_host(r, reps, [&] {
+      x = x0;
+      cpu.run_steps(m, tab, 0, N, x.data(), B, seed, nullptr, Precision::Fp32, 0, prev.data());
+    });
+    r.median_us /= evals, r.p10_us /= evals, r.p90_us /= evals;
+    std::vector<double> xd(x0.begin(), x0.end()), prevd(xd.size());
+    cpu_ref::run_steps<double>(m, tab, 0, N, xd.data(), B, seed, nullptr, 0, prevd.data());
+    r.rel_err = relative_frobenius_error(x, xd);
+    r.unit = "TFLOP/s";
+    r.achieved = eval_flops(B, dim, H) / (r.median_us * 1e-6) / 1e12;
+    r.note = "per network evaluation: host clock, one run of " + std::to_string(N) + " steps / its " + std::to_string(evals) + " evaluations";
+    rows.push_back(r);
+  }
+  bench::note_ratio_to_ddim(rows, first);
+}
+
 std::vector<Row> cpu_rows(const bench::Options& o) {
   std::vector<Row> rows;
   auto cpu = make_cpu_backend();
   cpu_denoise_row(o, *cpu, rows);
   cpu_mlp3_row(o, *cpu, rows);
+  cpu_solver_rows(o, *cpu, rows);
   return rows;
 }
 
@@ -138,11 +178,11 @@ void print_rows(const std::vector<Row>& rows, bool json, const std::string& gpu_
     std::printf("%s\n", out.dump(1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return;
   }
-  std::printf("%-36s %-17s %-5s %-12s %12s %12s %12s %9s %7s %12s %10s\n", "workload", "impl", "prec", "path", "median_us",
+  std::printf("%-42s %-17s %-5s %-12s %12s %12s %12s %9s %7s %12s %10s\n", "workload", "impl", "prec", "path", "median_us",
               "p10_us", "p90_us", "achieved", "%ceil", "floor_us", "rel_err");
   for (const Row& r : rows) {
     const bool has_ceiling = r.ceiling > 0 && !r.unit.empty();
-    std::printf("%-36s %-17s %-5s %-12s %12.1f %12.1f %12.1f %s %s %s %s%s%s\n", r.workload.c_str(), r.impl.c_str(),
+    std::printf("%-42s %-17s %-5s %-12s %12.1f %12.1f %12.1f %s %s %s %s%s%s\n", r.workload.c_str(), r.impl.c_str(),
                 r.precision.c_str(), r.path.c_str(), r.median_us, r.p10_us, r.p90_us,
                 cell(!r.unit.empty(), "%.3g", r.achieved, 9).c_str(),
                 cell(has_ceiling, "%.1f%%", has_ceiling ? 100.0 * r.achieved / r.ceiling : 0, 7).c_str(),

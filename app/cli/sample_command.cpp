@@ -23,6 +23,7 @@
 #include "core/output_files.h"
 #include "core/ranges.h"
 #include "core/sampling.h"
+#include "core/scheduler_config.h"
 #include "core/step_table.h"
 #include "core/video_writer.h"
 
@@ -41,6 +42,8 @@ struct SampleOptions {
   CLI::Option* n_option = nullptr;
   std::string sampler = "ddim", spacing = "default";
   int64_t steps_offset = 0;
+  CLI::Option *spacing_option = nullptr, *steps_offset_option = nullptr;
+  std::string scheduler_config, write_scheduler_config;  // diffusers' scheduler_config.json in / out
   double eta = 0.0;
   int64_t steps = 0;
   CLI::Option* steps_option = nullptr;  // steps default to t_start + 1 when not given
@@ -129,8 +132,9 @@ void run_sample(SampleOptions o) {
   const Precision precision = parse_precision(o.precision);
   check_backend_precision(o.backend, precision);
   const Sampler sampler = parse_sampler(o.sampler);
-  const Spacing spacing = parse_spacing(o.spacing);
+  Spacing spacing = parse_spacing(o.spacing);
   check_range("--steps-offset", o.steps_offset, {0, INT_MAX});
+  if (!o.write_scheduler_config.empty()) check_output_path("--write-scheduler-config", o.write_scheduler_config);
   o.seed = parse_seed(o.seed_text);
   check_range("--n", o.n, sample_count_range(o.backend == "cuda"));
   check_eta(o.eta);
@@ -139,7 +143,18 @@ void run_sample(SampleOptions o) {
   if (!o.trajectory.empty()) check_output_path("--trajectory", o.trajectory);
   if (!o.noise.empty() && o.from_data)
     throw InvalidInput("--noise cannot be combined with --from-data: both set the start state; valid: one of them");
-  const DiffusionModel model = load_diffusion_model(resolve_model_arg("--model", o.model));
+  DiffusionModel model = load_diffusion_model(resolve_model_arg("--model", o.model));
+  if (!o.scheduler_config.empty()) {  // its schedule (by SEMANTICS §3's rule) and, unless given, spacing and offset
+    const SchedulerConfig config = load_scheduler_config(o.scheduler_config);
+    const size_t old_warnings = model.warnings.size();
+    apply_scheduler_config(model, config);
+    for (size_t i = old_warnings; i < model.warnings.size(); ++i)
+      std::fprintf(stderr, "warning: %s\n", model.warnings[i].c_str());
+    // ddpm and ddpm-mean take one timestep per step: a config's spacing does not apply to them.
+    const bool per_t = sampler == Sampler::Ddpm || sampler == Sampler::DdpmMean;
+    if (o.spacing_option->count() == 0 && !per_t) spacing = config.spacing;
+    if (o.steps_offset_option->count() == 0) o.steps_offset = config.steps_offset;
+  }
   const Matrix2D start_noise = load_start_noise(o, model.net.dim);
   check_range("--t-start", o.t_start, t_start_range(model.schedule));
   const int t_start = static_cast<int>(o.t_start);
@@ -188,7 +203,11 @@ void run_sample(SampleOptions o) {
     outputs.push_back({"--video", o.video});
     outputs.push_back({"the sidecar of --video", png_sidecar_path(o.video)});
   }
+  if (!o.write_scheduler_config.empty()) outputs.push_back({"--write-scheduler-config", o.write_scheduler_config});
   check_distinct_outputs(outputs);
+  const std::string config_text = o.write_scheduler_config.empty()
+                                      ? ""
+                                      : scheduler_config_json(model.schedule, sampler, spacing, table.steps_offset);
   if (!o.png.empty()) {  // after the collision check, which names both colliding arguments
     const std::string ext = o.png.size() >= 4 ? o.png.substr(o.png.size() - 4) : "";
     if (ext != ".png" && ext != ".PNG")
@@ -268,6 +287,7 @@ void run_sample(SampleOptions o) {
                {"backend", o.backend},         {"device", backend->device()},
                {"trajectory_stride", stride},  {"timings", {{"sample_ms", sample_ms}}}};
     if (!o.noise.empty()) put_path(req.run, "noise", o.noise);
+    if (!o.scheduler_config.empty()) put_path(req.run, "scheduler_config", o.scheduler_config);
     req.frame_numbers = frames;
     req.png_text = !o.no_png_text;
     if (!o.png.empty()) {
@@ -284,6 +304,10 @@ void run_sample(SampleOptions o) {
     }
   }
 #endif
+  if (!config_text.empty()) {
+    files.add(o.write_scheduler_config, "--write-scheduler-config", config_text);
+    wrote += ", " + o.write_scheduler_config;
+  }
   files.commit();
   std::fprintf(stderr, "wrote %s in %.1f s (%d steps, %s, %s)\n", wrote.c_str(), sample_ms / 1e3, N,
                sampler_name(sampler), backend->name().c_str());
@@ -300,13 +324,18 @@ void register_sample(CLI::App& app, Action& action) {
   sub->add_option("--sampler", o->sampler, std::string("solver: ") + sampler_choices() + " (SEMANTICS §3)")
       ->check(CLI::IsMember(sampler_names()))
       ->capture_default_str();
-  sub->add_option("--spacing", o->spacing,
+  o->spacing_option = sub->add_option("--spacing", o->spacing,
                   std::string("step spacing: ") + spacing_choices() +
                       " (ddim and the new solvers; ddpm/ddpm-mean take default)")
       ->check(CLI::IsMember(spacing_names()))
       ->capture_default_str();
-  sub->add_option("--steps-offset", o->steps_offset, "diffusers' steps_offset, added by --spacing leading")
+  o->steps_offset_option = sub->add_option("--steps-offset", o->steps_offset, "diffusers' steps_offset, added by --spacing leading")
       ->capture_default_str();
+  sub->add_option("--scheduler-config", o->scheduler_config,
+                  "diffusers scheduler_config.json: its schedule (unless the model file has its own), spacing and "
+                  "steps_offset (--spacing / --steps-offset override them; SEMANTICS §3)");
+  sub->add_option("--write-scheduler-config", o->write_scheduler_config,
+                  "also write the run's schedule and spacing as a diffusers scheduler_config.json");
   sub->add_option("--eta", o->eta, "ddim noise scale, in [0, 1]")->capture_default_str();
   o->steps_option = sub->add_option("--steps", o->steps, "number of steps N, in [1, t_start+1] (default t_start+1)");
   sub->add_option("--t-start", o->t_start, "start timestep, in [0, T-1]")->capture_default_str();

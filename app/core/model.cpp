@@ -193,6 +193,8 @@ DiffusionModel diffusion_model_from(const SafetensorsFile& f) {
   }
   const int64_t d = m.net.dim;
   m.schedule = schedule_from(f, m.warnings);
+  m.schedule_in_file = f.find("betas") || m.metadata.count("T") || m.metadata.count("schedule") ||
+                       m.metadata.count("beta_start") || m.metadata.count("beta_end");
   compare_schedule_buffers(f, m.schedule, m.warnings);
 
   if (const TensorInfo* ds = f.find("data_samples")) {

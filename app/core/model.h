@@ -29,6 +29,7 @@ struct DiffusionModel {
   std::string path;                              // file it came from ("" if built in memory)
   EpsNet net;
   Schedule schedule;
+  bool schedule_in_file = false;                 // a betas tensor or schedule metadata (else the default linear)
   std::map<std::string, std::string> metadata;   // __metadata__ strings
   int n_data = 0;                                // rows of data_samples (0 if absent)
   std::vector<float> data_samples;               // (n_data, dim) held-out data points

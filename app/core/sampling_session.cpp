@@ -21,10 +21,18 @@ double now_ms() {
 
 void SamplingSession::load_model(const std::string& path) {
   auto m = std::make_unique<DiffusionModel>(load_diffusion_model(path));  // throws InvalidInput
+  if (m_scheduler_config) apply_scheduler_config(*m, *m_scheduler_config);
   m_model = std::move(m);
   m_settings.model_path = path;
   m_have_good = false;  // a new model starts a new history of good runs
   if (m_have_settings) start_run();
+}
+
+void SamplingSession::set_scheduler_config(std::shared_ptr<const SchedulerConfig> config) {
+  m_scheduler_config = std::move(config);
+  if (!m_model) return;
+  const std::string path = m_model->path;  // a copy: load_model replaces the model that holds it
+  load_model(path);
 }
 
 bool SamplingSession::is_image_model() const { return m_model && diffscope::image_side(*m_model) > 0; }
@@ -90,8 +98,9 @@ void SamplingSession::start_run() {
     const SamplingSettings& s = m_settings;
     // ddpm and ddpm-mean take one timestep per step: their spacing is always the default (SEMANTICS §3).
     const bool per_t = s.sampler == Sampler::Ddpm || s.sampler == Sampler::DdpmMean;
+    const int steps_offset = m_scheduler_config && !per_t ? m_scheduler_config->steps_offset : 0;
     m_table = build_step_table(m_model->schedule, s.sampler, s.t_start, s.steps, s.eta,
-                               per_t ? Spacing::Default : s.spacing);
+                               per_t ? Spacing::Default : s.spacing, steps_offset);
     // The rule of SEMANTICS §3 "Finite coefficients", before any work: a failure keeps the previous run.
     check_run_coefficients(m_model->schedule, m_table, m_table.steps(), s.from_data ? s.t_start : -1);
     const int budget_mb = std::min(s.memory_budget_mb, m_max_budget_mb);

@@ -9,6 +9,7 @@
 
 #include "core/compute_path.h"
 #include "core/model.h"
+#include "core/scheduler_config.h"
 #include "core/settings_io.h"
 #include "core/step_table.h"
 #include "core/trajectory_store.h"
@@ -26,6 +27,12 @@ class SamplingSession {
   int dim() const { return m_model ? m_model->net.dim : 0; }
   bool is_image_model() const;  // dim = 64 (8x8) or image_shape metadata
   int image_side() const;       // 8 for 8x8
+
+  // A diffusers scheduler_config.json applied to every model loaded (SEMANTICS §3 "Which schedule wins") and its
+  // steps_offset to every run; nullptr clears it. Reloads the current model file (its own schedule first); the
+  // run restarts. Throws InvalidInput when the file cannot be read again (the config is kept).
+  void set_scheduler_config(std::shared_ptr<const SchedulerConfig> config);
+  const SchedulerConfig* scheduler_config() const { return m_scheduler_config.get(); }
 
   // Replaces the compute path (backend switch); the run restarts.
   void set_compute_path(std::unique_ptr<ComputePath> path, std::string note);
@@ -84,6 +91,7 @@ class SamplingSession {
 
   TrajectoryBufferTarget* m_target;
   std::unique_ptr<DiffusionModel> m_model;
+  std::shared_ptr<const SchedulerConfig> m_scheduler_config;
   std::unique_ptr<ComputePath> m_path;
   std::string m_path_note;
   SamplingSettings m_settings;

@@ -18,6 +18,7 @@
 #include "core/cpu_reference.h"
 #include "core/model.h"
 #include "core/schedule.h"
+#include "core/step_table.h"
 #include "gpu/bench_row.h"
 #include "gpu/cuda_backend.h"
 #include "gpu/cuda_check.h"
@@ -221,6 +222,54 @@ void bench_mlp3(const Options& o, CudaBackend& be, const Mlp3Weights& w, int B, 
     }
 }
 
+// The solver rows (issue 15 "Speed"): each solver's run of N steps from pure noise on the fused path, timed with
+// events around one run_steps_device call and divided by its network evaluations (fp32: dpmpp-2m, its sde variant
+// and heun run kernels/denoise_solver.cu, which computes in fp32 whatever the precision); error against the float64
+// CPU run of the same table and noise on the first rows.
+void bench_solver_rows(const Options& o, CudaBackend& be, const DiffusionModel& m, int B, int N, std::vector<Row>& rows) {
+  const int dim = m.net.dim, H = m.net.hidden, n_chk = std::min(B, 256);
+  const uint64_t seed = 1;
+  const cudaStream_t s = be.stream();
+  const size_t first = rows.size();
+  for (const std::string& solver : bench_solvers()) {
+    const std::string name = solver_workload(solver, B, dim, H, N);
+    if (!selected(o, name)) continue;
+    std::fprintf(stderr, "bench: %s\n", name.c_str());
+    const StepTable tab = build_step_table(m.schedule, parse_sampler(solver), m.schedule.T - 1, N);
+    const int64_t evals = tab.evaluations(0, N);
+    be.set_model(m);
+    be.set_step_table(tab);
+    const size_t n = size_t(B) * dim;
+    gpu::GpuBuffer<float> x0(n), x(n);
+    be.start_noise_device(x0.data(), B, seed, s);
+    auto reset = [&] { CUDA_CHECK_THROW(cudaMemcpyAsync(x.data(), x0.data(), n * sizeof(float), cudaMemcpyDeviceToDevice, s)); };
+    auto run = [&] { be.run_steps_device(0, N, x.data(), B, seed, nullptr, Precision::Fp32, s); };
+    const Stats st = time_events(s, 1, o.quick ? 3 : 7, reset, run);
+    Row r;
+    r.workload = name;
+    r.impl = "fused";
+    r.precision = "fp32";
+    r.path = tab.uses_prev() || tab.uses_second_eval() ? "solver kernel" : "step table";
+    r.median_us = st.median / evals, r.p10_us = st.p10 / evals, r.p90_us = st.p90 / evals, r.reps = st.n;
+    const double flops = 2.0 * B * (double(dim + 1) * H + double(H) * H + double(H) * dim);
+    r.unit = "TFLOP/s";
+    r.achieved = flops / (r.median_us * 1e-6) / 1e12;
+    r.ceiling = ceiling_tflops(Precision::Fp32);
+    r.floor_us = flops / (r.ceiling * 1e12) * 1e6;
+    r.note = "per network evaluation: events around one run of " + std::to_string(N) + " steps / its " + std::to_string(evals) + " evaluations";
+    reset();
+    run();
+    std::vector<float> got(size_t(n_chk) * dim);
+    x.copy_to_host(got.data(), got.size(), s);
+    CUDA_CHECK_THROW(cudaStreamSynchronize(s));
+    std::vector<double> ref(got.size()), prev(got.size());
+    cpu_ref::start_noise<double>(m.schedule.T, dim, seed, n_chk, ref.data());
+    cpu_ref::run_steps<double>(m, tab, 0, N, ref.data(), n_chk, seed, nullptr, 0, prev.data());
+    r.rel_err = relative_frobenius_error(got, ref);
+    rows.push_back(r);
+  }
+  note_ratio_to_ddim(rows, first);
+}
 
 // Diagnostics for the latency-bound reference case: per-call time against the step count (fixed cost vs per-step
 // cost) for each path, a single launch timed with events, and the cluster kernel without its DSMEM pushes.
@@ -287,6 +336,7 @@ std::vector<Row> run_gpu_benchmarks(const Options& o) {
   bench_mlp3(o, be, w, 1 << 20, rows);
   bench_denoise(o, be, m64, 16384, 1000, rows);
   bench_denoise(o, be, m2, 65536, 1000, rows);
+  bench_solver_rows(o, be, m2, 65536, 100, rows);
   return rows;
 }
 

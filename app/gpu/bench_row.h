@@ -1,5 +1,6 @@
 // bench_row.h — one line of `diffscope bench` (plain C++, no CUDA: the CPU-only build prints the same rows).
 #pragma once
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,26 @@ struct Row {
 inline bool selected(const Options& o, const std::string& workload) {
   o.seen_workloads.push_back(workload);
   return o.only.empty() || workload.find(o.only) != std::string::npos;
+}
+
+// The solver rows (issue 15 "Speed"): each solver's time per network evaluation on one step list (default
+// spacing; heun: 2N - 1 evaluations), ddim's row first, so that every other row's note gives its ratio to it.
+inline std::vector<std::string> bench_solvers() { return {"ddim", "dpmpp-2m", "dpmpp-2m-sde", "euler-ancestral", "heun"}; }
+inline std::string solver_workload(const std::string& solver, int B, int dim, int H, int N) {
+  return "solver " + solver + " B=" + std::to_string(B) + " dim=" + std::to_string(dim) + " H=" + std::to_string(H) +
+         " N=" + std::to_string(N);
+}
+// Appends "; 1.03x ddim per evaluation" to the notes of rows[first..] when ddim's row is among them.
+inline void note_ratio_to_ddim(std::vector<Row>& rows, size_t first) {
+  double ddim = 0;
+  for (size_t i = first; i < rows.size(); ++i)
+    if (rows[i].workload.rfind("solver ddim ", 0) == 0) ddim = rows[i].median_us;
+  if (ddim <= 0) return;
+  for (size_t i = first; i < rows.size(); ++i) {
+    char b[64];
+    std::snprintf(b, sizeof b, "; %.2fx ddim per evaluation", rows[i].median_us / ddim);
+    rows[i].note += b;
+  }
 }
 
 // GPU rows (app/gpu/bench.cpp; CUDA builds only).

@@ -19,6 +19,8 @@
 //   measure FRAMES                frames/s over FRAMES frames (after 10 warm-up frames) with the per-frame figures
 //   size W H                      the display size from now on (0 0: a minimised window)
 //   stop_after SECONDS            skip the rest of the script once SECONDS have passed since this line (soak runs)
+//   schedule [wait]               open the Schedule section (wait: until its exact-ODE errors are computed)
+//   scheduler_config [PATH]       apply a diffusers scheduler_config.json as the model section does (none: clear)
 //   reset_counts                  zero the GPU-wait counters that `expect readbacks|syncs|camera_fits` read
 //   print                         one JSON line with the state (gl_errors: GL errors seen after frames so far;
 //                                 error: the run's error, "" when none; gpu_mem_used_mb: device memory in use;
@@ -35,8 +37,10 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "core/errors.h"
+#include "core/exact_lab.h"
 #include "core/frame_probe.h"
 #include "render/egl_display.h"
 #include "shell/compute_select.h"
@@ -387,6 +391,28 @@ void cmd_size(Script& sc, std::istringstream& in) {
   sc.frame();
 }
 
+// schedule [wait]: open the Schedule section; wait: run frames until its exact-ODE job is done (at most 60 s).
+void cmd_schedule(Script& sc, std::istringstream& in) {
+  std::string wait;
+  in >> wait;
+  sc.app.open_schedule = true;
+  sc.frame();
+  sc.frame();
+  for (int k = 0; wait == "wait" && sc.app.exact_lab && sc.app.exact_lab->busy() && k < 6000; ++k) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    sc.frame();
+  }
+  sc.frame();
+}
+
+void cmd_scheduler_config(Script& sc, std::istringstream& in) {
+  std::string path;
+  in >> path;
+  sc.app.load_scheduler_config(path);
+  if (!sc.app.model_error.empty()) throw InvalidInput("script: " + sc.app.model_error);
+  sc.frame();
+}
+
 void cmd_reset_counts(Script& sc, std::istringstream&) { sc.loop.reset_counts(); }
 
 void cmd_print(Script& sc, std::istringstream&) { std::printf("%s\n", state_json(sc).c_str()); }
@@ -413,6 +439,8 @@ constexpr ScriptCommand kCommands[] = {
     {"measure", cmd_measure},
     {"stop_after", cmd_stop_after},
     {"size", cmd_size},
+    {"schedule", cmd_schedule},
+    {"scheduler_config", cmd_scheduler_config},
     {"reset_counts", cmd_reset_counts},
     {"print", cmd_print},
 };

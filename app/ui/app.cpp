@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "core/errors.h"
+#include "core/exact_lab.h"
 #include "core/model_paths.h"
 #include "ui/backend_defaults.h"
 #include "ui/export_dir.h"
@@ -149,6 +150,24 @@ void App::load_model(const std::string& name_or_path) {
   } catch (const std::exception& e) {
     model_error = e.what();
     if (session->has_model()) model_error += "  (still showing " + session->model().path + ")";
+  }
+}
+
+void App::load_scheduler_config(const std::string& path) {
+  try {
+    if (path.empty()) {
+      session->set_scheduler_config(nullptr);
+    } else {
+      // absolute, so that the sidecar's command line finds it from anywhere
+      auto config = std::make_shared<const SchedulerConfig>(
+          diffscope::load_scheduler_config(std::filesystem::absolute(path).lexically_normal().string()));
+      session->set_scheduler_config(config);
+      settings.sampling.spacing = config->spacing;  // ddpm and ddpm-mean keep the default (SEMANTICS §3)
+    }
+    model_error.clear();
+    cursor = 0;
+  } catch (const std::exception& e) {
+    model_error = std::string("scheduler config: ") + e.what();
   }
 }
 

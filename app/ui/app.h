@@ -18,6 +18,10 @@
 #include "ui/run_only.h"
 #include "core/sampling_session.h"
 
+namespace diffscope {
+class ExactLab;
+}
+
 namespace diffscope::ui {
 
 // One command-line value: `--set key=value`, or `--n` / `--steps` / `--t-start` as their keys.
@@ -59,6 +63,9 @@ class App {
 
   // Loads a model (drag-and-drop, path field, picker); on failure shows the error, the current model runs on.
   void load_model(const std::string& path);
+  // Applies a diffusers scheduler_config.json (SEMANTICS §3) to the model and its spacing to the settings;
+  // "" clears it. On failure shows the error in the model section; the current run goes on.
+  void load_scheduler_config(const std::string& path);
   void select_backend(const std::string& backend);
   void restart_run();
   // Keyboard actions (also used by scripts).
@@ -96,6 +103,7 @@ class App {
   bool playing = true;
   bool replaying = false;      // playing a finished run from the start at play_speed (Space at the end)
   std::string path_field;      // the model path text box
+  std::string scheduler_config_field;  // the scheduler_config.json path text box (not persisted)
   std::string backend_choice = "auto";
   bool backend_changed = false;
   bool vsync_dirty = true;     // the window applies settings.view.vsync when set
@@ -104,6 +112,9 @@ class App {
   int fb_w = 0, fb_h = 0;
   int max_budget_mb = 65536;   // GL_MAX_SHADER_STORAGE_BLOCK_SIZE: the renderer binds the whole trajectory
   bool open_kernels = false;   // expand the kernel panel on the next frame (scripts)
+  bool open_schedule = false;  // expand the Schedule section and scroll to it on the next frame (scripts)
+  // Analytic models: errors vs the exact ODE, in the background (made by panel_schedule when first shown).
+  std::unique_ptr<ExactLab> exact_lab;
   // ImGui units covered by the panels (last frame; panels.cpp): the scene's views go in the rest.
   float ui_inset = 0;          // left: the controls
   float ui_inset_bottom = 0;   // bottom: the timeline and the kernel panel

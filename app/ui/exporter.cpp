@@ -134,6 +134,7 @@ nlohmann::json Exporter::sidecar(App& app, const std::string& kind) {
   j["device"] = p ? p->device() : "";
   j["steps_per_launch"] = s.steps_per_launch;
   if (app.session->has_model()) j["command_line"] = command_line(app);
+  if (const SchedulerConfig* c = app.session->scheduler_config()) put_path(j, "scheduler_config", c->path);
   const int frame = app.shown_frame();
   j["frame"] = frame;
   j["timestep"] = app.session->timestep_of_frame(frame);
@@ -194,7 +195,12 @@ void write_sidecar(const std::string& main_path, const nlohmann::json& j) {
 std::string Exporter::command_line(App& app) const {
   const ComputePath* p = app.session->compute_path();
   const bool cpu = !p || p->name() == "cpu";
-  return sample_command_line(app.session->settings(), app.session->model().path, cpu ? "cpu" : "cuda");
+  std::string line = sample_command_line(app.session->settings(), app.session->model().path, cpu ? "cpu" : "cuda");
+  // The applied scheduler config (its steps_offset and an analytic model's betas), before the trailing --out.
+  const std::string out = " --out ";
+  if (const SchedulerConfig* c = app.session->scheduler_config(); c && line.rfind(out) != std::string::npos)
+    line.insert(line.rfind(out), " --scheduler-config " + shell_quote(c->path));
+  return line;
 }
 
 void Exporter::remember_model(const std::string& path) {

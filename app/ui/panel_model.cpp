@@ -17,6 +17,28 @@ std::string picker_label(const std::string& name) {
   return is_untrained(name) ? name + " (untrained, for benchmarks)" : name;
 }
 
+// The optional diffusers scheduler_config.json (SEMANTICS §3): a path field, Apply (or Enter) and Clear.
+void panel_scheduler_config(App& app) {
+  const float apply_w = ImGui::CalcTextSize("Apply").x + 2 * ImGui::GetStyle().FramePadding.x;
+  ImGui::SetNextItemWidth(-(apply_w + ImGui::GetStyle().ItemSpacing.x));
+  const bool enter = ImGui::InputTextWithHint("##scheduler_config", "scheduler_config.json (optional)",
+                                              &app.scheduler_config_field, ImGuiInputTextFlags_EnterReturnsTrue);
+  tip("a diffusers scheduler_config.json: its timestep_spacing / use_karras_sigmas and steps_offset apply to the runs; "
+      "its betas only to an analytic model or a file without a schedule (SEMANTICS §3); Enter applies it");
+  ImGui::SameLine();
+  if (ImGui::Button("Apply") || enter) app.load_scheduler_config(app.scheduler_config_field);
+  tip("apply the scheduler config named in the field (an empty field clears it)");
+  if (const SchedulerConfig* c = app.session->scheduler_config()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("scheduler config: %s (spacing %s, steps_offset %d)", c->path.c_str(), spacing_name(c->spacing),
+                       c->steps_offset);
+    ImGui::PopStyleColor();
+    ImGui::SameLine();
+    if (ImGui::SmallButton("Clear")) app.scheduler_config_field.clear(), app.load_scheduler_config("");
+    tip("back to the model file's own schedule and steps_offset 0 (the spacing picker keeps its value)");
+  }
+}
+
 }  // namespace
 
 void panel_model(App& app) {
@@ -56,6 +78,7 @@ void panel_model(App& app) {
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   ImGui::TextWrapped("or drop a .safetensors file on the window");
   ImGui::PopStyleColor();
+  panel_scheduler_config(app);
   if (!app.model_error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
     ImGui::TextWrapped("%s", app.model_error.c_str());

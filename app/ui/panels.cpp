@@ -42,6 +42,12 @@ float left_panel(App& app, float pad) {
     ImGui::PushItemWidth(-label_column_width());
     if (ImGui::CollapsingHeader("Model", ImGuiTreeNodeFlags_DefaultOpen)) panel_model(app);
     if (ImGui::CollapsingHeader("Sampling", ImGuiTreeNodeFlags_DefaultOpen)) panel_sampling(app);
+    if (app.open_schedule) ImGui::SetNextItemOpen(true);
+    if (ImGui::CollapsingHeader("Schedule")) {
+      if (app.open_schedule) ImGui::SetScrollHereY(0.0f);
+      panel_schedule(app);
+    }
+    app.open_schedule = false;
     if (ImGui::CollapsingHeader("View", ImGuiTreeNodeFlags_DefaultOpen)) panel_view(app);
     if (ImGui::CollapsingHeader("Export")) panel_export(app);
     ImGui::PopItemWidth();

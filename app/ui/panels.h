@@ -10,6 +10,7 @@ void tip(const char* text);          // the last item's tooltip (also when it is
 void panel_model(App& app);          // model picker, path field, errors
 void panel_sampling(App& app);       // sampler settings
 void panel_view(App& app);           // drawing options
+void panel_schedule(App& app);       // per-step t, abar, sigma, logSNR, step size; errors vs the exact ODE
 // The two docked windows: draw_panels sets their place and size; each returns its window's top edge.
 float panel_timeline(App& app);      // play / pause / speed / scrubber
 float panel_kernels(App& app);       // kernel timings + per-frame figures (collapsed: a title bar)

@@ -49,9 +49,10 @@ TEST(BenchCli, OnlyFiltersTheCpuRows) {
   const std::string all = run_bench(logs, "", &code);
   ASSERT_EQ(code, 0) << all;
   const auto rows = cpu_lines(all);
-  ASSERT_EQ(rows.size(), 2u) << all;
+  ASSERT_EQ(rows.size(), 7u) << all;  // denoise, mlp3 and the five solver rows
   EXPECT_EQ(count(rows[0] + rows[1], "denoise B=8"), 1) << all;
   EXPECT_EQ(count(rows[0] + rows[1], "mlp3 B=16"), 1) << all;
+  EXPECT_EQ(count(all, "solver "), 5) << all;
   const std::string mlp = run_bench(logs, "--only mlp3", &code);
   ASSERT_EQ(code, 0) << mlp;
   EXPECT_EQ(count(mlp, "denoise B="), 0) << "--only mlp3 printed a denoise row:\n" << mlp;
@@ -103,6 +104,31 @@ TEST(BenchCli, CpuRowsHaveNoCeilingOrFloor) {
 }
 
 // `bench --diag` without a CUDA device says so and exits 3 (before, it printed nothing and exited 0).
+// Issue 15 "Speed": one row per solver, timed per network evaluation, each with its ratio to ddim in the note and
+// its error against the float64 run of the same table (fp32 on the CPU: far below 1e-5).
+TEST(BenchCli, SolverRowsPerEvaluationWithTheirRatioToDdim) {
+  test::TempDir logs;
+  int code = -1;
+  const nlohmann::json j = nlohmann::json::parse(run_bench(logs, "--only solver --json", &code));
+  ASSERT_EQ(code, 0);
+  std::vector<std::string> names;
+  for (const auto& r : j["rows"]) {
+    if (r["impl"] != "cpu") continue;  // a device adds the fused rows
+    names.push_back(r["workload"]);
+    EXPECT_GT(r["median_us"].get<double>(), 0.0);
+    EXPECT_LT(r["rel_err"].get<double>(), 1e-5) << r.dump();
+    EXPECT_NE(r["note"].get<std::string>().find("x ddim per evaluation"), std::string::npos) << r.dump();
+    EXPECT_NE(r["note"].get<std::string>().find("per network evaluation"), std::string::npos) << r.dump();
+  }
+  const std::vector<std::string> want = {"solver ddim B=256 dim=2 H=256 N=20", "solver dpmpp-2m B=256 dim=2 H=256 N=20",
+                                         "solver dpmpp-2m-sde B=256 dim=2 H=256 N=20",
+                                         "solver euler-ancestral B=256 dim=2 H=256 N=20",
+                                         "solver heun B=256 dim=2 H=256 N=20"};
+  EXPECT_EQ(names, want);
+  for (const auto& r : j["rows"])  // heun's 20 steps are 39 evaluations
+    if (r["workload"] == want[4]) EXPECT_NE(r["note"].get<std::string>().find("its 39 evaluations"), std::string::npos);
+}
+
 TEST(BenchCli, DiagWithoutADeviceSaysWhy) {
   test::TempDir logs;
   const std::string e = logs.file("stderr");

@@ -37,6 +37,21 @@ TEST(CommandLine, GuiSolverAndSpacingMatchTheCliBitForBit) {
   EXPECT_EQ(0, std::memcmp(a.data.data(), b.data.data(), a.data.size() * sizeof(float)));
 }
 
+// Runs the sidecar's command line (`diffscope sample ... --out x.npy`, checked for that shape) with --out cli.npy
+// in `dir` and expects state.npy there bit for bit.
+void expect_command_line_reproduces_state(const std::string& command_line, const test::TempDir& dir,
+                                          const test::TempDir& logs) {
+  const std::string head = "diffscope ", tail = " --out x.npy";
+  ASSERT_EQ(command_line.rfind(head, 0), 0u) << command_line;
+  ASSERT_EQ(command_line.substr(command_line.size() - tail.size()), tail) << command_line;
+  const std::string line = command_line.substr(head.size(), command_line.size() - head.size() - tail.size());
+  const guitest::Result r = guitest::run_cli(line + " --out '" + dir.file("cli.npy") + "'", logs.path());
+  ASSERT_EQ(r.code, 0) << line << "\n" << r.err;
+  const NpyFloat a = read_npy_float(dir.file("state.npy"), "gui"), b = read_npy_float(dir.file("cli.npy"), "cli");
+  ASSERT_EQ(a.shape, b.shape);
+  EXPECT_EQ(0, std::memcmp(a.data.data(), b.data.data(), a.data.size() * sizeof(float)));
+}
+
 TEST(CommandLine, GuiRunsCommandLineReproducesItsStateBitForBit) {
   test::TempDir dir, logs;
   std::ofstream(dir.file("s.txt")) << "set n 500\nset t_start 700\nset steps 30\nset eta 0.3\nset seed 11\n"
@@ -47,17 +62,40 @@ TEST(CommandLine, GuiRunsCommandLineReproducesItsStateBitForBit) {
                                        logs.path());
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   const auto j = nlohmann::json::parse(guitest::slurp(dir.file("state.json")));
-  std::string line = j["command_line"].get<std::string>();
-  const std::string head = "diffscope ", tail = " --out x.npy";
-  ASSERT_EQ(line.rfind(head, 0), 0u) << line;
-  ASSERT_EQ(line.substr(line.size() - tail.size()), tail) << line;
+  const std::string line = j["command_line"].get<std::string>();
   EXPECT_NE(line.find("--eta 0.29999999999999999"), std::string::npos) << line;  // 0.3 read back exactly
-  line = line.substr(head.size(), line.size() - head.size() - tail.size());
-  r = guitest::run_cli(line + " --out '" + dir.file("cli.npy") + "'", logs.path());
-  ASSERT_EQ(r.code, 0) << line << "\n" << r.err;
-  const NpyFloat a = read_npy_float(dir.file("state.npy"), "gui"), b = read_npy_float(dir.file("cli.npy"), "cli");
-  ASSERT_EQ(a.shape, b.shape);
-  EXPECT_EQ(0, std::memcmp(a.data.data(), b.data.data(), a.data.size() * sizeof(float)));
+  expect_command_line_reproduces_state(line, dir, logs);
+}
+
+// A scheduler_config.json applied in the app (script `scheduler_config`, as the model section's field) is in the
+// sidecar and its command line, which reproduces the state bit for bit: the analytic model's cosine betas and the
+// config's leading spacing with steps_offset 1 (SEMANTICS §3).
+TEST(CommandLine, GuiSchedulerConfigIsInTheCommandLineAndReproducesTheState) {
+  const std::string model = test::repo_root() + "/assets/models/gaussians8-exact.safetensors";
+  test::TempDir dir, logs;
+  std::ofstream(dir.file("cfg.json")) << R"({"beta_schedule": "squaredcos_cap_v2", "timestep_spacing": "leading",
+                                             "steps_offset": 1})";
+  std::ofstream(dir.file("s.txt")) << "scheduler_config " << dir.file("cfg.json") << "\nset sampler dpmpp-2m\nset n 200\n"
+                                      "set steps 10\nset seed 3\nwait_complete 5000\nexpect frame == 10\nexport state "
+                                   << dir.file("state.npy") << "\n";
+  guitest::Result r = guitest::run_cli("gui --headless --backend cpu --no-persist --size 800x500 --model '" + model +
+                                           "' --script '" + dir.file("s.txt") + "'",
+                                       logs.path());
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const auto j = nlohmann::json::parse(guitest::slurp(dir.file("state.json")));
+  EXPECT_EQ(j["spacing"].get<std::string>(), "leading");
+  EXPECT_EQ(j["scheduler_config"].get<std::string>(), dir.file("cfg.json"));
+  const std::string line = j["command_line"].get<std::string>();
+  EXPECT_NE(line.find("--scheduler-config " + dir.file("cfg.json")), std::string::npos) << line;
+  expect_command_line_reproduces_state(line, dir, logs);
+  // Without the config the same settings give another state (the file's linear betas, steps_offset 0).
+  r = guitest::run_cli("sample --backend cpu --model '" + model + "' --sampler dpmpp-2m --spacing leading --n 200 "
+                       "--steps 10 --seed 3 --out '" + dir.file("plain.npy") + "'",
+                       logs.path());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const NpyFloat a = read_npy_float(dir.file("state.npy"), "gui"), c = read_npy_float(dir.file("plain.npy"), "plain");
+  ASSERT_EQ(a.shape, c.shape);
+  EXPECT_NE(0, std::memcmp(a.data.data(), c.data.data(), a.data.size() * sizeof(float)));
 }
 
 TEST(CommandLine, ShellQuoting) {

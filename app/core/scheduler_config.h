@@ -1,0 +1,47 @@
+// scheduler_config.h — diffusers' scheduler_config.json, read and written (SEMANTICS §3 "diffusers
+// scheduler_config.json"): the noise schedule (num_train_timesteps, beta_*, trained_betas,
+// rescale_betas_zero_snr) and the step spacing (timestep_spacing, steps_offset, use_karras_sigmas).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/model.h"
+#include "core/schedule.h"
+#include "core/step_table.h"
+
+namespace diffscope {
+
+// What a scheduler_config.json says, checked. Missing keys take diffusers' defaults (DDIMScheduler's, except
+// timestep_spacing, whose default depends on _class_name: "leading" for DDIM/DDPM/PNDM, else "linspace").
+struct SchedulerConfig {
+  std::string path;                    // the file it came from ("" when parsed from text)
+  Schedule schedule;                   // betas from beta_schedule / trained_betas (+ rescale), float64
+  Spacing spacing = Spacing::Leading;  // timestep_spacing, or karras when use_karras_sigmas is true
+  int steps_offset = 0;
+  // Keys read but without effect here (clip_sample, thresholding, set_alpha_to_one false, ...): one line each,
+  // shown as warnings (SEMANTICS §3 says why each is safe to ignore).
+  std::vector<std::string> notes;
+};
+
+// Parses the JSON text of a scheduler_config.json; `label` names it in messages (the path). Throws
+// InvalidInput naming the key, the value and the valid range (or choices) for every bad or unsupported value.
+SchedulerConfig parse_scheduler_config(const std::string& text, const std::string& label);
+// Reads and parses the file (InvalidInput when it is missing or unreadable).
+SchedulerConfig load_scheduler_config(const std::string& path);
+
+// Applies a config's schedule to a model (SEMANTICS §3 "which schedule wins"): a network model whose file
+// carries its own schedule (a betas tensor or schedule metadata) keeps it, with a warning in model.warnings
+// when the config's betas differ (relative difference above kScheduleWarnRelDiff); an analytic model
+// (gaussian_mixture: eps is exact for any schedule) or a network file without schedule information takes the
+// config's schedule. The config's notes are added to model.warnings.
+void apply_scheduler_config(DiffusionModel& model, const SchedulerConfig& config);
+
+// The scheduler_config.json text (2-space indented) for a run: the schedule as beta_schedule linear /
+// scaled_linear / squaredcos_cap_v2 when its betas match one within 1e-6 relative, else trained_betas (17
+// digits); spacing as timestep_spacing (karras: use_karras_sigmas true with timestep_spacing linspace, which is
+// diffusers' list when t_start = T - 1); _class_name of the diffusers scheduler closest to `sampler`. Throws
+// InvalidInput for the default spacing, which diffusers does not have (linspace is the same list up to the
+// rounding of ties), and for a schedule with abar = 0 anywhere but a rescaled last step.
+std::string scheduler_config_json(const Schedule& schedule, Sampler sampler, Spacing spacing, int steps_offset);
+
+}  // namespace diffscope

@@ -1,0 +1,41 @@
+// fuzz_scheduler_config.cpp — libFuzzer target for the diffusers scheduler_config.json reader (issue 15): any input
+// must either parse or throw InvalidInput; a parsed config must hold a valid schedule (T = betas.size() in
+// [2, 1000000], betas in (0, 1] with 1 only last, abar decreasing), a spacing diffusers names and a steps_offset
+// in [0, T-1], and come back the same after scheduler_config_json (betas within the writer's 1e-6 naming tolerance).
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "core/errors.h"
+#include "core/scheduler_config.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace diffscope;
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  SchedulerConfig c;
+  try {
+    c = parse_scheduler_config(text, "fuzz.json");
+  } catch (const InvalidInput&) {
+    return 0;
+  }
+  const Schedule& s = c.schedule;
+  if (s.T < 2 || s.T > 1'000'000 || s.betas.size() != static_cast<size_t>(s.T)) std::abort();
+  for (int t = 0; t < s.T; ++t) {
+    const double b = s.betas[t];
+    if (!(b > 0.0 && (b < 1.0 || (b == 1.0 && t == s.T - 1)))) std::abort();
+    if (t > 0 && !(s.alphas_cumprod[t] <= s.alphas_cumprod[t - 1])) std::abort();
+  }
+  if (c.spacing == Spacing::Default || c.steps_offset < 0 || c.steps_offset > s.T - 1) std::abort();
+  SchedulerConfig back;
+  try {
+    back = parse_scheduler_config(scheduler_config_json(s, Sampler::Ddim, c.spacing, c.steps_offset), "again.json");
+  } catch (const InvalidInput&) {
+    std::abort();  // what we write, we read
+  }
+  if (back.spacing != c.spacing || back.steps_offset != c.steps_offset || back.schedule.T != s.T) std::abort();
+  for (int t = 0; t < s.T; ++t)
+    if (std::abs(back.schedule.betas[t] - s.betas[t]) > 1e-6 * s.betas[t]) std::abort();
+  return 0;
+}

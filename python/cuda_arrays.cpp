@@ -44,11 +44,9 @@ int64_t to_interface_stream(int64_t s) { return s == 0 ? 1 : s; }
 // Work on `consumer` waits for what is already queued on `producer`.
 void order_after(cudaStream_t producer, cudaStream_t consumer) {
   if (producer == consumer) return;
-  cudaEvent_t ev;
-  CUDA_CHECK_THROW(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
-  CUDA_CHECK_THROW(cudaEventRecord(ev, producer));
-  CUDA_CHECK_THROW(cudaStreamWaitEvent(consumer, ev, 0));
-  CUDA_CHECK_THROW(cudaEventDestroy(ev));
+  const gpu::CudaEvent ev(cudaEventDisableTiming);
+  CUDA_CHECK_THROW(cudaEventRecord(ev.get(), producer));
+  CUDA_CHECK_THROW(cudaStreamWaitEvent(consumer, ev.get(), 0));
 }
 
 // A borrowed CUDA array: its pointer and shape; a DLPack tensor taken from a capsule is released at the end.

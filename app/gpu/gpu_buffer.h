@@ -82,7 +82,8 @@ class CudaStream {
 
 class CudaEvent {
  public:
-  CudaEvent() { CUDA_CHECK_THROW(cudaEventCreate(&m_e)); }
+  // flags: cudaEventCreateWithFlags' (cudaEventDisableTiming for an event that only orders streams)
+  explicit CudaEvent(unsigned flags = cudaEventDefault) { CUDA_CHECK_THROW(cudaEventCreateWithFlags(&m_e, flags)); }
   ~CudaEvent() {
     if (m_e) CUDA_CHECK_PRINT(cudaEventDestroy(m_e));
   }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,11 +23,17 @@
 #include "core/npy.h"
 #include "core/output_files.h"
 #include "core/ranges.h"
+#include "core/command_line.h"
+#include "core/json_path.h"
+#include "core/settings_schema.h"
+#include "core/sidecar_file.h"
+#include "core/trajectory_store.h"
 #include "core/sampling.h"
 #include "core/step_table.h"
 #include "core/video_writer.h"
 
 #if defined(DIFFSCOPE_HAVE_GUI) && __has_include("ui/sample_png.h")
+#include "ui/restore.h"
 #include "ui/sample_png.h"
 #define DIFFSCOPE_SAMPLE_PNG 1
 #endif
@@ -48,6 +55,7 @@ struct SampleOptions {
   std::string seed_text = "0";
   uint64_t seed = 0;  // parsed from seed_text
   bool from_data = false;
+  bool steps_from_config = false, stride_from_config = false;
   std::string png, size = "1024x1024";  // GUI builds: headless picture of the run
   std::string video, video_frames;      // GUI builds: headless video of the run (sample_png.h)
   double fps = 30;
@@ -55,7 +63,95 @@ struct SampleOptions {
   bool no_png_text = false;
   int64_t stride = 1;
   std::string backend = "cpu", precision = "fp32";
+  // The picture (GUI builds): every view setting that changes a pixel, by its settings-schema key
+  // (core/settings_schema.h), from --config and the generated --key-name flags; the flags win.
+  std::string config;                           // --config sidecar.json|export.png
+  std::map<std::string, std::string> view_flags;  // schema key -> the text of its --flag
+  int64_t frame = -1;                           // the frame drawn; -1: the last
+  double camera_aspect = 0, ui_scale = 1;
+  CLI::App* sub = nullptr;
+  bool given(const std::string& flag) const {
+    const CLI::Option* opt = sub ? sub->get_option_no_throw(flag) : nullptr;
+    return opt && opt->count() > 0;
+  }
 };
+
+// The flag of a settings-schema key: "trail_frames" -> "--trail-frames".
+std::string flag_of(const std::string& key) {
+  std::string f = "--" + key;
+  std::replace(f.begin(), f.end(), '_', '-');
+  return f;
+}
+
+// The picture's settings rows that `sample` takes as flags (the sampling ones have their own options).
+bool is_picture_row(const SettingField& f) {
+  if (!f.parse) return false;
+  if (f.section == SettingSection::Sampling) return f.key == std::string("memory_budget_mb");
+  return f.pixel || f.key == std::string("camera") || f.key == std::string("export_size");
+}
+
+// Sidecar keys that are not settings: what the run measured or wrote (SEMANTICS §6). --config reads the
+// picture values among them (frame, camera_aspect, ui_scale, trajectory_stride, noise, steps_offset, backend).
+bool is_sidecar_record(const std::string& k) {
+  static const char* const kKeys[] = {"format", "kind", "generator", "model", "device", "timestep", "computed_steps",
+                                      "command_line", "created_utc", "timings", "png", "npy", "video", "fps", "lossless",
+                                      "frames", "shape", "grid", "render_device", "frames_drawn", "evaluations",
+                                      "frame", "camera_aspect", "ui_scale", "trajectory_stride", "noise", "steps_offset",
+                                      "backend", "cam_auto", "camera_auto"};
+  return std::find(std::begin(kKeys), std::end(kKeys), k) != std::end(kKeys);
+}
+
+// --config FILE (a sidecar, or a PNG carrying one): its values where no flag was given (explicit flags win).
+// Fills `pic` with its view and export settings; `camera_given` when it holds a camera. Notes unknown keys.
+void apply_config(SampleOptions& o, AppSettings* pic, bool* camera_given, bool* size_given, std::string* note) {
+  const nlohmann::json j = read_sidecar(o.config, note, "--config");
+  const nlohmann::json flat = sidecar_settings(j);
+  if (o.model.empty() && j.contains("model") && j["model"].is_object()) {
+#ifdef DIFFSCOPE_SAMPLE_PNG
+    const ui::RestorePlan plan = ui::plan_restore(j);  // found by path, checked by SHA-256 (ui/restore.h)
+    o.model = plan.model;
+    *note += plan.note;
+#else
+    get_path(j["model"], "file", &o.model);
+#endif
+  }
+  if (o.model.empty()) throw InvalidInput("--config " + o.config + " names no model; valid: give --model");
+  const std::vector<std::string> used = apply_settings_json(*pic, flat, "--config " + o.config + ": ", {}, note);
+  auto has = [&](const char* key) {
+    for (const std::string& u : used)
+      if (const SettingField* f = find_setting(u); f && f->key == std::string(key)) return true;
+    return false;
+  };
+  const SamplingSettings& c = pic->sampling;
+  if (has("n") && !o.given("--n")) o.n = c.n_samples;
+  if (has("sampler") && !o.given("--sampler")) o.sampler = sampler_name(c.sampler);
+  if (has("spacing") && !o.given("--spacing")) o.spacing = spacing_name(c.spacing);
+  if (has("eta") && !o.given("--eta")) o.eta = c.eta;
+  if (has("t_start") && !o.given("--t-start")) o.t_start = c.t_start;
+  if (has("steps") && !o.given("--steps")) o.steps = c.steps, o.steps_from_config = true;
+  if (has("seed") && !o.given("--seed")) o.seed_text = std::to_string(c.seed);
+  if (has("from_data") && !o.given("--from-data")) o.from_data = c.from_data;
+  if (has("precision") && !o.given("--precision")) o.precision = precision_name(c.precision);
+  auto num = [&](const char* k) { return flat.contains(k) && flat[k].is_number(); };
+  if (num("steps_offset") && !o.given("--steps-offset")) o.steps_offset = flat["steps_offset"].get<int64_t>();
+  if (num("frame") && !o.given("--frame")) o.frame = flat["frame"].get<int64_t>();
+  if (num("camera_aspect") && !o.given("--camera-aspect")) o.camera_aspect = flat["camera_aspect"].get<double>();
+  if (num("ui_scale") && !o.given("--ui-scale")) o.ui_scale = flat["ui_scale"].get<double>();
+  if (num("trajectory_stride") && !o.given("--trajectory-stride")) o.stride = flat["trajectory_stride"].get<int64_t>(), o.stride_from_config = true;
+  if (flat.contains("noise") && !o.given("--noise")) get_path(flat, "noise", &o.noise);
+  if (flat.contains("backend") && flat["backend"].is_string() && !o.given("--backend")) {
+    const std::string b = flat["backend"].get<std::string>();  // "cpu", or "cuda ..." from the GUI
+    if (b.rfind("cuda", 0) == 0) o.backend = "cuda";
+    else if (b == "cpu") o.backend = "cpu";
+  }
+  *camera_given = has("cam_x") || has("cam_y") || has("cam_half_h") || has("camera");
+  *size_given = has("export_width") || has("export_height") || has("export_size");
+  std::string unknown;
+  for (auto it = flat.begin(); it != flat.end(); ++it)
+    if (!is_sidecar_record(it.key()) && std::find(used.begin(), used.end(), it.key()) == used.end())
+      unknown += (unknown.empty() ? "" : ", ") + it.key();
+  if (!unknown.empty()) *note += "--config " + o.config + ": unknown keys ignored: " + unknown + "\n";
+}
 
 // Frames kept with stride s over N steps: 0, s, 2s, ... and always N (SEMANTICS §3).
 std::vector<int> kept_frames(int N, int s) {
@@ -126,6 +222,20 @@ Matrix2D load_start_noise(SampleOptions& o, int dim) {
 
 void run_sample(SampleOptions o) {
   // Everything is checked before any computation; outputs are written only at the end.
+  AppSettings pic;  // the picture's settings: the GUI's defaults, then --config, then the flags (which win)
+  bool camera_given = false, size_given = false;
+  if (!o.config.empty()) {
+    std::string note;
+    apply_config(o, &pic, &camera_given, &size_given, &note);
+    if (!note.empty()) std::fprintf(stderr, "diffscope sample: %s", note.c_str());
+  }
+  for (const auto& [key, text] : o.view_flags) {
+    if (!o.given(flag_of(key))) continue;
+    set_setting(pic, key, text, flag_of(key));
+    if (key == "cam_x" || key == "cam_y" || key == "cam_half_h" || key == "camera") camera_given = text != "auto";
+  }
+  check_real_range("--ui-scale", o.ui_scale, {0.25, 8.0});
+  if (o.camera_aspect != 0) check_real_range("--camera-aspect", o.camera_aspect, {1e-3, 1e3});
   const Precision precision = parse_precision(o.precision);
   check_backend_precision(o.backend, precision);
   const Sampler sampler = parse_sampler(o.sampler);
@@ -139,11 +249,12 @@ void run_sample(SampleOptions o) {
   if (!o.trajectory.empty()) check_output_path("--trajectory", o.trajectory);
   if (!o.noise.empty() && o.from_data)
     throw InvalidInput("--noise cannot be combined with --from-data: both set the start state; valid: one of them");
+  if (o.model.empty()) throw InvalidInput("--model is required (or --config with a sidecar that names the model)");
   const DiffusionModel model = load_diffusion_model(resolve_model_arg("--model", o.model));
   const Matrix2D start_noise = load_start_noise(o, model.net.dim);
   check_range("--t-start", o.t_start, t_start_range(model.schedule));
   const int t_start = static_cast<int>(o.t_start);
-  const int64_t steps = o.steps_option->count() == 0 ? o.t_start + 1 : o.steps;
+  const int64_t steps = o.steps_option->count() == 0 && !o.steps_from_config ? o.t_start + 1 : o.steps;
   check_range("--steps", steps, sample_steps_range(t_start));
   const StepTable table = build_step_table(model.schedule, sampler, t_start, static_cast<int>(steps), o.eta, spacing,
                                           static_cast<int>(o.steps_offset));
@@ -154,16 +265,17 @@ void run_sample(SampleOptions o) {
   // SEMANTICS §3 "Finite coefficients": refuse a run whose coefficients are not finite in float32.
   check_run_coefficients(model.schedule, table, N, o.from_data ? t_start : -1);
   int stride = static_cast<int>(std::min<int64_t>(o.stride, N));
+  if (o.frame < -1 || o.frame > N) check_range("--frame", o.frame, {0, N});
 #ifdef DIFFSCOPE_SAMPLE_PNG
-  int png_w = 1024, png_h = 1024;
-  if (!o.png.empty()) {
-    ui::parse_png_size("--size", o.size, &png_w, &png_h);
-    check_output_path("--png", o.png);
-    // Without --trajectory the picture's trails come from at most about 48 kept frames.
-    if (o.trajectory.empty() && o.video.empty()) stride = std::max(stride, (N + 47) / 48);
+  if (!o.png.empty() || !o.video.empty()) {
+    if (o.given("--size") || !size_given) set_setting(pic, "export_size", o.size, "--size");
+    // The GUI's trail sampling: the frames its trajectory buffer keeps under memory_budget_mb (SEMANTICS §3).
+    if (o.trajectory.empty() && !o.given("--trajectory-stride") && !o.stride_from_config)
+      stride = TrajectoryLayout::make(N, n, dim, size_t(pic.sampling.memory_budget_mb) << 20).stride;
   }
+  const int png_w = pic.export_width, png_h = pic.export_height;
+  if (!o.png.empty()) check_output_path("--png", o.png);
   if (!o.video.empty()) {
-    ui::parse_png_size("--size", o.size, &png_w, &png_h);
     check_output_path("--video", o.video);
     video_format_of("--video", o.video);
     check_video_fps("--fps", o.fps);
@@ -188,7 +300,9 @@ void run_sample(SampleOptions o) {
     outputs.push_back({"--video", o.video});
     outputs.push_back({"the sidecar of --video", png_sidecar_path(o.video)});
   }
-  check_distinct_outputs(outputs);
+  std::vector<OutputFile> named = outputs;  // --config is read, never written over (SEMANTICS §9)
+  if (!o.config.empty()) named.push_back({"--config", o.config});
+  check_distinct_outputs(named);
   if (!o.png.empty()) {  // after the collision check, which names both colliding arguments
     const std::string ext = o.png.size() >= 4 ? o.png.substr(o.png.size() - 4) : "";
     if (ext != ".png" && ext != ".PNG")
@@ -207,7 +321,7 @@ void run_sample(SampleOptions o) {
   else if (!o.noise.empty())
     std::copy(start_noise.data.begin(), start_noise.data.end(), x.begin());
   else
-    fill_start_noise(model, o.seed, n, x.data());
+    backend->start_noise(model, o.seed, n, x.data());  // where the GUI draws it on this backend
 
   // Run between the kept frames (and, on a terminal, in about 100 chunks to show progress). With stride 1
   // the backend writes every frame itself (one call instead of N).
@@ -258,16 +372,22 @@ void run_sample(SampleOptions o) {
     req.frames = traj.data();
     req.n_frames = static_cast<int>(frames.size());
     req.png = o.png;
-    req.width = png_w;
-    req.height = png_h;
-    req.run = {{"sampler", sampler_name(sampler)}, {"spacing", spacing_name(spacing)},
-               {"steps_offset", table.steps_offset}, {"evaluations", table.evaluations(0, N)},
-               {"eta", o.eta},   {"steps", N},
-               {"t_start", t_start},           {"seed", o.seed},  {"n", n},
-               {"from_data", o.from_data},     {"precision", precision_name(precision)},
-               {"backend", o.backend},         {"device", backend->device()},
-               {"trajectory_stride", stride},  {"timings", {{"sample_ms", sample_ms}}}};
-    if (!o.noise.empty()) put_path(req.run, "noise", o.noise);
+    req.settings = pic;
+    SamplingSettings& rs = req.settings.sampling;
+    rs.n_samples = n, rs.sampler = sampler, rs.spacing = spacing, rs.eta = o.eta, rs.steps = N, rs.t_start = t_start;
+    rs.seed = o.seed, rs.from_data = o.from_data, rs.precision = precision;
+    req.camera_given = camera_given;
+    req.camera_aspect = o.camera_aspect;
+    req.ui_scale = static_cast<float>(o.ui_scale);
+    req.frame = static_cast<int>(o.frame);
+    req.trajectory_stride = stride;
+    req.backend = o.backend;
+    req.device = backend->device();
+    req.command_line = sample_command_line(rs, model.path, o.backend);
+    req.step_t.assign(table.t.begin(), table.t.end());
+    req.extra = {{"steps_offset", table.steps_offset}, {"evaluations", table.evaluations(0, N)},
+                 {"timings", {{"sample_ms", sample_ms}}}};
+    if (!o.noise.empty()) put_path(req.extra, "noise", o.noise);
     req.frame_numbers = frames;
     req.png_text = !o.no_png_text;
     if (!o.png.empty()) {
@@ -294,7 +414,8 @@ void run_sample(SampleOptions o) {
 void register_sample(CLI::App& app, Action& action) {
   auto o = std::make_shared<SampleOptions>();
   CLI::App* sub = app.add_subcommand("sample", "sample from a model with any solver and spacing (SEMANTICS §3)");
-  sub->add_option("--model", o->model, "bundled model name (moons, digits8x8, ...) or .safetensors path")->required();
+  sub->add_option("--model", o->model, "bundled model name (moons, digits8x8, ...) or .safetensors path (required "
+                                       "unless --config names one)");
   o->n_option = sub->add_option("--n", o->n, "number of samples, in [1, 1000000] (with --noise: its rows)")
                     ->capture_default_str();
   sub->add_option("--sampler", o->sampler, std::string("solver: ") + sampler_choices() + " (SEMANTICS §3)")
@@ -322,9 +443,21 @@ void register_sample(CLI::App& app, Action& action) {
   sub->add_option("--precision", o->precision, "fp32 | tf32 | bf16 (tf32/bf16 need --backend cuda)")
       ->check(CLI::IsMember({"fp32", "tf32", "bf16"}))
       ->capture_default_str();
+  sub->add_option("--config", o->config, "run a sidecar (.json, or an exported .png carrying one): its settings and "
+                                         "picture values; flags given as well win; unknown keys are named in a note");
 #ifdef DIFFSCOPE_SAMPLE_PNG
   sub->add_option("--png", o->png, "also render the run headless into this PNG (with a .json sidecar)");
-  sub->add_option("--size", o->size, "PNG and video size WxH (made even for .mp4)")->capture_default_str();
+  sub->add_option("--size", o->size, "PNG and video size WxH (made even for .mp4); the settings key export_size")
+      ->capture_default_str();
+  sub->add_option("--frame", o->frame, "the frame drawn in --png (the last kept one at or before it; default the last)");
+  sub->add_option("--camera-aspect", o->camera_aspect, "width/height of the pane the camera was set in (a GUI "
+                                                       "sidecar's; default: the picture's own pane)");
+  sub->add_option("--ui-scale", o->ui_scale, "UI content scale: points are point_size x this many pixels, in [0.25, 8]")
+      ->capture_default_str();
+  for (const SettingField& f : setting_fields())  // every view setting that changes a pixel (core/settings_schema.h)
+    if (is_picture_row(f))
+      sub->add_option(flag_of(f.key), o->view_flags[f.key],
+                      std::string("picture setting '") + f.key + "' (as `--set " + f.key + "=...` in the GUI)");
   sub->add_option("--video", o->video, "also render every kept frame into a video: .mp4 (H.264), .gif or .webp "
                                        "(needs ffmpeg; without it the frames are written as PNGs)");
   sub->add_flag("--no-png-text", o->no_png_text, "do not put the sidecar JSON into the PNG (iTXt chunk 'diffscope')");
@@ -332,6 +465,7 @@ void register_sample(CLI::App& app, Action& action) {
   sub->add_flag("--video-lossless", o->video_lossless, "exact video: .mp4 as libx264rgb -qp 0, .webp lossless");
   sub->add_option("--video-frames", o->video_frames, "video of the frames FIRST:LAST (steps, inclusive; default all)");
 #endif
+  o->sub = sub;
   sub->callback([o, &action] { action = [o] { run_sample(*o); }; });
 }
 

@@ -2,8 +2,13 @@
 #include "core/backend.h"
 
 #include "core/errors.h"
+#include "core/sampling.h"
 
 namespace diffscope {
+
+void DenoiserBackend::start_noise(const DiffusionModel& model, uint64_t seed, int n, float* x) {
+  fill_start_noise(model, seed, n, x);
+}
 
 Precision parse_precision(const std::string& name) {
   if (name == "fp32") return Precision::Fp32;

@@ -41,6 +41,11 @@ class DenoiserBackend {
                          float* x, int B, uint64_t seed, float* frames, Precision precision,
                          uint32_t row_offset = 0, float* prev_x0 = nullptr) = 0;
 
+  // The start noise of SEMANTICS §7 (step key T) into x (n, dim), host memory: drawn where this backend draws
+  // it for the GUI too (CPU: the host Philox; CUDA: the device kernel, copied back), so that `sample` and the
+  // GUI start a run from the same bits on each backend (issue 16 item 0).
+  virtual void start_noise(const DiffusionModel& model, uint64_t seed, int n, float* x);
+
   // The fused 3-layer MLP (SEMANTICS §5): x (B, d0) -> y (B, d3).
   virtual void mlp3(const Mlp3Weights& w, const float* x, int B, float* y, Precision precision) = 0;
 };

@@ -527,6 +527,16 @@ void CudaBackend::run_steps(const DiffusionModel& model, const StepTable& table,
   CUDA_CHECK_THROW(cudaStreamSynchronize(s));
 }
 
+void CudaBackend::start_noise(const DiffusionModel& model, uint64_t seed, int n, float* x) {
+  set_model(model);
+  const cudaStream_t s = m->stream.get();
+  const size_t count = static_cast<size_t>(n) * model.net.dim;
+  m->d_x.reserve(count);
+  start_noise_device(m->d_x.data(), n, seed, s);
+  m->d_x.copy_to_host(x, count, s);
+  CUDA_CHECK_THROW(cudaStreamSynchronize(s));
+}
+
 void CudaBackend::set_mlp3(const Mlp3Weights& w) {
   const bool same = m->have_mlp && m->h_mlp.d0 == w.d0 && m->h_mlp.d1 == w.d1 && m->h_mlp.d2 == w.d2 &&
                     m->h_mlp.d3 == w.d3 && m->h_mlp.W1 == w.W1 && m->h_mlp.W2 == w.W2 && m->h_mlp.W3 == w.W3;

@@ -59,7 +59,7 @@ struct SampleOptions {
   std::string png, size = "1024x1024";  // GUI builds: headless picture of the run
   std::string video, video_frames;      // GUI builds: headless video of the run (sample_png.h)
   double fps = 30;
-  bool video_lossless = false;
+  bool video_lossless = false, video_yuv420 = false;
   bool no_png_text = false;
   int64_t stride = 1;
   std::string backend = "cpu", precision = "fp32";
@@ -94,7 +94,7 @@ bool is_picture_row(const SettingField& f) {
 // picture values among them (frame, camera_aspect, ui_scale, trajectory_stride, noise, steps_offset, backend).
 bool is_sidecar_record(const std::string& k) {
   static const char* const kKeys[] = {"format", "kind", "generator", "model", "device", "timestep", "computed_steps",
-                                      "command_line", "created_utc", "timings", "png", "npy", "video", "fps", "lossless",
+                                      "command_line", "created_utc", "timings", "png", "npy", "video", "fps", "lossless", "pix_fmt",
                                       "frames", "shape", "grid", "render_device", "frames_drawn", "evaluations",
                                       "frame", "camera_aspect", "ui_scale", "trajectory_stride", "noise", "steps_offset",
                                       "backend", "cam_auto", "camera_auto"};
@@ -185,7 +185,7 @@ std::string shape_text(const std::vector<int64_t>& shape) {
 #ifdef DIFFSCOPE_SAMPLE_PNG
 // The video's kept-frame range from --video-frames FIRST:LAST (step numbers, inclusive, in [0, N]).
 ui::SampleVideo video_range(const SampleOptions& o, const std::vector<int>& frames) {
-  ui::SampleVideo v{o.video, o.fps, o.video_lossless, 0, static_cast<int>(frames.size()) - 1};
+  ui::SampleVideo v{o.video, o.fps, o.video_lossless, o.video_yuv420, 0, static_cast<int>(frames.size()) - 1};
   if (o.video_frames.empty()) return v;
   int a = 0, b = 0;
   char colon = 0, extra = 0;
@@ -463,6 +463,8 @@ void register_sample(CLI::App& app, Action& action) {
   sub->add_flag("--no-png-text", o->no_png_text, "do not put the sidecar JSON into the PNG (iTXt chunk 'diffscope')");
   sub->add_option("--fps", o->fps, "video frames per second, in [1, 240]")->capture_default_str();
   sub->add_flag("--video-lossless", o->video_lossless, "exact video: .mp4 as libx264rgb -qp 0, .webp lossless");
+  sub->add_flag("--video-yuv420", o->video_yuv420, ".mp4 as yuv420p, which every player plays (the default yuv444p "
+                                                  "keeps the colour of small points; browsers and QuickTime mostly lack it)");
   sub->add_option("--video-frames", o->video_frames, "video of the frames FIRST:LAST (steps, inclusive; default all)");
 #endif
   o->sub = sub;

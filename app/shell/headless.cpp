@@ -8,7 +8,7 @@
 //                                 camera X,Y,H|auto, export_size WxH, ...; old names such as spl, trail, data
 //                                 still work, with a note), then one frame
 //   model NAME|PATH / backend auto|cpu|cuda / restore FILE (an export's .png or .json, as if dropped)
-//   key Space|Left|Right|Home|End|S|H [shift]   press and release a key
+//   key Space|Left|Right|Home|End|S|V|H [shift]   press and release a key
 //   drag_timeline FROM TO [FRAMES]  mouse drag on the timeline slider, positions as fractions of its width
 //   mouse X Y [down|up]           move the mouse (pixels) and set the left button
 //   wheel X Y CLICKS              turn the mouse wheel at (X, Y) (zooms the 2D view about that point)
@@ -61,6 +61,7 @@ int key_code(const std::string& k) {
   if (k == "Home") return kKeyHome;
   if (k == "End") return kKeyEnd;
   if (k == "S") return kKeyS;
+  if (k == "V") return kKeyV;
   if (k == "H") return kKeyH;
   throw InvalidInput("script: unknown key '" + k + "'; valid: Space Left Right Home End S H");
 }

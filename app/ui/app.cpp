@@ -410,6 +410,7 @@ void App::on_key(const KeyPress& p) {
   if (p.key == kKeyHome) playing = false, cursor = 0;
   if (p.key == kKeyEnd) playing = false, cursor = session->computed_steps();
   if (p.key == kKeyS && !p.ctrl) request_snapshot();
+  if (p.key == kKeyV && !p.ctrl) m_want_video = true;  // the Export section's video: first frame to the shown one
   if (p.key == kKeyH) {
     settings.view.show_ui = !settings.view.show_ui;
     m_ui_hidden_at = ImGui::GetTime();
@@ -462,6 +463,12 @@ void App::frame(int w, int h) {
     m_want_snapshot = false;
     run_export(ExportKind::Snapshot);
     probe.mark(FramePhase::other);
+  }
+  if (m_want_video) {  // V: started here, one frame encoded per UI frame (Exporter::tick)
+    m_want_video = false;
+    const ExportResult r = run_export(ExportKind::Video);
+    status_line = r.ok ? "video: writing " + r.path : "video: error: " + r.error;
+    status_is_error = !r.ok;
   }
   if (settings.view.show_ui)
     draw_panels(*this);

@@ -72,7 +72,7 @@ class App {
   ExportResult run_export(ExportKind kind, const std::string& path = "");
   // The read-only view of this state that exports read.
   ExportView export_view() const;
-  // One shortcut key (Space, arrows, Home/End, S, H); auto-repeats act only for the arrows.
+  // One shortcut key (Space, arrows, Home/End, S snapshot, V video, H); auto-repeats act only for the arrows.
   void on_key(const KeyPress& p);
 
   // --- state (read and edited by the panels) ---
@@ -142,7 +142,7 @@ class App {
 
   int m_pending_frame = -1;    // show_frame_when_computed
   RunOnlyValues m_run_only;    // the command line's values, kept out of the settings file
-  bool m_want_snapshot = false;
+  bool m_want_snapshot = false, m_want_video = false;
   double m_last_time = 0;
   // field cache key
   int m_field_t = -2, m_field_grid = 0;

@@ -89,6 +89,7 @@ class Exporter {
     int format = 0;  // 0 .mp4 (H.264), 1 .gif, 2 .webp
     int fps = 30;    // [1, 240]
     bool lossless = false;
+    bool yuv420 = false;  // MP4: yuv420p, which every player plays (VideoOptions::yuv420)
   } video;
   ExportResult start_video(const ExportView& v, std::string path = "");
   bool video_active() const { return m_video != nullptr; }

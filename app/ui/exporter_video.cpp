@@ -32,7 +32,7 @@ ExportResult Exporter::start_video(const ExportView& v, std::string path) {
     video_frame_size(f, &w, &h);
     m_vid_total = v.shown_slot + 1;
     try {
-      m_video = std::make_shared<VideoWriter>(VideoOptions{path, w, h, double(video.fps), video.lossless, "export video"});
+      m_video = std::make_shared<VideoWriter>(VideoOptions{path, w, h, double(video.fps), video.lossless, "export video", video.yuv420});
     } catch (const ResourceUnavailable& e) {
       // No ffmpeg: the same frames as a PNG sequence, and the reason stays in the messages.
       finish({false, "", e.what()});
@@ -51,6 +51,7 @@ ExportResult Exporter::start_video(const ExportView& v, std::string path) {
     m_vid_sidecar["export_height"] = h;
     m_vid_sidecar["fps"] = video.fps;
     m_vid_sidecar["lossless"] = video.lossless;
+    if (f == VideoFormat::Mp4 && !video.lossless) m_vid_sidecar["pix_fmt"] = video.yuv420 ? "yuv420p" : "yuv444p";
     std::vector<int> frames;
     for (int k = 0; k < m_vid_total; ++k) frames.push_back(v.session->layout().frame_of_slot(k));
     m_vid_sidecar["frames"] = frames;

@@ -54,7 +54,14 @@ void panel_video_export(App& app) {
   ImGui::SameLine();
   ImGui::Checkbox("lossless", &ex.video.lossless);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("MP4: libx264rgb -qp 0 (exact RGB); WebP: lossless; GIF: 256 colours");
-  if (ImGui::Button("Video (first frame to shown)")) app.run_export(ExportKind::Video);
+  if (ex.video.format == 0 && !ex.video.lossless) {
+    ImGui::SameLine();
+    ImGui::Checkbox("yuv420p", &ex.video.yuv420);
+    tip("MP4 that every player plays (browsers, QuickTime); the default yuv444p keeps the colour of small points "
+        "(VLC, mpv, ffplay play it)");
+  }
+  if (ImGui::Button("Video (V): first frame to shown")) app.run_export(ExportKind::Video);
+  tip("frames 0 .. the shown one at the export size through ffmpeg; without ffmpeg, PNG frames instead");
 }
 
 }  // namespace

@@ -153,7 +153,7 @@ int render_sample_video(const SamplePng& r, const SampleVideo& v) {
   std::unique_ptr<VideoWriter> writer;
   std::string fallback;
   try {
-    writer = std::make_unique<VideoWriter>(VideoOptions{v.path, w, h, v.fps, v.lossless, "--video"});
+    writer = std::make_unique<VideoWriter>(VideoOptions{v.path, w, h, v.fps, v.lossless, "--video", v.yuv420});
   } catch (const ResourceUnavailable&) {
     const std::filesystem::path vp(v.path);
     fallback = next_free_name(vp.parent_path().empty() ? "." : vp.parent_path().string(), vp.stem().string() + "_frames", "");
@@ -179,6 +179,7 @@ int render_sample_video(const SamplePng& r, const SampleVideo& v) {
   j["export_width"] = w, j["export_height"] = h;
   j["fps"] = v.fps;
   j["lossless"] = v.lossless;
+  if (format == VideoFormat::Mp4 && !v.lossless) j["pix_fmt"] = v.yuv420 ? "yuv420p" : "yuv444p";
   std::vector<int> frames;
   for (int s = v.first; s <= last; ++s) frames.push_back(s < int(r.frame_numbers.size()) ? r.frame_numbers[s] : s);
   j["frames"] = frames;

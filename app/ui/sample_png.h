@@ -72,6 +72,7 @@ struct SampleVideo {
   std::string path;              // .mp4, .gif or .webp
   double fps = 30;
   bool lossless = false;         // see VideoOptions::lossless
+  bool yuv420 = false;           // see VideoOptions::yuv420
   int first = 0, last = -1;      // kept-frame range, inclusive (last < 0: the last kept frame)
 };
 

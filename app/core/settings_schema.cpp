@@ -195,6 +195,7 @@ std::vector<SettingField> make_table() {
                           [](AppSettings& s) -> int& { return s.view.trail_frames; }));
   t.push_back(flag("show_data", S::View, {"data"}, true, [](AppSettings& s) -> bool& { return s.view.show_data; }));
   t.push_back(flag("show_field", S::View, {"field"}, true, [](AppSettings& s) -> bool& { return s.view.show_field; }));
+  t.push_back(flag("show_axes", S::View, {}, true, [](AppSettings& s) -> bool& { return s.view.show_axes; }));
   t.push_back(flag("field_x0", S::View, {}, true, [](AppSettings& s) -> bool& { return s.view.field_x0; }));
   t.push_back(number<int>("field_grid", S::View, {}, true, 4, 64, [](AppSettings& s) -> int& { return s.view.field_grid; }));
   t.push_back(number<float>("point_size", S::View, {}, true, kPointSizeRange.lo, kPointSizeRange.hi,

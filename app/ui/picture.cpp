@@ -21,6 +21,7 @@ render::SceneInput picture_scene(const ViewSettings& v, float ui_scale, const Tr
   in.point_size = v.point_size * ui_scale;
   in.point_alpha = v.point_alpha;
   in.show_data = v.show_data;
+  in.show_axes = v.show_axes;
   in.show_field = v.show_field && dim == 2;
   in.cam = {v.cam_x, v.cam_y, v.cam_half_h};
   in.image_model = image_side > 0;

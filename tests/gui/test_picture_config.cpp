@@ -13,6 +13,7 @@
 #include <fstream>
 
 #include "gui_test_util.h"
+#include "shell/compute_select.h"
 
 namespace diffscope {
 namespace {
@@ -20,10 +21,11 @@ namespace {
 namespace fs = std::filesystem;
 
 guitest::Result run_gui(const std::string& args, const std::string& script_text, const test::TempDir& dir,
-                        const test::TempDir& logs, const std::string& env = "") {
+                        const test::TempDir& logs, const std::string& env = "", const std::string& backend = "cpu") {
   const std::string script = dir.file("script_" + std::to_string(std::hash<std::string>()(args + script_text)) + ".txt");
   std::ofstream(script) << script_text;
-  return guitest::run_cli("gui --headless --backend cpu --no-persist --size 1024x700 " + args + " --script '" + script + "'",
+  return guitest::run_cli("gui --headless --backend " + backend + " --no-persist --size 1024x700 " + args + " --script '" +
+                              script + "'",
                           logs.path(), env);
 }
 
@@ -44,7 +46,7 @@ TEST(PictureConfig, GuiSnapshotEqualsSampleConfigPixelForPixel) {
   test::TempDir dir, logs;
   // Scrub back 11 frames, zoom twice with the wheel about a point right of the centre, change the view.
   guitest::Result r = run_gui("--model '" + guitest::model_2d() + "'",
-                              std::string(kRun) + "key Left\nkey Left shift\nwheel 700 350 2\nset show_data 0\n"
+                              std::string(kRun) + "key Left\nkey Left shift\nwheel 700 350 2\nset show_data 0\nset show_axes 0\n"
                                                   "export snapshot " + dir.file("g.png") + "\n",
                               dir, logs);
   ASSERT_EQ(r.code, 0) << r.out << r.err;
@@ -167,6 +169,35 @@ TEST(PictureConfig, SamplePngKeepsTheGuiDefaultsAtEveryN) {
   EXPECT_EQ(j["view"]["trail_frames"], 12);
   EXPECT_EQ(j["trajectory_stride"], 1);
   EXPECT_EQ(j["frame"], 100);
+}
+
+// The same on CUDA (the H200): the GUI's CUDA path and `sample --config` (backend cuda from the sidecar) draw
+// the start noise with the same device kernel, so the state, the command line's .npy and the picture agree bit
+// for bit. The field is off: `sample` evaluates it on the CPU, the GUI on the device.
+TEST(PictureConfig, CudaGuiSnapshotAndCommandLineMatchTheCli) {
+  if (!shell::cuda_available()) GTEST_SKIP() << "no CUDA device";
+  test::TempDir dir, logs;
+  guitest::Result r = run_gui("--model '" + guitest::model_2d() + "'",
+                              "set n 4096\nset t_start 999\nset steps 100\nset seed 3\nset export_size 320x240\n"
+                              "wait_complete 5000\nexport state " + dir.file("state.npy") +
+                                  "\nkey Left shift\nwheel 700 350 2\nset trail_frames 7\nexport snapshot " +
+                                  dir.file("g.png") + "\n",
+                              dir, logs, "", "cuda");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  ASSERT_EQ(sidecar(dir.file("g.json"))["backend"].get<std::string>().rfind("cuda", 0), 0u);
+  r = guitest::run_cli("sample --config '" + dir.file("g.png") + "' --out '" + dir.file("c.npy") + "' --png '" +
+                           dir.file("c.png") + "'",
+                       logs.path());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(guitest::read_png(dir.file("g.png")).rgb == guitest::read_png(dir.file("c.png")).rgb)
+      << "the CUDA GUI snapshot differs from sample --config --png";
+  std::string line = sidecar(dir.file("state.json"))["command_line"].get<std::string>();
+  line = "cd '" + dir.path() + "' && '" + test::cli_binary() + "'" + line.substr(std::string("diffscope").size()) +
+         " >'" + logs.file("o") + "' 2>&1";
+  ASSERT_EQ(std::system(line.c_str()), 0) << guitest::slurp(logs.file("o"));
+  const size_t bytes = 4096 * 2 * sizeof(float);
+  EXPECT_TRUE(npy_payload(dir.file("state.npy"), bytes) == npy_payload(dir.file("x.npy"), bytes))
+      << "the command line's .npy differs from the CUDA GUI's state";
 }
 
 }  // namespace

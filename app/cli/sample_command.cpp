@@ -116,7 +116,8 @@ void apply_config(SampleOptions& o, AppSettings* pic, bool* camera_given, bool* 
 #endif
   }
   if (o.model.empty()) throw InvalidInput("--config " + o.config + " names no model; valid: give --model");
-  const std::vector<std::string> used = apply_settings_json(*pic, flat, "--config " + o.config + ": ", {}, note);
+  // "backend" is the compute path's name in GUI sidecars ("cuda + interop", ...): read below, not as the setting.
+  const std::vector<std::string> used = apply_settings_json(*pic, flat, "--config " + o.config + ": ", {"backend"}, note);
   auto has = [&](const char* key) {
     for (const std::string& u : used)
       if (const SettingField* f = find_setting(u); f && f->key == std::string(key)) return true;

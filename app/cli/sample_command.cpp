@@ -76,6 +76,13 @@ struct SampleOptions {
   }
 };
 
+// A range bound as typed ("0.05", "16384").
+std::string num_text(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", v);
+  return b;
+}
+
 // The flag of a settings-schema key: "trail_frames" -> "--trail-frames".
 std::string flag_of(const std::string& key) {
   std::string f = "--" + key;
@@ -458,7 +465,8 @@ void register_sample(CLI::App& app, Action& action) {
   for (const SettingField& f : setting_fields())  // every view setting that changes a pixel (core/settings_schema.h)
     if (is_picture_row(f))
       sub->add_option(flag_of(f.key), o->view_flags[f.key],
-                      std::string("picture setting '") + f.key + "' (as `--set " + f.key + "=...` in the GUI)");
+                      std::string("setting '") + f.key + "'" + (f.lo < f.hi ? ", in [" + num_text(f.lo) + ", " + num_text(f.hi) + "]" : "") +
+                          " (SEMANTICS §6 Settings keys; as --set " + f.key + "=... in the app)");
   sub->add_option("--video", o->video, "also render every kept frame into a video: .mp4 (H.264), .gif or .webp "
                                        "(needs ffmpeg; without it the frames are written as PNGs)");
   sub->add_flag("--no-png-text", o->no_png_text, "do not put the sidecar JSON into the PNG (iTXt chunk 'diffscope')");

@@ -393,6 +393,7 @@ void run_sample(SampleOptions o) {
     req.device = backend->device();
     req.command_line = sample_command_line(rs, model.path, o.backend);
     req.step_t.assign(table.t.begin(), table.t.end());
+    req.field = [&](const float* p, int k, int t, bool x0, float* out) { backend->eps_field(model, p, k, t, x0, out); };
     req.extra = {{"steps_offset", table.steps_offset}, {"evaluations", table.evaluations(0, N)},
                  {"timings", {{"sample_ms", sample_ms}}}};
     if (!o.noise.empty()) put_path(req.extra, "noise", o.noise);

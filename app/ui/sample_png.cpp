@@ -89,7 +89,10 @@ std::vector<uint8_t> RunRenderer::render(int slot, int w, int h) {
     const int t = field_timestep(r.step_t, j);
     const bool x0 = r.settings.view.field_x0;
     m->renderer.set_field_lines(field_lines(cam, picture_pane_aspect(w, h, in.image_model), r.settings.view.field_grid, x0,
-                                            [&](const float* p, int n, float* out) { eval_field_cpu(md, p, n, t, x0, out); }));
+                                            [&](const float* p, int n, float* out) {
+                                              if (r.field) r.field(p, n, t, x0, out);
+                                              else eval_field_cpu(md, p, n, t, x0, out);
+                                            }));
   }
   m->target.ensure(w, h);
   m->target.bind();

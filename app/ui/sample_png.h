@@ -4,6 +4,7 @@
 // `--video run.mp4` renders every kept frame the same way into a video (core/video_writer.h).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,6 +36,9 @@ struct SamplePng {
   std::string backend, device, command_line;
   bool png_text = true;            // PNGs carry the sidecar in an iTXt chunk `diffscope` (SEMANTICS §6)
   nlohmann::json extra = nlohmann::json::object();  // merged into the sidecar: steps_offset, timings, noise, ...
+  // The field at points (pts, n, t, x0, out), where the run's backend computes it (DenoiserBackend::eps_field);
+  // empty: the CPU (core/field_eval.h).
+  std::function<void(const float* pts, int n, int t, bool x0, float* out)> field;
   int width() const { return settings.export_width; }
   int height() const { return settings.export_height; }
   int shown_slot() const;          // the kept slot of `frame`

@@ -173,14 +173,14 @@ TEST(PictureConfig, SamplePngKeepsTheGuiDefaultsAtEveryN) {
 
 // The same on CUDA (the H200): the GUI's CUDA path and `sample --config` (backend cuda from the sidecar) draw
 // the start noise with the same device kernel, so the state, the command line's .npy and the picture agree bit
-// for bit. The field is off: `sample` evaluates it on the CPU, the GUI on the device.
+// for bit, and both evaluate the field arrows with the eps-field kernel.
 TEST(PictureConfig, CudaGuiSnapshotAndCommandLineMatchTheCli) {
   if (!shell::cuda_available()) GTEST_SKIP() << "no CUDA device";
   test::TempDir dir, logs;
   guitest::Result r = run_gui("--model '" + guitest::model_2d() + "'",
                               "set n 4096\nset t_start 999\nset steps 100\nset seed 3\nset export_size 320x240\n"
                               "wait_complete 5000\nexport state " + dir.file("state.npy") +
-                                  "\nkey Left shift\nwheel 700 350 2\nset trail_frames 7\nexport snapshot " +
+                                  "\nkey Left shift\nwheel 700 350 2\nset trail_frames 7\nset show_field 1\nexport snapshot " +
                                   dir.file("g.png") + "\n",
                               dir, logs, "", "cuda");
   ASSERT_EQ(r.code, 0) << r.out << r.err;

@@ -360,21 +360,29 @@ AppSettings settings_from_json(const nlohmann::json& j, std::string* note) {
   return s;
 }
 
-std::vector<std::string> apply_settings_json(AppSettings& s, const nlohmann::json& flat, const std::string& arg_prefix,
-                                             const std::vector<std::string>& skip, std::string* note) {
-  std::vector<std::string> used;
-  if (!flat.is_object()) return used;
+std::vector<std::pair<std::string, const SettingField*>> settings_in_json(const nlohmann::json& flat) {
+  std::vector<std::pair<std::string, const SettingField*>> found;
+  if (!flat.is_object()) return found;
   for (const SettingField& f : setting_fields()) {
     if (!f.parse) continue;
     std::vector<std::string> names{f.key};
     names.insert(names.end(), f.aliases.begin(), f.aliases.end());
-    for (const std::string& k : names) {
-      if (!flat.contains(k)) continue;
-      used.push_back(k);
-      if (std::find(skip.begin(), skip.end(), f.key) != skip.end()) break;
+    for (const std::string& k : names)
+      if (flat.contains(k)) {
+        found.emplace_back(k, &f);  // the first name found (the key before its aliases)
+        break;
+      }
+  }
+  return found;
+}
+
+std::vector<std::string> apply_settings_json(AppSettings& s, const nlohmann::json& flat, const std::string& arg_prefix,
+                                             const std::vector<std::string>& skip, std::string* note) {
+  std::vector<std::string> used;
+  for (const auto& [k, f] : settings_in_json(flat)) {
+    used.push_back(k);
+    if (std::find(skip.begin(), skip.end(), f->key) == skip.end())
       set_setting(s, k, setting_text(flat[k]), arg_prefix + k, note);
-      break;
-    }
   }
   return used;
 }

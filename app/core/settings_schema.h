@@ -6,6 +6,7 @@
 #pragma once
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -62,6 +63,9 @@ void parse_size_wxh(const std::string& arg, const std::string& text, int* w, int
 nlohmann::json settings_to_json(const AppSettings& s);
 // Tolerant reading of that form (aliases and the pre-schema names too; see SettingField::load).
 AppSettings settings_from_json(const nlohmann::json& j, std::string* note);
+
+// The settings found in `flat` (one JSON object; keys or aliases), in table order: (the name as written, its row).
+std::vector<std::pair<std::string, const SettingField*>> settings_in_json(const nlohmann::json& flat);
 
 // Applies every setting found in `flat` (keys or aliases; one JSON object) strictly, in table order, to `s`.
 // Keys in `skip` are left alone (the CLI's explicit flags win). Returns the keys it used (as written in `flat`);

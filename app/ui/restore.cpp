@@ -53,18 +53,12 @@ RestorePlan plan_restore(const nlohmann::json& j) {
   // Every setting the sidecar holds, by the settings schema's keys (older sidecars' names are its aliases), in
   // the schema's order (a camera before cam_auto). The backend stays this machine's choice.
   const nlohmann::json flat = sidecar_settings(j);
-  for (const SettingField& f : setting_fields()) {
-    if (!f.parse || f.key == std::string("backend") || f.key == std::string("export_dir")) continue;
-    std::vector<std::string> names{f.key};
-    names.insert(names.end(), f.aliases.begin(), f.aliases.end());
-    for (const std::string& k : names) {
-      if (!flat.contains(k)) continue;
-      try {
-        p.sets.emplace_back(f.key, setting_text(flat[k]));
-      } catch (const InvalidInput&) {
-        p.note += "sidecar key " + k + " is not a value: ignored\n";
-      }
-      break;
+  for (const auto& [k, f] : settings_in_json(flat)) {
+    if (f->key == std::string("backend") || f->key == std::string("export_dir")) continue;
+    try {
+      p.sets.emplace_back(f->key, setting_text(flat[k]));
+    } catch (const InvalidInput&) {
+      p.note += "sidecar key " + k + " is not a value: ignored\n";
     }
   }
   if (j.contains("frame") && j["frame"].is_number_integer()) p.frame = j["frame"].get<int>();

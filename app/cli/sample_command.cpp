@@ -459,8 +459,9 @@ void register_sample(CLI::App& app, Action& action) {
   sub->add_option("--size", o->size, "PNG and video size WxH (made even for .mp4); the settings key export_size")
       ->capture_default_str();
   sub->add_option("--frame", o->frame, "the frame drawn in --png (the last kept one at or before it; default the last)");
-  sub->add_option("--camera-aspect", o->camera_aspect, "width/height of the pane the camera was set in (a GUI "
-                                                       "sidecar's; default: the picture's own pane)");
+  sub->add_option("--camera-aspect", o->camera_aspect, "width/height of the pane the camera was set or fitted in (a "
+                                                       "GUI sidecar's, e.g. the window's 2D pane; default: the "
+                                                       "picture's own pane); the picture shows at least that pane");
   sub->add_option("--ui-scale", o->ui_scale, "UI content scale: points are point_size x this many pixels, in [0.25, 8]")
       ->capture_default_str();
   for (const SettingField& f : setting_fields())  // every view setting that changes a pixel (core/settings_schema.h)

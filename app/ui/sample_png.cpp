@@ -33,12 +33,22 @@ int SamplePng::shown_slot() const {
 }
 
 namespace {
-// The given camera widened for a w x h picture, else the GUI's automatic camera (App::fit_camera on model load:
-// the data and the unit-noise box) for the picture's pane.
+// The GUI's automatic camera (App::fit_camera on model load: the data and the unit-noise box) fitted in a pane
+// of camera_aspect (0: the w x h picture's own pane), as the camera the view settings would hold.
+CameraFit auto_camera(const SamplePng& r, const Projection& p, int w, int h) {
+  const double aspect = r.camera_aspect > 0 ? r.camera_aspect : picture_pane_aspect(w, h, image_side(*r.model) > 0);
+  return fit_camera(*r.model, p, aspect);
+}
+
+// The camera of a w x h picture: the given one, else the automatic one, widened as the GUI's export widens the
+// window's camera (ui/picture.h picture_camera).
 CameraFit sample_camera(const SamplePng& r, const Projection& p, int w, int h) {
-  const bool image = image_side(*r.model) > 0;
-  if (r.camera_given) return picture_camera(r.settings.view, r.camera_aspect, w, h, image);
-  return fit_camera(*r.model, p, picture_pane_aspect(w, h, image));
+  ViewSettings v = r.settings.view;
+  if (!r.camera_given) {
+    const CameraFit c = auto_camera(r, p, w, h);
+    v.cam_x = c.cx, v.cam_y = c.cy, v.cam_half_h = c.half_h;
+  }
+  return picture_camera(v, r.camera_aspect, w, h, image_side(*r.model) > 0);
 }
 }  // namespace
 
@@ -136,8 +146,8 @@ SamplePngFiles render_sample_png(const SamplePng& r) {
   }
   nlohmann::json j = run_sidecar(r, device, "diffscope sample --png", slot);
   put_path(j, "png", std::filesystem::path(r.png).filename().string());
-  if (!r.camera_given) {  // the camera drawn, so that the sidecar reproduces it anywhere
-    const CameraFit c = sample_camera(r, fit_projection(*r.model, r.frames, r.B), r.width(), r.height());
+  if (!r.camera_given) {  // the fitted camera, so that the sidecar reproduces it anywhere (with camera_aspect)
+    const CameraFit c = auto_camera(r, fit_projection(*r.model, r.frames, r.B), r.width(), r.height());
     j["view"]["cam_x"] = c.cx, j["view"]["cam_y"] = c.cy, j["view"]["cam_half_h"] = c.half_h;
   }
   SamplePngFiles out;

@@ -153,6 +153,24 @@ TEST(PictureConfig, ConfigFlagsWinUnknownKeysAreNamedOutputsMayNotCollide) {
   EXPECT_FALSE(fs::exists(dir.file("c.npy")));
 }
 
+TEST(PictureConfig, DefaultViewSnapshotEqualsSamplePngWithTheRunsValues) {
+  // No --config: the run's values as flags, and the window pane's aspect for the automatic camera.
+  test::TempDir dir, logs;
+  guitest::Result r = run_gui("--model '" + guitest::model_2d() + "'",
+                              "set n 400\nset t_start 600\nset steps 25\nset seed 9\nset trail_frames 12\n"
+                              "set export_size 240x180\nwait_complete 5000\nexport snapshot " + dir.file("g.png") + "\n",
+                              dir, logs);
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const nlohmann::json g = sidecar(dir.file("g.json"));
+  ASSERT_EQ(g["view"]["cam_auto"], true);
+  r = guitest::run_cli("sample --backend cpu --model '" + guitest::model_2d() + "' --n 400 --t-start 600 --steps 25 --seed 9 "
+                       "--size 240x180 --camera-aspect " + g["view"]["camera_aspect"].dump() + " --out '" +
+                           dir.file("c.npy") + "' --png '" + dir.file("c.png") + "'",
+                       logs.path());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(guitest::read_png(dir.file("g.png")).rgb == guitest::read_png(dir.file("c.png")).rgb);
+}
+
 TEST(PictureConfig, SamplePngKeepsTheGuiDefaultsAtEveryN) {
   test::TempDir dir, logs;
   // Above 20,000 samples the CLI used to draw points of 2 px at alpha 0.35 and keep every ceil(steps/48)-th

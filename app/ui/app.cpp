@@ -445,7 +445,7 @@ void App::frame(int w, int h) {
   probe.mark(FramePhase::field);
   handle_view_input();
   handle_keys();
-  exporter->tick(export_view());
+  if (exporter->video_active() || exporter->sequence_active()) exporter->tick(export_view());
   probe.mark(FramePhase::other);
 
   ComputeTimings ct;

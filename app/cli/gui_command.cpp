@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "core/errors.h"
+#include "core/settings_schema.h"
 #include "shell/run.h"
 #include "ui/settings_keys.h"
 #include "ui/restore.h"
@@ -22,22 +23,16 @@ struct GuiOptions {
 };
 
 void parse_size(const std::string& s, int* w, int* h) {
-  if (s.empty()) return;
-  int a = 0, b = 0;
-  char x = 0;
-  if (std::sscanf(s.c_str(), "%d%c%d", &a, &x, &b) != 3 || (x != 'x' && x != 'X') || a < 16 || b < 16 || a > 16384 ||
-      b > 16384)
-    throw InvalidInput("--size = " + s + " is not valid; want WxH with each in [16, 16384], e.g. 1280x800");
-  *w = a;
-  *h = b;
+  if (!s.empty()) parse_size_wxh("--size", s, w, h);  // core/settings_schema.h: the one WxH parser
 }
 // --restore: the sidecar's model (unless --model is given) and settings, applied before any --set.
 void restore_into(const std::string& file, ui::AppOptions* ao) {
   std::string note;
-  const nlohmann::json j = ui::read_sidecar(file, &note);
+  const nlohmann::json j = read_sidecar(file, &note);
   ui::RestorePlan plan = ui::plan_restore(j);
   note += plan.note;
   if (ao->model.empty()) ao->model = plan.model;
+  ao->frame = plan.frame;
   std::vector<ui::SettingOverride> restored;
   for (const auto& [key, value] : plan.sets) restored.push_back({key, value, "--restore " + file + ": " + key});
   ao->sets.insert(ao->sets.begin(), restored.begin(), restored.end());

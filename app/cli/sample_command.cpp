@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,12 +23,18 @@
 #include "core/npy.h"
 #include "core/output_files.h"
 #include "core/ranges.h"
+#include "core/command_line.h"
+#include "core/json_path.h"
+#include "core/settings_schema.h"
+#include "core/sidecar_file.h"
+#include "core/trajectory_store.h"
 #include "core/sampling.h"
 #include "core/scheduler_config.h"
 #include "core/step_table.h"
 #include "core/video_writer.h"
 
 #if defined(DIFFSCOPE_HAVE_GUI) && __has_include("ui/sample_png.h")
+#include "ui/restore.h"
 #include "ui/sample_png.h"
 #define DIFFSCOPE_SAMPLE_PNG 1
 #endif
@@ -43,6 +50,7 @@ struct SampleOptions {
   std::string sampler = "ddim", spacing = "default";
   int64_t steps_offset = 0;
   CLI::Option *spacing_option = nullptr, *steps_offset_option = nullptr;
+  bool spacing_from_config = false, steps_offset_from_config = false;  // --config gave them: a scheduler config's lose
   std::string scheduler_config, write_scheduler_config;  // diffusers' scheduler_config.json in / out
   double eta = 0.0;
   int64_t steps = 0;
@@ -51,14 +59,114 @@ struct SampleOptions {
   std::string seed_text = "0";
   uint64_t seed = 0;  // parsed from seed_text
   bool from_data = false;
+  bool steps_from_config = false, stride_from_config = false;
   std::string png, size = "1024x1024";  // GUI builds: headless picture of the run
   std::string video, video_frames;      // GUI builds: headless video of the run (sample_png.h)
   double fps = 30;
-  bool video_lossless = false;
+  bool video_lossless = false, video_yuv420 = false;
   bool no_png_text = false;
   int64_t stride = 1;
   std::string backend = "cpu", precision = "fp32";
+  // The picture (GUI builds): every view setting that changes a pixel, by its settings-schema key
+  // (core/settings_schema.h), from --config and the generated --key-name flags; the flags win.
+  std::string config;                           // --config sidecar.json|export.png
+  std::map<std::string, std::string> view_flags;  // schema key -> the text of its --flag
+  int64_t frame = -1;                           // the frame drawn; -1: the last
+  double camera_aspect = 0, ui_scale = 1;
+  CLI::App* sub = nullptr;
+  bool given(const std::string& flag) const {
+    const CLI::Option* opt = sub ? sub->get_option_no_throw(flag) : nullptr;
+    return opt && opt->count() > 0;
+  }
 };
+
+// A range bound as typed ("0.05", "16384").
+std::string num_text(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", v);
+  return b;
+}
+
+// The flag of a settings-schema key: "trail_frames" -> "--trail-frames".
+std::string flag_of(const std::string& key) {
+  std::string f = "--" + key;
+  std::replace(f.begin(), f.end(), '_', '-');
+  return f;
+}
+
+// The picture's settings rows that `sample` takes as flags (the sampling ones have their own options).
+bool is_picture_row(const SettingField& f) {
+  if (!f.parse) return false;
+  if (f.section == SettingSection::Sampling) return f.key == std::string("memory_budget_mb");
+  return f.pixel || f.key == std::string("camera") || f.key == std::string("export_size");
+}
+
+// Sidecar keys that are not settings: what the run measured or wrote (SEMANTICS §6). --config reads the
+// picture values among them (frame, camera_aspect, ui_scale, trajectory_stride, noise, steps_offset, backend).
+bool is_sidecar_record(const std::string& k) {
+  static const char* const kKeys[] = {"format", "kind", "generator", "model", "device", "timestep", "computed_steps",
+                                      "command_line", "created_utc", "timings", "png", "npy", "video", "fps", "lossless", "pix_fmt",
+                                      "frames", "shape", "grid", "render_device", "frames_drawn", "evaluations",
+                                      "frame", "camera_aspect", "ui_scale", "trajectory_stride", "noise", "steps_offset",
+                                      "scheduler_config", "backend", "cam_auto", "camera_auto"};
+  return std::find(std::begin(kKeys), std::end(kKeys), k) != std::end(kKeys);
+}
+
+// --config FILE (a sidecar, or a PNG carrying one): its values where no flag was given (explicit flags win).
+// Fills `pic` with its view and export settings; `camera_given` when it holds a camera. Notes unknown keys.
+void apply_config(SampleOptions& o, AppSettings* pic, bool* camera_given, bool* size_given, std::string* note) {
+  const nlohmann::json j = read_sidecar(o.config, note, "--config");
+  const nlohmann::json flat = sidecar_settings(j);
+  if (o.model.empty() && j.contains("model") && j["model"].is_object()) {
+#ifdef DIFFSCOPE_SAMPLE_PNG
+    const ui::RestorePlan plan = ui::plan_restore(j);  // found by path, checked by SHA-256 (ui/restore.h)
+    o.model = plan.model;
+    *note += plan.note;
+#else
+    get_path(j["model"], "file", &o.model);
+#endif
+  }
+  if (o.model.empty()) throw InvalidInput("--config " + o.config + " names no model; valid: give --model");
+  // "backend" is the compute path's name in GUI sidecars ("cuda + interop", ...): read below, not as the setting.
+  const std::vector<std::string> used = apply_settings_json(*pic, flat, "--config " + o.config + ": ", {"backend"}, note);
+  auto has = [&](const char* key) {
+    for (const std::string& u : used)
+      if (const SettingField* f = find_setting(u); f && f->key == std::string(key)) return true;
+    return false;
+  };
+  const SamplingSettings& c = pic->sampling;
+  if (has("n") && !o.given("--n")) o.n = c.n_samples;
+  if (has("sampler") && !o.given("--sampler")) o.sampler = sampler_name(c.sampler);
+  if (has("spacing") && !o.given("--spacing")) o.spacing = spacing_name(c.spacing), o.spacing_from_config = true;
+  if (has("eta") && !o.given("--eta")) o.eta = c.eta;
+  if (has("t_start") && !o.given("--t-start")) o.t_start = c.t_start;
+  if (has("steps") && !o.given("--steps")) o.steps = c.steps, o.steps_from_config = true;
+  if (has("seed") && !o.given("--seed")) o.seed_text = std::to_string(c.seed);
+  if (has("from_data") && !o.given("--from-data")) o.from_data = c.from_data;
+  if (has("precision") && !o.given("--precision")) o.precision = precision_name(c.precision);
+  auto num = [&](const char* k) { return flat.contains(k) && flat[k].is_number(); };
+  if (num("steps_offset") && !o.given("--steps-offset"))
+    o.steps_offset = flat["steps_offset"].get<int64_t>(), o.steps_offset_from_config = true;
+  if (num("frame") && !o.given("--frame")) o.frame = flat["frame"].get<int64_t>();
+  if (num("camera_aspect") && !o.given("--camera-aspect")) o.camera_aspect = flat["camera_aspect"].get<double>();
+  if (num("ui_scale") && !o.given("--ui-scale")) o.ui_scale = flat["ui_scale"].get<double>();
+  if (num("trajectory_stride") && !o.given("--trajectory-stride")) o.stride = flat["trajectory_stride"].get<int64_t>(), o.stride_from_config = true;
+  if (flat.contains("noise") && !o.given("--noise")) get_path(flat, "noise", &o.noise);
+  if (flat.contains("scheduler_config") && !o.given("--scheduler-config"))
+    get_path(flat, "scheduler_config", &o.scheduler_config);
+  if (flat.contains("backend") && flat["backend"].is_string() && !o.given("--backend")) {
+    const std::string b = flat["backend"].get<std::string>();  // "cpu", or "cuda ..." from the GUI
+    if (b.rfind("cuda", 0) == 0) o.backend = "cuda";
+    else if (b == "cpu") o.backend = "cpu";
+  }
+  *camera_given = has("cam_x") || has("cam_y") || has("cam_half_h") || has("camera");
+  *size_given = has("export_width") || has("export_height") || has("export_size");
+  std::string unknown;
+  for (auto it = flat.begin(); it != flat.end(); ++it)
+    if (!is_sidecar_record(it.key()) && std::find(used.begin(), used.end(), it.key()) == used.end())
+      unknown += (unknown.empty() ? "" : ", ") + it.key();
+  if (!unknown.empty()) *note += "--config " + o.config + ": unknown keys ignored: " + unknown + "\n";
+}
 
 // Frames kept with stride s over N steps: 0, s, 2s, ... and always N (SEMANTICS §3).
 std::vector<int> kept_frames(int N, int s) {
@@ -92,7 +200,7 @@ std::string shape_text(const std::vector<int64_t>& shape) {
 #ifdef DIFFSCOPE_SAMPLE_PNG
 // The video's kept-frame range from --video-frames FIRST:LAST (step numbers, inclusive, in [0, N]).
 ui::SampleVideo video_range(const SampleOptions& o, const std::vector<int>& frames) {
-  ui::SampleVideo v{o.video, o.fps, o.video_lossless, 0, static_cast<int>(frames.size()) - 1};
+  ui::SampleVideo v{o.video, o.fps, o.video_lossless, o.video_yuv420, 0, static_cast<int>(frames.size()) - 1};
   if (o.video_frames.empty()) return v;
   int a = 0, b = 0;
   char colon = 0, extra = 0;
@@ -129,6 +237,20 @@ Matrix2D load_start_noise(SampleOptions& o, int dim) {
 
 void run_sample(SampleOptions o) {
   // Everything is checked before any computation; outputs are written only at the end.
+  AppSettings pic;  // the picture's settings: the GUI's defaults, then --config, then the flags (which win)
+  bool camera_given = false, size_given = false;
+  if (!o.config.empty()) {
+    std::string note;
+    apply_config(o, &pic, &camera_given, &size_given, &note);
+    if (!note.empty()) std::fprintf(stderr, "diffscope sample: %s", note.c_str());
+  }
+  for (const auto& [key, text] : o.view_flags) {
+    if (!o.given(flag_of(key))) continue;
+    set_setting(pic, key, text, flag_of(key));
+    if (key == "cam_x" || key == "cam_y" || key == "cam_half_h" || key == "camera") camera_given = text != "auto";
+  }
+  check_real_range("--ui-scale", o.ui_scale, {0.25, 8.0});
+  if (o.camera_aspect != 0) check_real_range("--camera-aspect", o.camera_aspect, {1e-3, 1e3});
   const Precision precision = parse_precision(o.precision);
   check_backend_precision(o.backend, precision);
   const Sampler sampler = parse_sampler(o.sampler);
@@ -143,6 +265,7 @@ void run_sample(SampleOptions o) {
   if (!o.trajectory.empty()) check_output_path("--trajectory", o.trajectory);
   if (!o.noise.empty() && o.from_data)
     throw InvalidInput("--noise cannot be combined with --from-data: both set the start state; valid: one of them");
+  if (o.model.empty()) throw InvalidInput("--model is required (or --config with a sidecar that names the model)");
   DiffusionModel model = load_diffusion_model(resolve_model_arg("--model", o.model));
   if (!o.scheduler_config.empty()) {  // its schedule (by SEMANTICS §3's rule) and, unless given, spacing and offset
     const SchedulerConfig config = load_scheduler_config(o.scheduler_config);
@@ -152,13 +275,13 @@ void run_sample(SampleOptions o) {
       std::fprintf(stderr, "warning: %s\n", model.warnings[i].c_str());
     // ddpm and ddpm-mean take one timestep per step: a config's spacing does not apply to them.
     const bool per_t = sampler == Sampler::Ddpm || sampler == Sampler::DdpmMean;
-    if (o.spacing_option->count() == 0 && !per_t) spacing = config.spacing;
-    if (o.steps_offset_option->count() == 0) o.steps_offset = config.steps_offset;
+    if (o.spacing_option->count() == 0 && !o.spacing_from_config && !per_t) spacing = config.spacing;
+    if (o.steps_offset_option->count() == 0 && !o.steps_offset_from_config) o.steps_offset = config.steps_offset;
   }
   const Matrix2D start_noise = load_start_noise(o, model.net.dim);
   check_range("--t-start", o.t_start, t_start_range(model.schedule));
   const int t_start = static_cast<int>(o.t_start);
-  const int64_t steps = o.steps_option->count() == 0 ? o.t_start + 1 : o.steps;
+  const int64_t steps = o.steps_option->count() == 0 && !o.steps_from_config ? o.t_start + 1 : o.steps;
   check_range("--steps", steps, sample_steps_range(t_start));
   const StepTable table = build_step_table(model.schedule, sampler, t_start, static_cast<int>(steps), o.eta, spacing,
                                           static_cast<int>(o.steps_offset));
@@ -169,16 +292,17 @@ void run_sample(SampleOptions o) {
   // SEMANTICS §3 "Finite coefficients": refuse a run whose coefficients are not finite in float32.
   check_run_coefficients(model.schedule, table, N, o.from_data ? t_start : -1);
   int stride = static_cast<int>(std::min<int64_t>(o.stride, N));
+  if (o.frame < -1 || o.frame > N) check_range("--frame", o.frame, {0, N});
 #ifdef DIFFSCOPE_SAMPLE_PNG
-  int png_w = 1024, png_h = 1024;
-  if (!o.png.empty()) {
-    ui::parse_png_size("--size", o.size, &png_w, &png_h);
-    check_output_path("--png", o.png);
-    // Without --trajectory the picture's trails come from at most about 48 kept frames.
-    if (o.trajectory.empty() && o.video.empty()) stride = std::max(stride, (N + 47) / 48);
+  if (!o.png.empty() || !o.video.empty()) {
+    if (o.given("--size") || !size_given) set_setting(pic, "export_size", o.size, "--size");
+    // The GUI's trail sampling: the frames its trajectory buffer keeps under memory_budget_mb (SEMANTICS §3).
+    if (o.trajectory.empty() && !o.given("--trajectory-stride") && !o.stride_from_config)
+      stride = TrajectoryLayout::make(N, n, dim, size_t(pic.sampling.memory_budget_mb) << 20).stride;
   }
+  const int png_w = pic.export_width, png_h = pic.export_height;
+  if (!o.png.empty()) check_output_path("--png", o.png);
   if (!o.video.empty()) {
-    ui::parse_png_size("--size", o.size, &png_w, &png_h);
     check_output_path("--video", o.video);
     video_format_of("--video", o.video);
     check_video_fps("--fps", o.fps);
@@ -204,7 +328,9 @@ void run_sample(SampleOptions o) {
     outputs.push_back({"the sidecar of --video", png_sidecar_path(o.video)});
   }
   if (!o.write_scheduler_config.empty()) outputs.push_back({"--write-scheduler-config", o.write_scheduler_config});
-  check_distinct_outputs(outputs);
+  std::vector<OutputFile> named = outputs;  // --config is read, never written over (SEMANTICS §9)
+  if (!o.config.empty()) named.push_back({"--config", o.config});
+  check_distinct_outputs(named);
   const std::string config_text = o.write_scheduler_config.empty()
                                       ? ""
                                       : scheduler_config_json(model.schedule, sampler, spacing, table.steps_offset);
@@ -226,7 +352,7 @@ void run_sample(SampleOptions o) {
   else if (!o.noise.empty())
     std::copy(start_noise.data.begin(), start_noise.data.end(), x.begin());
   else
-    fill_start_noise(model, o.seed, n, x.data());
+    backend->start_noise(model, o.seed, n, x.data());  // where the GUI draws it on this backend
 
   // Run between the kept frames (and, on a terminal, in about 100 chunks to show progress). With stride 1
   // the backend writes every frame itself (one call instead of N).
@@ -277,17 +403,26 @@ void run_sample(SampleOptions o) {
     req.frames = traj.data();
     req.n_frames = static_cast<int>(frames.size());
     req.png = o.png;
-    req.width = png_w;
-    req.height = png_h;
-    req.run = {{"sampler", sampler_name(sampler)}, {"spacing", spacing_name(spacing)},
-               {"steps_offset", table.steps_offset}, {"evaluations", table.evaluations(0, N)},
-               {"eta", o.eta},   {"steps", N},
-               {"t_start", t_start},           {"seed", o.seed},  {"n", n},
-               {"from_data", o.from_data},     {"precision", precision_name(precision)},
-               {"backend", o.backend},         {"device", backend->device()},
-               {"trajectory_stride", stride},  {"timings", {{"sample_ms", sample_ms}}}};
-    if (!o.noise.empty()) put_path(req.run, "noise", o.noise);
-    if (!o.scheduler_config.empty()) put_path(req.run, "scheduler_config", o.scheduler_config);
+    req.settings = pic;
+    SamplingSettings& rs = req.settings.sampling;
+    rs.n_samples = n, rs.sampler = sampler, rs.spacing = spacing, rs.eta = o.eta, rs.steps = N, rs.t_start = t_start;
+    rs.seed = o.seed, rs.from_data = o.from_data, rs.precision = precision;
+    req.camera_given = camera_given;
+    req.camera_aspect = o.camera_aspect;
+    req.ui_scale = static_cast<float>(o.ui_scale);
+    req.frame = static_cast<int>(o.frame);
+    req.trajectory_stride = stride;
+    req.backend = o.backend;
+    req.device = backend->device();
+    req.command_line = sample_command_line(rs, model.path, o.backend);
+    if (!o.scheduler_config.empty() && req.command_line.rfind(" --out ") != std::string::npos)
+      req.command_line.insert(req.command_line.rfind(" --out "), " --scheduler-config " + shell_quote(o.scheduler_config));
+    req.step_t.assign(table.t.begin(), table.t.end());
+    req.field = [&](const float* p, int k, int t, bool x0, float* out) { backend->eps_field(model, p, k, t, x0, out); };
+    req.extra = {{"steps_offset", table.steps_offset}, {"evaluations", table.evaluations(0, N)},
+                 {"timings", {{"sample_ms", sample_ms}}}};
+    if (!o.noise.empty()) put_path(req.extra, "noise", o.noise);
+    if (!o.scheduler_config.empty()) put_path(req.extra, "scheduler_config", o.scheduler_config);
     req.frame_numbers = frames;
     req.png_text = !o.no_png_text;
     if (!o.png.empty()) {
@@ -318,7 +453,8 @@ void run_sample(SampleOptions o) {
 void register_sample(CLI::App& app, Action& action) {
   auto o = std::make_shared<SampleOptions>();
   CLI::App* sub = app.add_subcommand("sample", "sample from a model with any solver and spacing (SEMANTICS §3)");
-  sub->add_option("--model", o->model, "bundled model name (moons, digits8x8, ...) or .safetensors path")->required();
+  sub->add_option("--model", o->model, "bundled model name (moons, digits8x8, ...) or .safetensors path (required "
+                                       "unless --config names one)");
   o->n_option = sub->add_option("--n", o->n, "number of samples, in [1, 1000000] (with --noise: its rows)")
                     ->capture_default_str();
   sub->add_option("--sampler", o->sampler, std::string("solver: ") + sampler_choices() + " (SEMANTICS §3)")
@@ -351,16 +487,33 @@ void register_sample(CLI::App& app, Action& action) {
   sub->add_option("--precision", o->precision, "fp32 | tf32 | bf16 (tf32/bf16 need --backend cuda)")
       ->check(CLI::IsMember({"fp32", "tf32", "bf16"}))
       ->capture_default_str();
+  sub->add_option("--config", o->config, "run a sidecar (.json, or an exported .png carrying one): its settings and "
+                                         "picture values; flags given as well win; unknown keys are named in a note");
 #ifdef DIFFSCOPE_SAMPLE_PNG
   sub->add_option("--png", o->png, "also render the run headless into this PNG (with a .json sidecar)");
-  sub->add_option("--size", o->size, "PNG and video size WxH (made even for .mp4)")->capture_default_str();
+  sub->add_option("--size", o->size, "PNG and video size WxH (made even for .mp4); the settings key export_size")
+      ->capture_default_str();
+  sub->add_option("--frame", o->frame, "the frame drawn in --png (the last kept one at or before it; default the last)");
+  sub->add_option("--camera-aspect", o->camera_aspect, "width/height of the pane the camera was set or fitted in (a "
+                                                       "GUI sidecar's, e.g. the window's 2D pane; default: the "
+                                                       "picture's own pane); the picture shows at least that pane");
+  sub->add_option("--ui-scale", o->ui_scale, "UI content scale: points are point_size x this many pixels, in [0.25, 8]")
+      ->capture_default_str();
+  for (const SettingField& f : setting_fields())  // every view setting that changes a pixel (core/settings_schema.h)
+    if (is_picture_row(f))
+      sub->add_option(flag_of(f.key), o->view_flags[f.key],
+                      std::string("setting '") + f.key + "'" + (f.lo < f.hi ? ", in [" + num_text(f.lo) + ", " + num_text(f.hi) + "]" : "") +
+                          " (SEMANTICS §6 Settings keys; as --set " + f.key + "=... in the app)");
   sub->add_option("--video", o->video, "also render every kept frame into a video: .mp4 (H.264), .gif or .webp "
                                        "(needs ffmpeg; without it the frames are written as PNGs)");
   sub->add_flag("--no-png-text", o->no_png_text, "do not put the sidecar JSON into the PNG (iTXt chunk 'diffscope')");
   sub->add_option("--fps", o->fps, "video frames per second, in [1, 240]")->capture_default_str();
   sub->add_flag("--video-lossless", o->video_lossless, "exact video: .mp4 as libx264rgb -qp 0, .webp lossless");
+  sub->add_flag("--video-yuv420", o->video_yuv420, ".mp4 as yuv420p, which every player plays (the default yuv444p "
+                                                  "keeps the colour of small points; browsers and QuickTime mostly lack it)");
   sub->add_option("--video-frames", o->video_frames, "video of the frames FIRST:LAST (steps, inclusive; default all)");
 #endif
+  o->sub = sub;
   sub->callback([o, &action] { action = [o] { run_sample(*o); }; });
 }
 

@@ -36,6 +36,15 @@ class DenoiserBackend {
                          float* x, int B, uint64_t seed, float* frames, Precision precision,
                          uint32_t row_offset = 0, float* prev_x0 = nullptr) = 0;
 
+  // The start noise of SEMANTICS §7 (step key T) into x (n, dim), host memory: drawn where this backend draws
+  // it for the GUI too (CPU: the host Philox; CUDA: the device kernel, copied back), so that `sample` and the
+  // GUI start a run from the same bits on each backend (issue 16 item 0).
+  virtual void start_noise(const DiffusionModel& model, uint64_t seed, int n, float* x);
+  // The eps (or, with x0, the predicted clean point) at n points pts (n, dim) and timestep t into out (n, dim),
+  // host memory, computed where this backend computes the GUI's field view (CPU: core/field_eval.h; CUDA: the
+  // eps-field kernel), so that `sample --png` draws the GUI's arrows.
+  virtual void eps_field(const DiffusionModel& model, const float* pts, int n, int t, bool x0, float* out);
+
   // The fused 3-layer MLP (SEMANTICS §5): x (B, d0) -> y (B, d3).
   virtual void mlp3(const Mlp3Weights& w, const float* x, int B, float* y, Precision precision) = 0;
 };

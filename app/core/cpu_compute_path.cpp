@@ -4,6 +4,7 @@
 #include <cmath>
 #include <thread>
 
+#include "core/field_eval.h"
 #include "core/compute_path.h"
 #include "core/cpu_reference.h"
 
@@ -58,14 +59,7 @@ class CpuComputePath final : public ComputePath {
   }
 
   void field(const float* pts, int n, int t, bool x0, float* out) override {
-    if (!m_model || n <= 0) return;
-    const cpu_ref::EpsModelT<float> net(*m_model);
-    cpu_ref::eps_batch(net, m_model->schedule, pts, n, t, out);
-    if (x0) {
-      const double abar = m_model->schedule.alphas_cumprod[t];
-      const float a = static_cast<float>(1.0 / std::sqrt(abar)), b = static_cast<float>(std::sqrt(1.0 - abar));
-      for (int i = 0; i < n * net.dim; ++i) out[i] = a * (pts[i] - b * out[i]);  // SEMANTICS §3 ddim x0
-    }
+    if (m_model) eval_field_cpu(*m_model, pts, n, t, x0, out);
   }
 
   ComputeTimings take_timings() override {

@@ -1,7 +1,9 @@
 // ranges.cpp — valid ranges of user-facing values and the denoise input checks (SEMANTICS §3, §4).
 #include "core/ranges.h"
+#include "core/settings_schema.h"
 
 #include <cmath>
+#include <deque>
 #include <sstream>
 
 #include "core/errors.h"
@@ -17,31 +19,19 @@ IntRange sample_steps_range(int t_start) { return {1, static_cast<int64_t>(t_sta
 IntRange sample_count_range(bool /*gpu*/) { return {1, 1'000'000}; }
 
 const std::vector<PersistedRange>& persisted_ranges() {
-  // Bounds: the sampling ranges above where they do not depend on the model (T <= 1,000,000, schedule.cpp),
-  // the GUI's slider bounds for the view, the PNG size limit for exports. The camera: centre within 1e5 and
-  // half-height in [1e-3, 1e4] data units (the zoom's own clamp), so float32 view maths stays meaningful.
-  static const std::vector<PersistedRange> table = {
-      {"sampling.n_samples", 1, 1'000'000},
-      {"sampling.eta", kEtaMin, kEtaMax},
-      {"sampling.steps", 1, 1'000'000},
-      {"sampling.t_start", 0, 999'999},
-      {"sampling.steps_per_launch", double(kStepsPerLaunchRange.lo), double(kStepsPerLaunchRange.hi)},
-      {"sampling.seed", 0, 18446744073709551615.0},
-      {"sampling.memory_budget_mb", double(kBudgetMbRange.lo), double(kBudgetMbRange.hi)},
-      {"view.trail_frames", double(kTrailFramesRange.lo), double(kTrailFramesRange.hi)},
-      {"view.field_grid", 4, 64},
-      {"view.point_size", kPointSizeRange.lo, kPointSizeRange.hi},
-      {"view.point_alpha", kPointAlphaRange.lo, kPointAlphaRange.hi},
-      {"view.play_speed", kPlaySpeedRange.lo, kPlaySpeedRange.hi},
-      {"view.steps_per_frame", double(kStepsPerFrameRange.lo), double(kStepsPerFrameRange.hi)},
-      {"view.image_grid_cols", double(kGridColsRange.lo), double(kGridColsRange.hi)},
-      {"view.cam_x", -1e5, 1e5},
-      {"view.cam_y", -1e5, 1e5},
-      {"view.cam_half_h", 1e-3, 1e4},
-      {"export.width", 16, 16384},
-      {"export.height", 16, 16384},
-      {"export.image_grid_scale", 1, 32},
-  };
+  // Bounds: each numeric row of the settings schema (core/settings_schema.h) carries its own; the seed takes
+  // every uint64.
+  static const std::vector<PersistedRange> table = [] {
+    std::vector<PersistedRange> t;
+    static std::deque<std::string> names;  // keeps the "section.key" texts alive (a deque never moves them)
+    for (const SettingField& f : setting_fields()) {
+      const bool seed = f.key == std::string("seed");
+      if (!f.persisted || (!(f.lo < f.hi) && !seed)) continue;
+      names.push_back(std::string(section_name(f.section)) + "." + f.key);
+      t.push_back({names.back().c_str(), seed ? 0.0 : f.lo, seed ? 18446744073709551615.0 : f.hi});
+    }
+    return t;
+  }();
   return table;
 }
 

@@ -1,6 +1,8 @@
 // sampling_session.cpp — clamping, step tables, start states and the incremental re-simulation.
 #include "core/sampling_session.h"
 
+#include "core/settings_schema.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -139,29 +141,7 @@ void SamplingSession::on_run_error(const std::exception& e) {
 }
 
 std::string describe_kept_settings(const SamplingSettings& a, const SamplingSettings& b) {
-  std::string out;
-  auto add = [&](const char* name, const std::string& x, const std::string& y) {
-    if (x == y) return;
-    if (!out.empty()) out += ", ";
-    out += std::string(name) + " " + x + " (asked " + y + ")";
-  };
-  auto num = [](double v) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%g", v);
-    return std::string(buf);
-  };
-  add("n", std::to_string(a.n_samples), std::to_string(b.n_samples));
-  add("sampler", sampler_name(a.sampler), sampler_name(b.sampler));
-  add("spacing", spacing_name(a.spacing), spacing_name(b.spacing));
-  add("eta", num(a.eta), num(b.eta));
-  add("steps", std::to_string(a.steps), std::to_string(b.steps));
-  add("t_start", std::to_string(a.t_start), std::to_string(b.t_start));
-  add("steps/launch", std::to_string(a.steps_per_launch), std::to_string(b.steps_per_launch));
-  add("seed", std::to_string(a.seed), std::to_string(b.seed));
-  add("precision", precision_name(a.precision), precision_name(b.precision));
-  add("from data", a.from_data ? "on" : "off", b.from_data ? "on" : "off");
-  add("memory budget MB", std::to_string(a.memory_budget_mb), std::to_string(b.memory_budget_mb));
-  return out;
+  return describe_sampling_differences(a, b);  // the settings schema's rows (core/settings_schema.h)
 }
 
 int SamplingSession::tick(int max_steps, double budget_ms) {

@@ -113,7 +113,7 @@ class SamplingSession {
   int m_steps_asked = 0, m_spl_asked = 0;  // steps and steps/launch as asked, before the clamps by t_start/steps
 };
 
-// "n 4096 (asked 1000000), steps/launch 10 (asked 1000)": the settings where `kept` differs from `asked`.
+// "n 4096 (asked 1000000), steps_per_launch 10 (asked 1000)": the settings where `kept` differs from `asked`.
 std::string describe_kept_settings(const SamplingSettings& kept, const SamplingSettings& asked);
 
 }  // namespace diffscope

@@ -36,6 +36,7 @@ struct SamplingSettings {
 struct ViewSettings {
   int trail_frames = 12;       // trails over the last L stored frames; 0 = off
   bool show_data = true;       // the model's data_samples as an overlay
+  bool show_axes = true;       // the 2D view's unit grid and axes
   bool show_field = false;     // the eps / predicted-x0 field on a grid at the shown timestep
   bool field_x0 = false;       // false: -eps direction; true: arrow to the predicted clean point
   int field_grid = 24;         // arrows per side

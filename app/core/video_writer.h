@@ -18,11 +18,15 @@ struct VideoOptions {
   double fps = 30;        // frames per second, in [1, 240]
   bool lossless = false;  // MP4: libx264rgb -qp 0 (RGB, exact); WebP: lossless; GIF: always 256-colour palette
   std::string arg = "--video";  // the argument named in error messages
+  // MP4 (lossy): yuv420p, which every player plays (browsers, QuickTime, hardware decoders), instead of the
+  // default yuv444p (H.264 High 4:4:4: full-resolution colour, so 3-pixel points keep theirs; ffmpeg-based
+  // players such as VLC, mpv and ffplay play it, browsers and QuickTime mostly do not). SEMANTICS §6.
+  bool yuv420 = false;
 };
 
 // The format of `path` by its extension; throws InvalidInput naming `arg` for any other extension.
 VideoFormat video_format_of(const std::string& arg, const std::string& path);
-// The frame size the codec takes for a wanted size: MP4 (yuv420p, and libx264rgb for symmetry) needs even
+// The frame size the codec takes for a wanted size: MP4 (yuv420p; yuv444p and libx264rgb for symmetry) needs even
 // sizes, so odd ones are rounded down; GIF and WebP take any size.
 void video_frame_size(VideoFormat f, int* w, int* h);
 // Throws InvalidInput naming `arg` unless fps is in [1, 240].

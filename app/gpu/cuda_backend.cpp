@@ -541,6 +541,29 @@ void CudaBackend::run_steps(const DiffusionModel& model, const StepTable& table,
   CUDA_CHECK_THROW(cudaStreamSynchronize(s));
 }
 
+void CudaBackend::start_noise(const DiffusionModel& model, uint64_t seed, int n, float* x) {
+  set_model(model);
+  const cudaStream_t s = m->stream.get();
+  const size_t count = static_cast<size_t>(n) * model.net.dim;
+  m->d_x.reserve(count);
+  start_noise_device(m->d_x.data(), n, seed, s);
+  m->d_x.copy_to_host(x, count, s);
+  CUDA_CHECK_THROW(cudaStreamSynchronize(s));
+}
+
+void CudaBackend::eps_field(const DiffusionModel& model, const float* pts, int n, int t, bool x0, float* out) {
+  if (model.mixture || n <= 0) return DenoiserBackend::eps_field(model, pts, n, t, x0, out);
+  set_model(model);
+  const cudaStream_t s = m->stream.get();
+  const size_t count = static_cast<size_t>(n) * model.net.dim;
+  // The host interface's scratch buffers (d_x: the points, d_frames: the field), free between calls.
+  m->d_x.copy_from_host(pts, count, s);
+  m->d_frames.reserve(count);
+  eps_field_device(m->d_x.data(), n, t, x0, m->d_frames.data(), s);
+  m->d_frames.copy_to_host(out, count, s);
+  CUDA_CHECK_THROW(cudaStreamSynchronize(s));
+}
+
 void CudaBackend::set_mlp3(const Mlp3Weights& w) {
   const bool same = m->have_mlp && m->h_mlp.d0 == w.d0 && m->h_mlp.d1 == w.d1 && m->h_mlp.d2 == w.d2 &&
                     m->h_mlp.d3 == w.d3 && m->h_mlp.W1 == w.W1 && m->h_mlp.W2 == w.W2 && m->h_mlp.W3 == w.W3;

@@ -38,6 +38,10 @@ class CudaBackend : public DenoiserBackend {
                  uint64_t seed, float* frames, Precision precision, uint32_t row_offset = 0,
                  float* prev_x0 = nullptr) override;
   void mlp3(const Mlp3Weights& w, const float* x, int B, float* y, Precision precision) override;
+  // The device Philox (start_noise_device), copied back: the GUI's CUDA path draws it the same way.
+  void start_noise(const DiffusionModel& model, uint64_t seed, int n, float* x) override;
+  // The eps-field kernel (eps_field_device), as the GUI's CUDA path draws the field; a mixture's on the CPU.
+  void eps_field(const DiffusionModel& model, const float* pts, int n, int t, bool x0, float* out) override;
 
   // ---- device-pointer API (GUI, interop); all asynchronous on `stream`, no sync ---------------------
   // Uploads the weights (fp32 + bf16/tf32 fragment copies) and keeps them resident; cheap if the same model

@@ -4,13 +4,15 @@
 // '#' starts a comment; the commands are the table kCommands below: a new command is one entry there):
 //   frames N                      run N UI frames
 //   wait_complete [MAX]           run frames until the run is complete (at most MAX frames)
-//   set KEY VALUE                 a setting (steps, t_start, n, sampler, eta, seed, spl, precision, from_data,
-//                                 trail, field, field_x0, data, follow, speed, export_dir, export_size WxH,
-//                                 budget_mb, grid_cols, loop, steps_per_frame), then one frame
+//   set KEY VALUE                 a setting by its key in the settings schema (core/settings_schema.h: steps,
+//                                 t_start, n, sampler, eta, seed, steps_per_launch, trail_frames, show_data,
+//                                 camera X,Y,H|auto, export_size WxH, ...; old names such as spl, trail, data
+//                                 still work, with a note), then one frame
 //   model NAME|PATH / backend auto|cpu|cuda / restore FILE (an export's .png or .json, as if dropped)
-//   key Space|Left|Right|Home|End|S|H [shift]   press and release a key
+//   key Space|Left|Right|Home|End|S|V|H [shift]   press and release a key
 //   drag_timeline FROM TO [FRAMES]  mouse drag on the timeline slider, positions as fractions of its width
 //   mouse X Y [down|up]           move the mouse (pixels) and set the left button
+//   wheel X Y CLICKS              turn the mouse wheel at (X, Y) (zooms the 2D view about that point)
 //   export snapshot|state|trajectory|grid|frames [PATH]; export video PATH [fps] (.mp4/.gif/.webp)
 //   screenshot PATH               the whole frame, UI included
 //   expect frame|computed|steps|t_start|n|complete|playing|gl_errors|readbacks|syncs|camera_fits|runs_since_reset
@@ -62,6 +64,7 @@ int key_code(const std::string& k) {
   if (k == "Home") return kKeyHome;
   if (k == "End") return kKeyEnd;
   if (k == "S") return kKeyS;
+  if (k == "V") return kKeyV;
   if (k == "H") return kKeyH;
   throw InvalidInput("script: unknown key '" + k + "'; valid: Space Left Right Home End S H");
 }
@@ -193,7 +196,9 @@ void cmd_set(Script& sc, std::istringstream& in) {
   App& app = sc.app;
   std::string key, val;
   in >> key >> val;
-  apply_setting(app.settings, key, val, "set " + key);  // out of range: refused (SEMANTICS §3)
+  std::string note;  // an old key name: a note (core/settings_schema.h)
+  apply_setting(app.settings, key, val, "set " + key, &note);  // out of range: refused (SEMANTICS §3)
+  if (!note.empty()) std::printf("script:%d: %s", sc.line_no, note.c_str());
   if (app.session->has_model())
     check_model_ranges(app.settings.sampling, app.session->model().schedule,
                        app.session->compute_path() && app.session->compute_path()->is_gpu(), {{key, "set " + key}});
@@ -245,6 +250,16 @@ void cmd_mouse(Script& sc, std::istringstream& in) {
   sc.frame();
 }
 
+void cmd_wheel(Script& sc, std::istringstream& in) {  // wheel X Y CLICKS: the mouse wheel at (X, Y) pixels (zoom)
+  float x = 0, y = 0, clicks = 0;
+  in >> x >> y >> clicks;
+  sc.io.MousePos = ImVec2(x, y);
+  sc.frame();
+  sc.io.MouseWheel = clicks;
+  sc.frame();
+  sc.io.MouseWheel = 0;
+}
+
 void cmd_drag_timeline(Script& sc, std::istringstream& in) {
   App& app = sc.app;
   ImGuiIO& io = sc.io;
@@ -270,23 +285,15 @@ void cmd_export(Script& sc, std::istringstream& in) {
   App& app = sc.app;
   std::string what, path;
   in >> what >> path;
-  ExportResult r;
-  if (what == "snapshot") r = app.exporter->snapshot(app, path);
-  else if (what == "state") r = app.exporter->state_npy(app, path);
-  else if (what == "trajectory") r = app.exporter->trajectory_npy(app, path);
-  else if (what == "grid") r = app.exporter->image_grid(app, path);
-  else if (what == "video") {  // export video PATH [fps]: frames 0..shown, waits until written
+  const ExportKind kind = parse_export_kind(what);
+  if (kind == ExportKind::Video) {  // export video PATH [fps]: frames 0..shown, waits until written
     int fps = 0;
     if (in >> fps) app.exporter->video.fps = fps;
     app.exporter->last_error.clear();
-    r = app.exporter->start_video(app, path);
-    while (app.exporter->video_active() || app.exporter->sequence_active()) sc.frame();
-    if (!app.exporter->last_error.empty()) r = {false, "", app.exporter->last_error};
-  } else if (what == "frames") {
-    r = app.exporter->start_frame_sequence(app);
-    while (app.exporter->sequence_active()) sc.frame();
-  } else
-    throw InvalidInput("script: export: unknown kind '" + what + "'");
+  }
+  ExportResult r = app.run_export(kind, path);  // the S key, the buttons and scripts share it
+  while (app.exporter->video_active() || app.exporter->sequence_active()) sc.frame();
+  if (kind == ExportKind::Video && !app.exporter->last_error.empty()) r = {false, "", app.exporter->last_error};
   if (r.ok)
     std::printf("export %s: %s\n", what.c_str(), r.path.c_str());
   else
@@ -431,6 +438,7 @@ constexpr ScriptCommand kCommands[] = {
     {"backend", cmd_backend},
     {"key", cmd_key},
     {"mouse", cmd_mouse},
+    {"wheel", cmd_wheel},
     {"drag_timeline", cmd_drag_timeline},
     {"export", cmd_export},
     {"screenshot", cmd_screenshot},

@@ -18,6 +18,7 @@
 #include "ui/hidden_ui_hint.h"
 #include "ui/panels.h"
 #include "ui/paths.h"
+#include "ui/picture.h"
 #include "ui/settings_keys.h"
 #include "core/view_fit.h"
 
@@ -87,8 +88,8 @@ void App::init(float scale) {
   std::vector<std::pair<std::string, std::string>> given;  // (key, argument) of each command-line value
   if (!opts.backend.empty()) settings.sampling.backend = opts.backend;
   for (const SettingOverride& o : opts.sets) {
-    apply_setting(settings, o.key, o.value, o.arg);
-    given.emplace_back(o.key, o.arg);
+    apply_setting(settings, o.key, o.value, o.arg, &settings_note);  // an old name: a note
+    given.emplace_back(canonical_setting_key(o.key), o.arg);
   }
   auto is_given = [&](const char* key) {
     return std::any_of(given.begin(), given.end(), [&](const auto& g) { return g.first == key; });
@@ -97,12 +98,13 @@ void App::init(float scale) {
   std::string note;
   auto path = services.make_path(backend_choice, trajectory.get(), &note);
   session->set_compute_path(std::move(path), note);
-  if (!session->compute_path()->is_gpu()) apply_cpu_defaults(settings, is_given("n"), is_given("trail"));
+  if (!session->compute_path()->is_gpu()) apply_cpu_defaults(settings, is_given("n"), is_given("trail_frames"));
 
   load_initial_model();
   if (session->has_model())
     check_model_ranges(settings.sampling, session->model().schedule, session->compute_path()->is_gpu(), given);
   m_run_only = RunOnlyValues(saved, to_json(settings), !opts.model.empty());
+  m_pending_frame = opts.frame;
   m_last_time = now_s();
 }
 
@@ -226,24 +228,39 @@ int App::shown_slot() const {
 }
 
 render::SceneInput App::scene_input(int slot) const {
-  render::SceneInput in;
-  if (!session->has_model() || session->layout().n_slots == 0) return in;
-  const ViewSettings& v = settings.view;
-  in.trajectory = trajectory.get();
-  in.B = session->layout().B;
-  in.dim = session->layout().dim;
-  in.slot = slot;
-  in.trail_slots = v.trail_frames;
-  in.point_size = v.point_size * content_scale;
-  in.point_alpha = v.point_alpha;
-  in.show_data = v.show_data;
-  in.show_field = v.show_field && in.dim == 2;
-  in.cam = {v.cam_x, v.cam_y, v.cam_half_h};
-  in.image_model = session->is_image_model() && session->image_side() > 0;
-  in.image_side = session->image_side();
-  in.grid_cols = v.image_grid_cols;
+  if (!session->has_model() || session->layout().n_slots == 0) return {};
+  render::SceneInput in = picture_scene(settings.view, content_scale, trajectory.get(), session->layout().B,
+                                        session->layout().dim, slot, session->is_image_model() ? session->image_side() : 0);
   in.inset = ui_insets_px();
   return in;
+}
+
+ExportView App::export_view() const {
+  ExportView v;
+  v.session = session.get();
+  v.settings = &settings;
+  v.renderer = renderer.get();
+  v.trajectory = trajectory.get();
+  v.window_field = &m_field_lines;
+  v.shown_frame = shown_frame();
+  v.shown_slot = shown_slot();
+  v.ui_scale = content_scale;
+  const render::Rect pane = scatter_pane();
+  v.camera_aspect = pane.h > 0 ? double(pane.w) / pane.h : 1.0;
+  v.timings = {{"frame_ms", stats.frame_ms}, {"gl_draw_ms", stats.draw_gpu_ms}, {"interop_map_ms", stats.map_ms},
+               {"interop_unmap_ms", stats.unmap_ms}};
+  return v;
+}
+
+ExportResult App::run_export(ExportKind kind, const std::string& path) {
+  const render::SavedFramebuffer target;
+  const ExportResult r = exporter->run(kind, export_view(), path);
+  target.restore();
+  if (kind == ExportKind::Snapshot) {
+    status_line = r.ok ? "snapshot: " + exporter->last_path : "snapshot: error: " + r.error;
+    status_is_error = !r.ok;
+  }
+  return r;
 }
 
 render::Insets App::ui_insets_px() const {
@@ -336,12 +353,18 @@ void App::update_cursor(double dt) {
     if (replaying && session->complete() && cursor >= computed) replaying = false;
   }
   cursor = std::clamp<double>(cursor, 0, computed);
+  if (m_pending_frame >= 0 && session->has_model() &&
+      (computed >= m_pending_frame || (session->complete() && m_pending_frame > computed))) {
+    cursor = std::min(m_pending_frame, computed);  // a restored export's shown frame
+    playing = false;
+    replaying = false;
+    m_pending_frame = -1;
+  }
 }
 
 void App::update_field() {
   if (!settings.view.show_field || !session->has_model() || session->dim() != 2 || !session->compute_path()) return;
-  const int j = std::min(shown_frame(), std::max(0, session->n_steps() - 1));
-  const int t = session->n_steps() > 0 ? session->table().t[j] : 0;
+  const int t = field_timestep(session->table().t, shown_frame());
   const ViewSettings& v = settings.view;
   const int grid = std::clamp(v.field_grid, 4, 96);
   const render::Rect r = scatter_pane();
@@ -354,61 +377,16 @@ void App::update_field() {
   m_field_x0 = v.field_x0;
   m_field_model = &session->model();
   m_field_cam[0] = v.cam_x, m_field_cam[1] = v.cam_y, m_field_cam[2] = v.cam_half_h * aspect;
-
-  const double hw = v.cam_half_h * aspect, hh = v.cam_half_h;
-  const int gx = std::max(4, int(std::round(grid * aspect))), gy = grid;
-  std::vector<float> pts(size_t(gx) * gy * 2), out(pts.size());
-  for (int iy = 0; iy < gy; ++iy)
-    for (int ix = 0; ix < gx; ++ix) {
-      const size_t i = size_t(iy) * gx + ix;
-      pts[2 * i] = float(v.cam_x - hw + (ix + 0.5) * 2 * hw / gx);
-      pts[2 * i + 1] = float(v.cam_y - hh + (iy + 0.5) * 2 * hh / gy);
-    }
   try {
-    session->compute_path()->field(pts.data(), gx * gy, t, v.field_x0, out.data());
+    m_field_lines = field_lines({v.cam_x, v.cam_y, v.cam_half_h}, aspect, grid, v.field_x0, [&](const float* p, int n, float* out) {
+      session->compute_path()->field(p, n, t, v.field_x0, out);
+    });
   } catch (const std::exception& e) {
     status_line = std::string("field: ") + e.what();
     status_is_error = true;
     return;
   }
-  std::vector<render::LineVertex> lines;
-  const double cell = 2 * hh / gy;
-  const size_t n = size_t(gx) * gy;
-  if (!v.field_x0) {
-    // Arrows along -eps (towards the data: the score direction), length scaled so the longest is 0.9 cell;
-    // color by |eps| (blue small .. orange large).
-    double max_len = 1e-12;
-    for (size_t i = 0; i < n; ++i) max_len = std::max(max_len, double(std::hypot(out[2 * i], out[2 * i + 1])));
-    for (size_t i = 0; i < n; ++i) {
-      const float ex = -out[2 * i], ey = -out[2 * i + 1];
-      const float len = std::hypot(ex, ey);
-      const float k = float(0.9 * cell / max_len);
-      const float m = float(len / max_len);
-      const float cr = 0.3f + 0.7f * m, cg = 0.55f + 0.1f * m, cb = 1.0f - 0.7f * m, ca = 0.85f;
-      const float x0 = pts[2 * i], y0 = pts[2 * i + 1], x1 = x0 + k * ex, y1 = y0 + k * ey;
-      lines.push_back({x0, y0, cr, cg, cb, ca * 0.5f});
-      lines.push_back({x1, y1, cr, cg, cb, ca});
-      // arrowhead
-      const float dx = x1 - x0, dy = y1 - y0, h = 0.3f;
-      lines.push_back({x1, y1, cr, cg, cb, ca});
-      lines.push_back({x1 - h * (dx - 0.5f * dy), y1 - h * (dy + 0.5f * dx), cr, cg, cb, ca});
-      lines.push_back({x1, y1, cr, cg, cb, ca});
-      lines.push_back({x1 - h * (dx + 0.5f * dy), y1 - h * (dy - 0.5f * dx), cr, cg, cb, ca});
-    }
-  } else {
-    // A faint line from each grid point to the network's predicted clean point, which is marked.
-    for (size_t i = 0; i < n; ++i) {
-      const float x0 = pts[2 * i], y0 = pts[2 * i + 1], x1 = out[2 * i], y1 = out[2 * i + 1];
-      lines.push_back({x0, y0, 0.4f, 0.75f, 1.0f, 0.05f});
-      lines.push_back({x1, y1, 0.4f, 0.75f, 1.0f, 0.35f});
-      const float c = float(cell * 0.08);
-      lines.push_back({x1 - c, y1, 1.0f, 0.85f, 0.4f, 0.9f});
-      lines.push_back({x1 + c, y1, 1.0f, 0.85f, 0.4f, 0.9f});
-      lines.push_back({x1, y1 - c, 1.0f, 0.85f, 0.4f, 0.9f});
-      lines.push_back({x1, y1 + c, 1.0f, 0.85f, 0.4f, 0.9f});
-    }
-  }
-  renderer->set_field_lines(lines);
+  renderer->set_field_lines(m_field_lines);
 }
 
 void App::handle_view_input() {
@@ -453,6 +431,7 @@ void App::on_key(const KeyPress& p) {
   if (p.key == kKeyHome) playing = false, cursor = 0;
   if (p.key == kKeyEnd) playing = false, cursor = session->computed_steps();
   if (p.key == kKeyS && !p.ctrl) request_snapshot();
+  if (p.key == kKeyV && !p.ctrl) m_want_video = true;  // the Export section's video: first frame to the shown one
   if (p.key == kKeyH) {
     settings.view.show_ui = !settings.view.show_ui;
     m_ui_hidden_at = ImGui::GetTime();
@@ -487,7 +466,7 @@ void App::frame(int w, int h) {
   probe.mark(FramePhase::field);
   handle_view_input();
   handle_keys();
-  exporter->tick(*this);
+  if (exporter->video_active() || exporter->sequence_active()) exporter->tick(export_view());
   probe.mark(FramePhase::other);
 
   ComputeTimings ct;
@@ -503,11 +482,14 @@ void App::frame(int w, int h) {
   probe.mark(FramePhase::scene_draw);
   if (m_want_snapshot) {
     m_want_snapshot = false;
-    const ExportResult r = exporter->snapshot(*this);
-    status_line = r.ok ? "snapshot: " + exporter->last_path : "snapshot: error: " + r.error;
-    status_is_error = !r.ok;
-    target.restore();
+    run_export(ExportKind::Snapshot);
     probe.mark(FramePhase::other);
+  }
+  if (m_want_video) {  // V: started here, one frame encoded per UI frame (Exporter::tick)
+    m_want_video = false;
+    const ExportResult r = run_export(ExportKind::Video);
+    status_line = r.ok ? "video: writing " + r.path : "video: error: " + r.error;
+    status_is_error = !r.ok;
   }
   if (settings.view.show_ui)
     draw_panels(*this);

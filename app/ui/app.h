@@ -38,6 +38,7 @@ struct AppOptions {
   std::string config_dir;     // "" = $XDG_CONFIG_HOME/diffscope
   // Applied after the saved settings, refused when out of range, for this run only (never saved).
   std::vector<SettingOverride> sets;
+  int frame = -1;             // --restore: the frame to show once computed (-1: follow the run)
 };
 
 // Figures of the last frames, for the timing panel.
@@ -71,8 +72,14 @@ class App {
   // Keyboard actions (also used by scripts).
   void toggle_play();
   void step_cursor(int delta);
+  // Restore: shows frame j (paused) once the run has computed it; -1 does nothing.
+  void show_frame_when_computed(int j) { m_pending_frame = j; }
   void request_snapshot() { m_want_snapshot = true; }
-  // One shortcut key (Space, arrows, Home/End, S, H); auto-repeats act only for the arrows.
+  // Every export (the S key, the Export buttons, the script's `export`): Exporter::run over export_view().
+  ExportResult run_export(ExportKind kind, const std::string& path = "");
+  // The read-only view of this state that exports read.
+  ExportView export_view() const;
+  // One shortcut key (Space, arrows, Home/End, S snapshot, V video, H); auto-repeats act only for the arrows.
   void on_key(const KeyPress& p);
 
   // --- state (read and edited by the panels) ---
@@ -144,14 +151,16 @@ class App {
   void save_settings();
   void load_initial_model();  // --model, else the saved model, else the default
 
+  int m_pending_frame = -1;    // show_frame_when_computed
   RunOnlyValues m_run_only;    // the command line's values, kept out of the settings file
-  bool m_want_snapshot = false;
+  bool m_want_snapshot = false, m_want_video = false;
   double m_last_time = 0;
   // field cache key
   int m_field_t = -2, m_field_grid = 0;
   bool m_field_x0 = false;
   double m_field_cam[3] = {0, 0, 0};
   const void* m_field_model = nullptr;
+  std::vector<render::LineVertex> m_field_lines;  // the window's field (exports draw their own, then put it back)
   int m_field_runs = -1;
   const void* m_proj_model = nullptr;
   int m_fit_w = -1, m_fit_h = -1;  // the pane size of the last fit (cam_auto refits when it changes)

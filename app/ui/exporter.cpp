@@ -16,7 +16,8 @@
 #include "core/npy.h"
 #include "core/png_write.h"
 #include "core/output_files.h"
-#include "ui/app.h"
+#include "ui/picture.h"
+#include "core/sampling_session.h"
 #include "ui/export_dir.h"
 #include "ui/sha256.h"
 #include "core/view_fit.h"
@@ -86,74 +87,62 @@ ExportResult Exporter::finish(ExportResult r) {
   return r;
 }
 
-std::vector<uint8_t> Exporter::render_scene(App& app, int slot, int w, int h) {
+std::vector<uint8_t> Exporter::render_scene(const ExportView& v, int slot, int w, int h) {
+  const SamplingSession& ss = *v.session;
   const render::SavedFramebuffer prev;
   m_target.ensure(w, h);
   m_target.bind();
-  if (app.session->compute_path()) app.session->compute_path()->before_draw();
-  render::SceneInput in = app.scene_input(slot);
-  in.inset = {};  // exports have no UI
+  if (ss.compute_path()) ss.compute_path()->before_draw();
+  const TrajectoryLayout& l = ss.layout();
+  render::SceneInput in =
+      picture_scene(v.settings->view, v.ui_scale, v.trajectory, l.B, l.dim, slot, ss.is_image_model() ? ss.image_side() : 0);
   // Whatever the export's shape (16x16384 .. 16384x16), it shows at least what the window's pane shows.
-  const render::Rect win = app.scatter_pane(), pane = render::Renderer::layout(w, h, in.image_model, {}).scatter;
-  auto aspect = [](const render::Rect& r) { return r.h > 0 ? double(r.w) / r.h : 1.0; };
-  const CameraFit cam = fit_view_to_aspect({in.cam.cx, in.cam.cy, in.cam.half_h}, aspect(win), aspect(pane));
+  const CameraFit cam = picture_camera(v.settings->view, v.camera_aspect, w, h, in.image_model);
   in.cam = {cam.cx, cam.cy, cam.half_h};
-  app.renderer->draw_scene(in, w, h);
+  const bool field = in.show_field && ss.compute_path();
+  if (field) {  // the field for this picture's camera and pane, at the frame drawn (SEMANTICS §6)
+    const int t = field_timestep(ss.table().t, l.frame_of_slot(slot));
+    const bool x0 = v.settings->view.field_x0;
+    v.renderer->set_field_lines(field_lines(cam, picture_pane_aspect(w, h, in.image_model), v.settings->view.field_grid, x0,
+                                            [&](const float* p, int n, float* out) { ss.compute_path()->field(p, n, t, x0, out); }));
+  }
+  v.renderer->draw_scene(in, w, h);
+  if (field && v.window_field) v.renderer->set_field_lines(*v.window_field);
   std::vector<uint8_t> px = m_target.read_rgba_top_down();
   prev.restore();
   return px;
 }
 
-nlohmann::json Exporter::sidecar(App& app, const std::string& kind) {
-  const SamplingSettings& s = app.session->settings();
-  nlohmann::json j;
-  j["kind"] = kind;
-  j["generator"] = "diffscope gui";
-  if (app.session->has_model()) {
-    const std::string& mp = app.session->model().path;
+nlohmann::json Exporter::sidecar(const ExportView& v, const std::string& kind) {
+  const SamplingSession& ss = *v.session;
+  SidecarInput in;
+  in.kind = kind;
+  in.generator = "diffscope gui";
+  in.settings = *v.settings;
+  in.settings.sampling = ss.settings();  // the run's (clamped) values, not the widgets'
+  if (ss.has_model()) {
+    const std::string& mp = ss.model().path;
     if (mp != m_sha_path) {
       m_sha_path = mp;
       m_sha = sha256_file(mp);
     }
-    j["model"] = path_object("file", mp);  // any file name, losslessly (SEMANTICS §6)
-    j["model"]["sha256"] = m_sha;
-    auto ds = app.session->model().metadata.find("dataset");
-    if (ds != app.session->model().metadata.end()) j["model"]["dataset"] = ds->second;
+    in.model = &ss.model();
+    in.model_sha256 = m_sha;
+    in.command_line = command_line(ss);
   }
-  j["sampler"] = sampler_name(s.sampler);
-  j["spacing"] = spacing_name(s.spacing);
-  j["eta"] = s.eta;
-  j["steps"] = s.steps;
-  j["t_start"] = s.t_start;
-  j["seed"] = s.seed;
-  j["n"] = s.n_samples;
-  j["from_data"] = s.from_data;
-  j["precision"] = precision_name(s.precision);
-  ComputePath* p = app.session->compute_path();
-  j["backend"] = p ? p->name() : "none";
-  j["device"] = p ? p->device() : "";
-  j["steps_per_launch"] = s.steps_per_launch;
-  if (app.session->has_model()) j["command_line"] = command_line(app);
-  if (const SchedulerConfig* c = app.session->scheduler_config()) put_path(j, "scheduler_config", c->path);
-  const int frame = app.shown_frame();
-  j["frame"] = frame;
-  j["timestep"] = app.session->timestep_of_frame(frame);
-  j["computed_steps"] = app.session->computed_steps();
-  j["trajectory_stride"] = app.session->layout().stride;
-  j["timings"] = {{"last_run_ms", app.session->last_run_ms()},
-                  {"frame_ms", app.stats.frame_ms},
-                  {"gl_draw_ms", app.stats.draw_gpu_ms},
-                  {"interop_map_ms", app.stats.map_ms},
-                  {"interop_unmap_ms", app.stats.unmap_ms}};
-  const ViewSettings& v = app.settings.view;
-  j["view"] = {{"camera", {v.cam_x, v.cam_y, v.cam_half_h}}, {"trail_frames", v.trail_frames},
-               {"show_data", v.show_data}, {"show_field", v.show_field}, {"field_x0", v.field_x0},
-               {"camera_auto", v.cam_auto}, {"point_size", v.point_size}, {"point_alpha", v.point_alpha}};
-  const std::time_t now = std::time(nullptr);
-  char ts[32];
-  std::strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  j["created_utc"] = ts;
-  return j;
+  ComputePath* p = ss.compute_path();
+  in.backend = p ? p->name() : "none";
+  in.device = p ? p->device() : "";
+  in.frame = v.shown_frame;
+  in.timestep = ss.timestep_of_frame(v.shown_frame);
+  in.computed_steps = ss.computed_steps();
+  in.trajectory_stride = ss.layout().stride;
+  in.ui_scale = v.ui_scale;
+  in.camera_aspect = v.camera_aspect;
+  in.extra["timings"] = v.timings;
+  in.extra["timings"]["last_run_ms"] = ss.last_run_ms();
+  if (const SchedulerConfig* c = ss.scheduler_config()) put_path(in.extra, "scheduler_config", c->path);
+  return build_sidecar(in);
 }
 
 // An export's main file and its sidecar (png_sidecar_path) are distinct (a main path "x.json" would be
@@ -192,13 +181,13 @@ void write_sidecar(const std::string& main_path, const nlohmann::json& j) {
   }
 }
 
-std::string Exporter::command_line(App& app) const {
-  const ComputePath* p = app.session->compute_path();
+std::string Exporter::command_line(const SamplingSession& ss) {
+  const ComputePath* p = ss.compute_path();
   const bool cpu = !p || p->name() == "cpu";
-  std::string line = sample_command_line(app.session->settings(), app.session->model().path, cpu ? "cpu" : "cuda");
+  std::string line = sample_command_line(ss.settings(), ss.model().path, cpu ? "cpu" : "cuda");
   // The applied scheduler config (its steps_offset and an analytic model's betas), before the trailing --out.
   const std::string out = " --out ";
-  if (const SchedulerConfig* c = app.session->scheduler_config(); c && line.rfind(out) != std::string::npos)
+  if (const SchedulerConfig* c = ss.scheduler_config(); c && line.rfind(out) != std::string::npos)
     line.insert(line.rfind(out), " --scheduler-config " + shell_quote(c->path));
   return line;
 }
@@ -219,49 +208,72 @@ ExportResult Exporter::guarded(const std::function<std::string()>& write) {
   return finish(r);
 }
 
-std::vector<float> Exporter::download_slots(App& app, int first, int count) {
-  if (!app.session->has_model() || app.session->layout().n_slots == 0) throw InvalidInput("nothing to export yet");
-  const TrajectoryLayout& l = app.session->layout();
-  if (app.session->compute_path()) app.session->compute_path()->before_draw();  // nothing may stay mapped
+std::vector<float> Exporter::download_slots(const ExportView& v, int first, int count) {
+  if (!v.session->has_model() || v.session->layout().n_slots == 0) throw InvalidInput("nothing to export yet");
+  const TrajectoryLayout& l = v.session->layout();
+  if (v.session->compute_path()) v.session->compute_path()->before_draw();  // nothing may stay mapped
   std::vector<float> x(l.frame_floats() * size_t(count));
-  app.trajectory->download(size_t(first) * l.frame_bytes(), l.frame_bytes() * size_t(count), x.data());
+  v.trajectory->download(size_t(first) * l.frame_bytes(), l.frame_bytes() * size_t(count), x.data());
   return x;
 }
 
-ExportResult Exporter::snapshot(App& app, std::string path) {
+ExportKind parse_export_kind(const std::string& name) {
+  if (name == "snapshot") return ExportKind::Snapshot;
+  if (name == "grid") return ExportKind::ImageGrid;
+  if (name == "state") return ExportKind::State;
+  if (name == "trajectory") return ExportKind::Trajectory;
+  if (name == "frames") return ExportKind::Frames;
+  if (name == "video") return ExportKind::Video;
+  throw InvalidInput("export: unknown kind '" + name + "'; valid: snapshot, grid, state, trajectory, frames, video");
+}
+
+ExportResult Exporter::run(ExportKind kind, const ExportView& v, std::string path) {
+  switch (kind) {
+    case ExportKind::Snapshot: return snapshot(v, path);
+    case ExportKind::ImageGrid: return image_grid(v, path);
+    case ExportKind::State: return state_npy(v, path);
+    case ExportKind::Trajectory: return trajectory_npy(v, path);
+    case ExportKind::Frames: return start_frame_sequence(v);
+    case ExportKind::Video: return start_video(v, path);
+  }
+  return {};
+}
+
+ExportResult Exporter::snapshot(const ExportView& v, std::string path) {
   return guarded([&] {
-    if (!app.session->has_model() || app.session->layout().n_slots == 0) throw InvalidInput("nothing to export yet");
-    if (path.empty()) path = next_free_name(resolve_export_dir(app.settings.export_dir), "snapshot", ".png");
+    if (!v.session->has_model() || v.session->layout().n_slots == 0) throw InvalidInput("nothing to export yet");
+    if (path.empty()) path = next_free_name(resolve_export_dir(v.settings->export_dir), "snapshot", ".png");
     check_export_paths(path);
-    const int w = app.settings.export_width, h = app.settings.export_height;
-    const auto px = render_scene(app, app.shown_slot(), w, h);
-    nlohmann::json j = sidecar(app, "snapshot");
+    const int w = v.settings->export_width, h = v.settings->export_height;
+    const auto px = render_scene(v, v.shown_slot, w, h);
+    nlohmann::json j = sidecar(v, "snapshot");
     put_path(j, "png", fs::path(path).filename().string());
-    j["size"] = {w, h};
     write_with_sidecar(path, encode_png_rgba(px, w, h, 3, png_text(j)), nullptr, 0, j);
     return path;
   });
 }
 
-ExportResult Exporter::image_grid(App& app, std::string path) {
+ExportResult Exporter::image_grid(const ExportView& v, std::string path) {
   return guarded([&] {
-    if (!app.session->is_image_model() || app.session->image_side() <= 0)
+    if (!v.session->is_image_model() || v.session->image_side() <= 0)
       throw InvalidInput("the image grid needs an image model (dim 64, 8x8)");
-    if (path.empty()) path = next_free_name(resolve_export_dir(app.settings.export_dir), "grid", ".png");
+    if (path.empty()) path = next_free_name(resolve_export_dir(v.settings->export_dir), "grid", ".png");
     check_export_paths(path);
-    render::SceneInput in = app.scene_input(app.shown_slot());
+    const TrajectoryLayout& l = v.session->layout();
+    const render::SceneInput in = picture_scene(v.settings->view, v.ui_scale, v.trajectory, l.B, l.dim, v.shown_slot,
+                                                v.session->image_side());
     const int cols = std::max(1, in.grid_cols);
     const int rows = render::Renderer::grid_rows(in.B, cols, cols);
-    const int scale = std::max(1, app.settings.image_grid_scale);
+    const int scale = std::max(1, v.settings->image_grid_scale);
     const int cell = (in.image_side + 1) * scale;  // one image pixel of gap per cell
     const int w = cols * cell, h = rows * cell;
     const render::SavedFramebuffer prev;
     m_target.ensure(w, h);
     m_target.bind();
-    app.renderer->draw_image_grid(in, {0, 0, w, h}, rows);
+    v.renderer->draw_image_grid(in, {0, 0, w, h}, rows);
     const auto px = m_target.read_rgba_top_down();
     prev.restore();
-    nlohmann::json j = sidecar(app, "image_grid");
+    nlohmann::json j = sidecar(v, "image_grid");
     put_path(j, "png", fs::path(path).filename().string());
     j["grid"] = {{"cols", cols}, {"rows", rows}, {"scale", scale}};
     write_with_sidecar(path, encode_png_rgba(px, w, h, 3, png_text(j)), nullptr, 0, j);
@@ -269,14 +281,14 @@ ExportResult Exporter::image_grid(App& app, std::string path) {
   });
 }
 
-ExportResult Exporter::state_npy(App& app, std::string path) {
+ExportResult Exporter::state_npy(const ExportView& v, std::string path) {
   return guarded([&] {
-    const int slot = app.shown_slot();
-    const std::vector<float> x = download_slots(app, slot, 1);
-    const TrajectoryLayout& l = app.session->layout();
-    if (path.empty()) path = next_free_name(resolve_export_dir(app.settings.export_dir), "state", ".npy");
+    const int slot = v.shown_slot;
+    const std::vector<float> x = download_slots(v, slot, 1);
+    const TrajectoryLayout& l = v.session->layout();
+    if (path.empty()) path = next_free_name(resolve_export_dir(v.settings->export_dir), "state", ".npy");
     check_export_paths(path);
-    nlohmann::json j = sidecar(app, "state");
+    nlohmann::json j = sidecar(v, "state");
     put_path(j, "npy", fs::path(path).filename().string());
     j["frame"] = l.frame_of_slot(slot);
     j["shape"] = {l.B, l.dim};
@@ -285,14 +297,14 @@ ExportResult Exporter::state_npy(App& app, std::string path) {
   });
 }
 
-ExportResult Exporter::trajectory_npy(App& app, std::string path) {
+ExportResult Exporter::trajectory_npy(const ExportView& v, std::string path) {
   return guarded([&] {
-    const int n_slots = app.session->newest_slot() + 1;
-    const std::vector<float> x = download_slots(app, 0, n_slots);
-    const TrajectoryLayout& l = app.session->layout();
-    if (path.empty()) path = next_free_name(resolve_export_dir(app.settings.export_dir), "trajectory", ".npy");
+    const int n_slots = v.session->newest_slot() + 1;
+    const std::vector<float> x = download_slots(v, 0, n_slots);
+    const TrajectoryLayout& l = v.session->layout();
+    if (path.empty()) path = next_free_name(resolve_export_dir(v.settings->export_dir), "trajectory", ".npy");
     check_export_paths(path);
-    nlohmann::json j = sidecar(app, "trajectory");
+    nlohmann::json j = sidecar(v, "trajectory");
     put_path(j, "npy", fs::path(path).filename().string());
     std::vector<int> frames;
     for (int k = 0; k < n_slots; ++k) frames.push_back(l.frame_of_slot(k));
@@ -303,16 +315,16 @@ ExportResult Exporter::trajectory_npy(App& app, std::string path) {
   });
 }
 
-ExportResult Exporter::start_frame_sequence(App& app) {
+ExportResult Exporter::start_frame_sequence(const ExportView& v) {
   ExportResult r;
   try {
-    if (!app.session->has_model() || app.session->layout().n_slots == 0) throw InvalidInput("nothing to export yet");
-    m_seq_dir = next_free_name(resolve_export_dir(app.settings.export_dir), "frames", "");
+    if (!v.session->has_model() || v.session->layout().n_slots == 0) throw InvalidInput("nothing to export yet");
+    m_seq_dir = next_free_name(resolve_export_dir(v.settings->export_dir), "frames", "");
     std::error_code ec;
     if (!fs::create_directories(m_seq_dir, ec)) throw InvalidInput("cannot create " + m_seq_dir);
     m_seq_next = 0;
-    m_seq_total = app.session->newest_slot() + 1;
-    nlohmann::json j = sidecar(app, "frame_sequence");
+    m_seq_total = v.session->newest_slot() + 1;
+    nlohmann::json j = sidecar(v, "frame_sequence");
     j["frames"] = m_seq_total;
     write_file_atomic(m_seq_dir + "/sequence.json", sidecar_text(j), "export");
     m_seq_sidecar = j;
@@ -327,17 +339,17 @@ ExportResult Exporter::start_frame_sequence(App& app) {
   return finish(r);
 }
 
-void Exporter::tick(App& app) {
-  if (m_video) tick_video(app);
+void Exporter::tick(const ExportView& v) {
+  if (m_video) tick_video(v);
   if (m_seq_next < 0) return;
   try {
     char name[32];
     std::snprintf(name, sizeof name, "/frame_%05d.png", m_seq_next);
-    const int w = app.settings.export_width, h = app.settings.export_height;
-    const auto px = render_scene(app, m_seq_next, w, h);
+    const int w = v.settings->export_width, h = v.settings->export_height;
+    const auto px = render_scene(v, m_seq_next, w, h);
     nlohmann::json j = m_seq_sidecar;  // each frame carries the sequence's sidecar with its own frame
     j["png"] = name + 1;
-    j["frame"] = app.session->layout().frame_of_slot(m_seq_next);
+    j["frame"] = v.session->layout().frame_of_slot(m_seq_next);
     write_png_rgba(m_seq_dir + name, px, w, h, 3, png_text(j));
     if (++m_seq_next >= m_seq_total) {
       m_seq_next = -1;

@@ -11,15 +11,37 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/compute_path.h"
+#include "core/settings_io.h"
 #include "render/gl_buffers.h"
+#include "render/renderer.h"
 
 namespace diffscope {
 class VideoWriter;
-}
+class SamplingSession;
+}  // namespace diffscope
 
 namespace diffscope::ui {
 
-class App;
+// The small read-only view of the app that exports read (issue 12 item 4): no App. The renderer draws the
+// export (its projection and data are the window's); the compute path is asked to unmap before GL reads and
+// evaluates the field for the export's camera.
+struct ExportView {
+  const SamplingSession* session = nullptr;
+  const AppSettings* settings = nullptr;
+  render::Renderer* renderer = nullptr;
+  const render::GlTrajectoryBuffer* trajectory = nullptr;
+  const std::vector<render::LineVertex>* window_field = nullptr;  // put back after an export drew its own
+  int shown_frame = 0, shown_slot = 0;
+  float ui_scale = 1;         // the window's content scale
+  double camera_aspect = 1;   // width/height of the window's 2D pane: the camera was set there
+  nlohmann::json timings;     // the window's last figures, for the sidecar
+};
+
+// What an export writes; the S key, the Export buttons and the script's `export` all go through Exporter::run.
+enum class ExportKind { Snapshot, ImageGrid, State, Trajectory, Frames, Video };
+// "snapshot" | "grid" | "state" | "trajectory" | "frames" | "video" (the script's names); throws InvalidInput.
+ExportKind parse_export_kind(const std::string& name);
 
 struct ExportResult {
   bool ok = false;
@@ -47,13 +69,16 @@ void write_sidecar(const std::string& main_path, const nlohmann::json& j);
 
 class Exporter {
  public:
-  ExportResult snapshot(App& app, std::string path = "");
-  ExportResult image_grid(App& app, std::string path = "");
-  ExportResult state_npy(App& app, std::string path = "");
-  ExportResult trajectory_npy(App& app, std::string path = "");
+  // The one entry point: starts (frames, video) or writes (the rest) an export of `kind` to `path` ("" = the
+  // next free name in the export folder). Frame sequences and videos go on in tick().
+  ExportResult run(ExportKind kind, const ExportView& v, std::string path = "");
+  ExportResult snapshot(const ExportView& v, std::string path = "");
+  ExportResult image_grid(const ExportView& v, std::string path = "");
+  ExportResult state_npy(const ExportView& v, std::string path = "");
+  ExportResult trajectory_npy(const ExportView& v, std::string path = "");
   // Starts writing one PNG per computed kept frame into a new numbered folder; tick() writes one per call.
-  ExportResult start_frame_sequence(App& app);
-  void tick(App& app);
+  ExportResult start_frame_sequence(const ExportView& v);
+  void tick(const ExportView& v);
   bool sequence_active() const { return m_seq_next >= 0; }
   float sequence_progress() const { return m_seq_total ? float(m_seq_next) / m_seq_total : 0.f; }
 
@@ -64,17 +89,17 @@ class Exporter {
     int format = 0;  // 0 .mp4 (H.264), 1 .gif, 2 .webp
     int fps = 30;    // [1, 240]
     bool lossless = false;
+    bool yuv420 = false;  // MP4: yuv420p, which every player plays (VideoOptions::yuv420)
   } video;
-  ExportResult start_video(App& app, std::string path = "");
+  ExportResult start_video(const ExportView& v, std::string path = "");
   bool video_active() const { return m_video != nullptr; }
   float video_progress() const { return m_vid_total ? float(m_vid_next) / m_vid_total : 0.f; }
   void cancel_video();  // stops ffmpeg; nothing is left at the path
 
-  // The sidecar of SEMANTICS §6 for what is shown now (model file + SHA-256, sampler, eta, steps, t_start,
-  // seed, N, precision, backend, device, timings, frame).
-  nlohmann::json sidecar(App& app, const std::string& kind);
+  // The sidecar of SEMANTICS §6 for what is shown now (ui/picture.h build_sidecar) at the export size.
+  nlohmann::json sidecar(const ExportView& v, const std::string& kind);
   // The `diffscope sample ...` line that reproduces the current run (core/command_line.h); needs a model.
-  std::string command_line(App& app) const;
+  static std::string command_line(const SamplingSession& session);
   // Hashes the model file as it is when loaded, so the sidecar names the loaded bytes even if the file
   // is replaced or truncated later.
   void remember_model(const std::string& path);
@@ -92,14 +117,16 @@ class Exporter {
   // Runs one export: `write` writes the file(s) and returns the main path; an exception becomes the error.
   ExportResult guarded(const std::function<std::string()>& write);
   // `count` trajectory slots from `first` (nothing mapped by CUDA while read). Throws when nothing ran yet.
-  std::vector<float> download_slots(App& app, int first, int count);
-  std::vector<uint8_t> render_scene(App& app, int slot, int w, int h);
+  std::vector<float> download_slots(const ExportView& v, int first, int count);
+  // Kept slot `slot` at w x h without the UI: the camera widened for the picture (picture_camera), the field
+  // built for that camera and pane (ui/picture.h).
+  std::vector<uint8_t> render_scene(const ExportView& v, int slot, int w, int h);
   render::OffscreenTarget m_target;
   std::string m_sha_path, m_sha;  // cached SHA-256 of the model file
   int m_seq_next = -1, m_seq_total = 0;
   std::string m_seq_dir;
   nlohmann::json m_seq_sidecar;
-  void tick_video(App& app);
+  void tick_video(const ExportView& v);
   std::shared_ptr<VideoWriter> m_video;  // shared_ptr: VideoWriter is incomplete here
   int m_vid_next = 0, m_vid_total = 0, m_vid_w = 0, m_vid_h = 0;
   std::string m_vid_path;

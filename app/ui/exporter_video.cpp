@@ -7,7 +7,7 @@
 #include "core/json_path.h"
 #include "core/output_files.h"
 #include "core/video_writer.h"
-#include "ui/app.h"
+#include "core/sampling_session.h"
 #include "ui/export_dir.h"
 #include "ui/exporter.h"
 
@@ -19,24 +19,24 @@ namespace {
 const char* const kVideoExt[] = {".mp4", ".gif", ".webp"};
 }
 
-ExportResult Exporter::start_video(App& app, std::string path) {
+ExportResult Exporter::start_video(const ExportView& v, std::string path) {
   ExportResult r;
   try {
     if (m_video || m_seq_next >= 0) throw InvalidInput("an export is still running");
-    if (!app.session->has_model() || app.session->layout().n_slots == 0) throw InvalidInput("nothing to export yet");
+    if (!v.session->has_model() || v.session->layout().n_slots == 0) throw InvalidInput("nothing to export yet");
     const int fmt = std::clamp(video.format, 0, 2);
-    if (path.empty()) path = next_free_name(resolve_export_dir(app.settings.export_dir), "video", kVideoExt[fmt]);
+    if (path.empty()) path = next_free_name(resolve_export_dir(v.settings->export_dir), "video", kVideoExt[fmt]);
     const VideoFormat f = video_format_of("export video", path);
     check_distinct_outputs({{"export video", path}, {"its sidecar", png_sidecar_path(path)}});
-    int w = app.settings.export_width, h = app.settings.export_height;
+    int w = v.settings->export_width, h = v.settings->export_height;
     video_frame_size(f, &w, &h);
-    m_vid_total = app.shown_slot() + 1;
+    m_vid_total = v.shown_slot + 1;
     try {
-      m_video = std::make_shared<VideoWriter>(VideoOptions{path, w, h, double(video.fps), video.lossless, "export video"});
+      m_video = std::make_shared<VideoWriter>(VideoOptions{path, w, h, double(video.fps), video.lossless, "export video", video.yuv420});
     } catch (const ResourceUnavailable& e) {
       // No ffmpeg: the same frames as a PNG sequence, and the reason stays in the messages.
       finish({false, "", e.what()});
-      r = start_frame_sequence(app);
+      r = start_frame_sequence(v);
       m_seq_total = std::min(m_seq_total, m_vid_total);
       if (r.ok) messages.push_back("no ffmpeg: writing the " + std::to_string(m_seq_total) + " frames as PNGs instead");
       m_vid_total = 0;
@@ -45,13 +45,15 @@ ExportResult Exporter::start_video(App& app, std::string path) {
     m_vid_next = 0;
     m_vid_w = w, m_vid_h = h;
     m_vid_path = path;
-    m_vid_sidecar = sidecar(app, "video");
+    m_vid_sidecar = sidecar(v, "video");
     put_path(m_vid_sidecar, "video", fs::path(path).filename().string());
-    m_vid_sidecar["size"] = {w, h};
+    m_vid_sidecar["export_width"] = w;  // made even for MP4
+    m_vid_sidecar["export_height"] = h;
     m_vid_sidecar["fps"] = video.fps;
     m_vid_sidecar["lossless"] = video.lossless;
+    if (f == VideoFormat::Mp4 && !video.lossless) m_vid_sidecar["pix_fmt"] = video.yuv420 ? "yuv420p" : "yuv444p";
     std::vector<int> frames;
-    for (int k = 0; k < m_vid_total; ++k) frames.push_back(app.session->layout().frame_of_slot(k));
+    for (int k = 0; k < m_vid_total; ++k) frames.push_back(v.session->layout().frame_of_slot(k));
     m_vid_sidecar["frames"] = frames;
     messages.push_back("encoding " + std::to_string(m_vid_total) + " frames into " + path);
     r.ok = true;
@@ -64,9 +66,9 @@ ExportResult Exporter::start_video(App& app, std::string path) {
   return finish(r);
 }
 
-void Exporter::tick_video(App& app) {
+void Exporter::tick_video(const ExportView& v) {
   try {
-    m_video->add_frame(render_scene(app, m_vid_next, m_vid_w, m_vid_h).data());
+    m_video->add_frame(render_scene(v, m_vid_next, m_vid_w, m_vid_h).data());
     if (++m_vid_next < m_vid_total) return;
     m_video->finish();
     m_video.reset();

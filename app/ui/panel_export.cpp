@@ -54,7 +54,14 @@ void panel_video_export(App& app) {
   ImGui::SameLine();
   ImGui::Checkbox("lossless", &ex.video.lossless);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("MP4: libx264rgb -qp 0 (exact RGB); WebP: lossless; GIF: 256 colours");
-  if (ImGui::Button("Video (first frame to shown)")) ex.start_video(app);
+  if (ex.video.format == 0 && !ex.video.lossless) {
+    ImGui::SameLine();
+    ImGui::Checkbox("yuv420p", &ex.video.yuv420);
+    tip("MP4 that every player plays (browsers, QuickTime); the default yuv444p keeps the colour of small points "
+        "(VLC, mpv, ffplay play it)");
+  }
+  if (ImGui::Button("Video (V): first frame to shown")) app.run_export(ExportKind::Video);
+  tip("frames 0 .. the shown one at the export size through ffmpeg; without ffmpeg, PNG frames instead");
 }
 
 }  // namespace
@@ -71,17 +78,18 @@ void panel_export(App& app) {
   tip("width and height in pixels of snapshots and frame-sequence PNGs");
   ImGui::Checkbox("settings inside PNGs", &app.exporter->embed_sidecar);
   tip("every PNG carries its .json sidecar in a text chunk (iTXt 'diffscope')");
-  if (ImGui::Button("Snapshot (S)")) app.exporter->snapshot(app);
+  if (ImGui::Button("Snapshot (S)")) app.run_export(ExportKind::Snapshot);
   tip("the views at the shown frame as PNG (no UI), with a .json sidecar that reproduces it");
   ImGui::SameLine();
-  if (ImGui::Button("State .npy")) app.exporter->state_npy(app);
+  if (ImGui::Button("State .npy")) app.run_export(ExportKind::State);
   tip("the samples at the shown frame: (B, dim) float32 .npy");
   ImGui::SameLine();
-  if (ImGui::Button("Trajectory .npy")) app.exporter->trajectory_npy(app);
+  if (ImGui::Button("Trajectory .npy")) app.run_export(ExportKind::Trajectory);
   tip("every stored frame: (frames, B, dim) float32 .npy");
   if (app.session->has_model() && ImGui::Button("Copy command line")) {
-    ImGui::SetClipboardText(app.exporter->command_line(app).c_str());
-    app.exporter->messages.push_back("copied: " + app.exporter->command_line(app));
+    const std::string line = Exporter::command_line(*app.session);
+    ImGui::SetClipboardText(line.c_str());
+    app.exporter->messages.push_back("copied: " + line);
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("the diffscope sample line that reproduces this run's .npy");
   if (app.session->is_image_model()) {
@@ -89,13 +97,13 @@ void panel_export(App& app) {
     ImGui::SliderInt("scale", &s.image_grid_scale, 1, 32, "%d", ImGuiSliderFlags_AlwaysClamp);
     tip("pixels per image pixel in the grid PNG");
     ImGui::SameLine();
-    if (ImGui::Button("Image grid PNG")) app.exporter->image_grid(app);
+    if (ImGui::Button("Image grid PNG")) app.run_export(ExportKind::ImageGrid);
     tip("the image grid at the shown frame as PNG");
   }
   if (app.exporter->sequence_active()) {
     ImGui::ProgressBar(app.exporter->sequence_progress(), ImVec2(-1, 0), "frame sequence");
   } else if (ImGui::Button("Frame sequence (PNG per frame)")) {
-    app.exporter->start_frame_sequence(app);
+    app.run_export(ExportKind::Frames);
   }
   if (!app.exporter->sequence_active()) tip("one PNG per stored frame into a new numbered folder (for a video)");
   panel_video_export(app);

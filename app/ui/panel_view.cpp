@@ -19,6 +19,9 @@ void panel_view(App& app) {
   tip("point opacity: lower shows density where points overlap");
   ImGui::Checkbox("data overlay", &v.show_data);
   tip("the model's held-out training data (data_samples) as grey points");
+  ImGui::SameLine();
+  ImGui::Checkbox("axes", &v.show_axes);
+  tip("the 2D view's unit grid and axes (off: a clean picture)");
   const bool two_d = app.session->dim() == 2;
   if (!two_d) ImGui::BeginDisabled();
   ImGui::Checkbox("field", &v.show_field);

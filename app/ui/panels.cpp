@@ -68,7 +68,7 @@ float status_strip(App& app, float x0, float w, float pad) {
   if (ImGui::Begin("##status", nullptr, f)) {
     char fps[64];
     std::snprintf(fps, sizeof fps, "%.0f fps  %.2f ms", app.stats.fps, app.stats.fps > 0 ? 1000.0 / app.stats.fps : 0.0);
-    const char* keys = "Space play  arrows scrub  S snapshot  H hide UI";
+    const char* keys = "Space play  arrows scrub  S snapshot  V video  H hide UI";
     ImGui::TextUnformatted(fps);
     same_line_if_fits(ImGui::CalcTextSize(app.session->path_note().c_str()).x);
     ImGui::TextDisabled("%s", app.session->path_note().c_str());

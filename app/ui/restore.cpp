@@ -12,36 +12,13 @@
 #include "core/png_text.h"
 #include "ui/app.h"
 #include "ui/exporter.h"
+#include "core/settings_schema.h"
+#include "core/sidecar_file.h"
+#include "ui/picture.h"
 #include "ui/settings_keys.h"
 #include "ui/sha256.h"
 
 namespace diffscope::ui {
-
-nlohmann::json read_sidecar(const std::string& file, std::string* note) {
-  std::string text;
-  const std::string ext = std::filesystem::path(file).extension().string();
-  if (ext == ".png" || ext == ".PNG") {
-    auto t = read_png_text(file, "diffscope", "--restore");
-    if (!t) {
-      *note += file + " carries no diffscope settings (an older export): opened with the defaults\n";
-      return nlohmann::json::object();
-    }
-    text = *t;
-  } else {
-    std::ifstream f(file, std::ios::binary);
-    if (!f) throw InvalidInput("--restore " + file + ": cannot read");
-    std::stringstream s;
-    s << f.rdbuf();
-    text = s.str();
-  }
-  try {
-    nlohmann::json j = nlohmann::json::parse(text);
-    if (!j.is_object()) throw InvalidInput("not an object");
-    return j;
-  } catch (const std::exception& e) {
-    throw InvalidInput("--restore " + file + ": not a diffscope sidecar (" + e.what() + ")");
-  }
-}
 
 namespace {
 
@@ -73,48 +50,19 @@ std::string find_model(const nlohmann::json& m, std::string* note) {
 RestorePlan plan_restore(const nlohmann::json& j) {
   RestorePlan p;
   if (j.contains("model") && j["model"].is_object()) p.model = find_model(j["model"], &p.note);
-  auto put = [&](const char* sidecar_key, const char* setting, const nlohmann::json& from) {
-    if (!from.contains(sidecar_key)) return;
-    const nlohmann::json& v = from[sidecar_key];
-    std::string s;
-    if (v.is_string()) s = v.get<std::string>();
-    else if (v.is_boolean()) s = v.get<bool>() ? "1" : "0";
-    else if (v.is_number_float()) s = nlohmann::json(v).dump();  // shortest text that reads back exactly
-    else if (v.is_number()) s = v.dump();
-    else {
-      p.note += std::string("sidecar key ") + sidecar_key + " is not a value: ignored\n";
-      return;
-    }
-    p.sets.emplace_back(setting, s);
-  };
-  // Sidecar keys (SEMANTICS §6) -> setting names (settings_keys.h).
-  static const std::pair<const char*, const char*> kRun[] = {
-      {"N", "n"},       {"n", "n"},                 {"sampler", "sampler"},     {"spacing", "spacing"},     {"eta", "eta"},             {"t_start", "t_start"},
-      {"steps", "steps"}, {"seed", "seed"},         {"precision", "precision"}, {"from_data", "from_data"},
-      {"steps_per_launch", "spl"}};
-  static const std::pair<const char*, const char*> kView[] = {
-      {"trail_frames", "trail"}, {"show_data", "data"},           {"show_field", "field"},
-      {"field_x0", "field_x0"},  {"point_size", "point_size"},   {"point_alpha", "point_alpha"}};
-  for (const auto& [from, to] : kRun) put(from, to, j);
-  if (j.contains("view") && j["view"].is_object()) {
-    const nlohmann::json& v = j["view"];
-    for (const auto& [from, to] : kView) put(from, to, v);
-    // A camera the user moved is restored as is; an automatic one is fitted again the same way.
-    const bool fixed = v.contains("camera_auto") && v["camera_auto"].is_boolean() && !v["camera_auto"].get<bool>();
-    const nlohmann::json cam = v.value("camera", nlohmann::json());
-    if (fixed && cam.is_array() && cam.size() == 3 && cam[0].is_number() && cam[1].is_number() && cam[2].is_number()) {
-      char c[96];
-      std::snprintf(c, sizeof c, "%.17g,%.17g,%.17g", cam[0].get<double>(), cam[1].get<double>(),
-                    cam[2].get<double>());
-      p.sets.emplace_back("camera", c);
-    } else if (v.contains("camera_auto")) {
-      p.sets.emplace_back("camera", "auto");
+  // Every setting the sidecar holds, by the settings schema's keys (older sidecars' names are its aliases), in
+  // the schema's order (a camera before cam_auto). The backend stays this machine's choice.
+  const nlohmann::json flat = sidecar_settings(j);
+  for (const auto& [k, f] : settings_in_json(flat)) {
+    if (f->key == std::string("backend") || f->key == std::string("export_dir")) continue;
+    try {
+      p.sets.emplace_back(f->key, setting_text(flat[k]));
+    } catch (const InvalidInput&) {
+      p.note += "sidecar key " + k + " is not a value: ignored\n";
     }
   }
-  if (j.contains("size") && j["size"].is_array() && j["size"].size() == 2 && j["size"][0].is_number_integer() &&
-      j["size"][1].is_number_integer())
-    p.sets.emplace_back("export_size", std::to_string(j["size"][0].get<int>()) + "x" + std::to_string(j["size"][1].get<int>()));
   if (j.contains("frame") && j["frame"].is_number_integer()) p.frame = j["frame"].get<int>();
+  if (!j.contains("format")) p.note += "an older sidecar (no format): what it lacks keeps its default\n";
   return p;
 }
 
@@ -132,6 +80,7 @@ bool restore_into_app(App& app, const std::string& file) {
     for (const auto& [k, v] : plan.sets) apply_setting(next, k, v);  // all or nothing
     app.settings = next;
     app.load_model(plan.model.empty() ? app.session->model().path : plan.model);
+    app.show_frame_when_computed(plan.frame);
     note += plan.note;
     app.exporter->messages.push_back("restored " + file + (note.empty() ? "" : ": " + note));
     return true;

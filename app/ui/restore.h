@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/sidecar_file.h"  // read_sidecar
+
 namespace diffscope::ui {
 
 struct RestorePlan {
@@ -15,11 +17,6 @@ struct RestorePlan {
   int frame = -1;      // the shown frame of the export (-1: not in the sidecar)
   std::string note;    // what could not be restored exactly, one line each ("" when everything was)
 };
-
-// The sidecar JSON of `file`: a .png's `diffscope` text chunk, else the JSON file itself. A PNG without the
-// chunk gives an empty object and a line in `note` (an old export: restored with defaults).
-// Throws InvalidInput naming --restore for an unreadable file or malformed JSON.
-nlohmann::json read_sidecar(const std::string& file, std::string* note);
 
 // The model and settings of a sidecar. The model is found by its path and checked by SHA-256; when the path is
 // gone, a bundled model with the same SHA-256 is used; when the bytes differ, or nothing matches, `note` says

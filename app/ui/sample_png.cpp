@@ -6,6 +6,8 @@
 #include <filesystem>
 
 #include "core/atomic_write.h"
+#include "core/field_eval.h"
+#include "core/settings_schema.h"
 #include "core/errors.h"
 #include "core/video_writer.h"
 #include "core/json_path.h"
@@ -14,20 +16,41 @@
 #include "render/gl_buffers.h"
 #include "render/renderer.h"
 #include "ui/exporter.h"
+#include "ui/picture.h"
 #include "ui/sha256.h"
 #include "core/view_fit.h"
 
 namespace diffscope::ui {
 
 void parse_png_size(const std::string& arg, const std::string& value, int* w, int* h) {
-  int a = 0, b = 0;
-  char x = 0, extra = 0;
-  if (std::sscanf(value.c_str(), "%d%c%d%c", &a, &x, &b, &extra) != 3 || (x != 'x' && x != 'X') || a < 16 ||
-      b < 16 || a > 16384 || b > 16384)
-    throw InvalidInput(arg + " = " + value + " is not valid; want WxH with W and H in [16, 16384], e.g. 1024x1024");
-  *w = a;
-  *h = b;
+  parse_size_wxh(arg, value, w, h);
 }
+
+int SamplePng::shown_slot() const {
+  if (frame < 0 || frame_numbers.empty()) return n_frames - 1;
+  const auto it = std::upper_bound(frame_numbers.begin(), frame_numbers.end(), frame);
+  return std::clamp(int(it - frame_numbers.begin()) - 1, 0, n_frames - 1);
+}
+
+namespace {
+// The GUI's automatic camera (App::fit_camera on model load: the data and the unit-noise box) fitted in a pane
+// of camera_aspect (0: the w x h picture's own pane), as the camera the view settings would hold.
+CameraFit auto_camera(const SamplePng& r, const Projection& p, int w, int h) {
+  const double aspect = r.camera_aspect > 0 ? r.camera_aspect : picture_pane_aspect(w, h, image_side(*r.model) > 0);
+  return fit_camera(*r.model, p, aspect);
+}
+
+// The camera of a w x h picture: the given one, else the automatic one, widened as the GUI's export widens the
+// window's camera (ui/picture.h picture_camera).
+CameraFit sample_camera(const SamplePng& r, const Projection& p, int w, int h) {
+  ViewSettings v = r.settings.view;
+  if (!r.camera_given) {
+    const CameraFit c = auto_camera(r, p, w, h);
+    v.cam_x = c.cx, v.cam_y = c.cy, v.cam_half_h = c.half_h;
+  }
+  return picture_camera(v, r.camera_aspect, w, h, image_side(*r.model) > 0);
+}
+}  // namespace
 
 struct RunRenderer::Impl {
   // Declared in this order so that the GL objects go before the context that owns them.
@@ -36,10 +59,8 @@ struct RunRenderer::Impl {
   render::GlTrajectoryBuffer traj;
   render::Renderer renderer;
   render::OffscreenTarget target;
-  render::SceneInput in;
-  const DiffusionModel* model = nullptr;
+  const SamplePng* req = nullptr;
   Projection p;
-  const float* last = nullptr;
 };
 
 RunRenderer::RunRenderer(const SamplePng& r) : m(std::make_unique<Impl>()) {
@@ -49,24 +70,17 @@ RunRenderer::RunRenderer(const SamplePng& r) : m(std::make_unique<Impl>()) {
   const size_t frame_bytes = size_t(r.B) * dim * sizeof(float);
   m->traj.resize(frame_bytes * r.n_frames);
   m->traj.upload(0, frame_bytes * r.n_frames, r.frames);
+  // As App::update_projection: the data's principal axes, else those of the start state (frame 0).
   m->p = fit_projection(md, r.frames, r.B);
   m->renderer.set_projection(m->p.mean, m->p.axis0, m->p.axis1);
   m->renderer.set_data(md.data_samples.data(), md.n_data, dim);
   if (md.n_data > 0) {
     const auto [lo, hi] = std::minmax_element(md.data_samples.begin(), md.data_samples.end());
     m->renderer.set_image_range(*lo, *hi > *lo ? *hi : *lo + 1);
+  } else {
+    m->renderer.set_image_range(-1, 1);
   }
-  render::SceneInput& in = m->in;
-  in.trajectory = &m->traj;
-  in.B = r.B;
-  in.dim = dim;
-  in.point_size = r.B > 20000 ? 2.0f : 3.0f;
-  in.point_alpha = r.B > 20000 ? 0.35f : 0.6f;
-  in.image_side = image_side(md);
-  in.image_model = in.image_side > 0;
-  in.grid_cols = 12;
-  m->model = &md;
-  m->last = r.frames + size_t(r.n_frames - 1) * r.B * dim;
+  m->req = &r;
 }
 
 RunRenderer::~RunRenderer() = default;
@@ -74,12 +88,22 @@ RunRenderer::~RunRenderer() = default;
 const std::string& RunRenderer::device() const { return m->device; }
 
 std::vector<uint8_t> RunRenderer::render(int slot, int w, int h) {
-  render::SceneInput in = m->in;
-  in.slot = slot;
-  in.trail_slots = std::min(12, slot);
-  const render::Rect pane = render::Renderer::layout(w, h, in.image_model, {}).scatter;
-  const CameraFit c = fit_camera(*m->model, m->p, pane.h > 0 ? double(pane.w) / pane.h : 1.0, m->last, in.B);
-  in.cam = {c.cx, c.cy, c.half_h};
+  const SamplePng& r = *m->req;
+  const DiffusionModel& md = *r.model;
+  const int side = image_side(md);
+  render::SceneInput in = picture_scene(r.settings.view, r.ui_scale, &m->traj, r.B, md.net.dim, slot, side);
+  const CameraFit cam = sample_camera(r, m->p, w, h);
+  in.cam = {cam.cx, cam.cy, cam.half_h};
+  if (in.show_field) {
+    const int j = slot < int(r.frame_numbers.size()) ? r.frame_numbers[slot] : slot;
+    const int t = field_timestep(r.step_t, j);
+    const bool x0 = r.settings.view.field_x0;
+    m->renderer.set_field_lines(field_lines(cam, picture_pane_aspect(w, h, in.image_model), r.settings.view.field_grid, x0,
+                                            [&](const float* p, int n, float* out) {
+                                              if (r.field) r.field(p, n, t, x0, out);
+                                              else eval_field_cpu(md, p, n, t, x0, out);
+                                            }));
+  }
   m->target.ensure(w, h);
   m->target.bind();
   m->renderer.draw_scene(in, w, h);
@@ -88,19 +112,25 @@ std::vector<uint8_t> RunRenderer::render(int slot, int w, int h) {
 
 namespace {
 
-// The sidecar of SEMANTICS §6 for a CLI picture or video of the run.
-nlohmann::json run_sidecar(const SamplePng& r, const std::string& device, const std::string& generator) {
-  const DiffusionModel& m = *r.model;
-  nlohmann::json j = r.run;
-  j["kind"] = "sample";
-  if (!j.contains("n")) j["n"] = r.B;  // the sample count (SEMANTICS §6)
-  j["generator"] = generator;
-  j["model"] = path_object("file", m.path);  // any file name, losslessly (SEMANTICS §6)
-  j["model"]["sha256"] = sha256_file(m.path);
-  auto ds = m.metadata.find("dataset");
-  if (ds != m.metadata.end()) j["model"]["dataset"] = ds->second;
-  j["render_device"] = device;
-  return j;
+// The sidecar of SEMANTICS §6 for a CLI picture or video of the run (ui/picture.h build_sidecar).
+nlohmann::json run_sidecar(const SamplePng& r, const std::string& render_device, const std::string& generator, int slot) {
+  SidecarInput in;
+  in.kind = "sample";
+  in.generator = generator;
+  in.model = r.model;
+  in.model_sha256 = sha256_file(r.model->path);
+  in.settings = r.settings;
+  in.backend = r.backend;
+  in.device = r.device;
+  in.frame = slot < int(r.frame_numbers.size()) ? r.frame_numbers[slot] : slot;
+  in.timestep = in.frame < int(r.step_t.size()) ? r.step_t[in.frame] : -1;
+  in.trajectory_stride = r.trajectory_stride;
+  in.ui_scale = r.ui_scale;
+  in.camera_aspect = r.camera_aspect;
+  in.command_line = r.command_line;
+  in.extra = r.extra;
+  in.extra["render_device"] = render_device;
+  return build_sidecar(in);
 }
 
 }  // namespace
@@ -108,24 +138,27 @@ nlohmann::json run_sidecar(const SamplePng& r, const std::string& device, const 
 SamplePngFiles render_sample_png(const SamplePng& r) {
   std::string device;
   std::vector<uint8_t> px;
+  const int slot = r.shown_slot();
   {
     RunRenderer rr(r);
     device = rr.device();
-    px = rr.render(r.n_frames - 1, r.width, r.height);
+    px = rr.render(slot, r.width(), r.height());
   }
-  nlohmann::json j = run_sidecar(r, device, "diffscope sample --png");
+  nlohmann::json j = run_sidecar(r, device, "diffscope sample --png", slot);
   put_path(j, "png", std::filesystem::path(r.png).filename().string());
-  j["size"] = {r.width, r.height};
-  j["frames_drawn"] = r.n_frames;
+  if (!r.camera_given) {  // the fitted camera, so that the sidecar reproduces it anywhere (with camera_aspect)
+    const CameraFit c = auto_camera(r, fit_projection(*r.model, r.frames, r.B), r.width(), r.height());
+    j["view"]["cam_x"] = c.cx, j["view"]["cam_y"] = c.cy, j["view"]["cam_half_h"] = c.half_h;
+  }
   SamplePngFiles out;
   out.sidecar = sidecar_text(j);
-  out.png = encode_png_rgba(px, r.width, r.height, 3, r.png_text ? out.sidecar : "");
+  out.png = encode_png_rgba(px, r.width(), r.height(), 3, r.png_text ? out.sidecar : "");
   return out;
 }
 
 int render_sample_video(const SamplePng& r, const SampleVideo& v) {
   const VideoFormat format = video_format_of("--video", v.path);
-  int w = r.width, h = r.height;
+  int w = r.width(), h = r.height();
   video_frame_size(format, &w, &h);
   const int last = v.last < 0 ? r.n_frames - 1 : v.last;
   if (v.first < 0 || last >= r.n_frames || v.first > last) throw InvalidInput("--video-frames: empty frame range");
@@ -133,13 +166,13 @@ int render_sample_video(const SamplePng& r, const SampleVideo& v) {
   std::unique_ptr<VideoWriter> writer;
   std::string fallback;
   try {
-    writer = std::make_unique<VideoWriter>(VideoOptions{v.path, w, h, v.fps, v.lossless, "--video"});
+    writer = std::make_unique<VideoWriter>(VideoOptions{v.path, w, h, v.fps, v.lossless, "--video", v.yuv420});
   } catch (const ResourceUnavailable&) {
     const std::filesystem::path vp(v.path);
     fallback = next_free_name(vp.parent_path().empty() ? "." : vp.parent_path().string(), vp.stem().string() + "_frames", "");
     std::filesystem::create_directories(fallback);
-    nlohmann::json j = run_sidecar(r, rr.device(), "diffscope sample --video (PNG frames: no ffmpeg)");
-    j["size"] = {w, h};
+    nlohmann::json j = run_sidecar(r, rr.device(), "diffscope sample --video (PNG frames: no ffmpeg)", last);
+    j["export_width"] = w, j["export_height"] = h;
     for (int s = v.first; s <= last; ++s) {
       char name[32];
       std::snprintf(name, sizeof name, "/frame_%05d.png", s - v.first);
@@ -154,11 +187,12 @@ int render_sample_video(const SamplePng& r, const SampleVideo& v) {
   }
   for (int s = v.first; s <= last; ++s) writer->add_frame(rr.render(s, w, h).data());
   writer->finish();
-  nlohmann::json j = run_sidecar(r, rr.device(), "diffscope sample --video");
+  nlohmann::json j = run_sidecar(r, rr.device(), "diffscope sample --video", last);
   put_path(j, "video", std::filesystem::path(v.path).filename().string());
-  j["size"] = {w, h};
+  j["export_width"] = w, j["export_height"] = h;
   j["fps"] = v.fps;
   j["lossless"] = v.lossless;
+  if (format == VideoFormat::Mp4 && !v.lossless) j["pix_fmt"] = v.yuv420 ? "yuv420p" : "yuv444p";
   std::vector<int> frames;
   for (int s = v.first; s <= last; ++s) frames.push_back(s < int(r.frame_numbers.size()) ? r.frame_numbers[s] : s);
   j["frames"] = frames;

@@ -102,7 +102,7 @@ TEST(SessionFaults, TooLongLaunchFailingMidRunKeepsThePreviousRun) {
   f.s.eta = 0.5;
   f.session.apply(f.s);
   f.session.tick(1000, 0);
-  EXPECT_NE(f.session.error().find("kept the previous settings: eta 0 (asked 0.5), steps/launch 5 (asked 20)"),
+  EXPECT_NE(f.session.error().find("kept the previous settings: eta 0 (asked 0.5), steps_per_launch 5 (asked 20)"),
             std::string::npos)
       << f.session.error();
   SamplingSettings ui = f.session.apply(f.s).settings;

@@ -185,7 +185,7 @@ TEST_F(GuiHeadless, CommandLineValuesApplyToThatRunOnly) {
   const nlohmann::json j = nlohmann::json::parse(guitest::slurp(cfg + "/settings.json"));
   EXPECT_EQ(j["sampling"]["t_start"], 400);         // changed in the UI: saved
   EXPECT_EQ(j["sampling"]["steps"], 100);           // the default, not --steps 40
-  EXPECT_EQ(j["sampling"]["n_samples"], 4096);      // the default, not --n 64
+  EXPECT_EQ(j["sampling"]["n"], 4096);              // the default, not --n 64
   EXPECT_EQ(j["view"]["trail_frames"], 12);         // the default, not --set trail=3
   EXPECT_EQ(j["sampling"]["backend"], "auto");      // not the test's --backend cpu
   EXPECT_EQ(j["sampling"]["model_path"], "");       // not --model

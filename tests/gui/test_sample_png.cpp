@@ -32,7 +32,7 @@ TEST(SamplePng, RendersTheRunWithSidecar) {
   EXPECT_EQ(j["seed"].get<int>(), 5);
   EXPECT_EQ(j["n"].get<int>(), 800);
   EXPECT_EQ(j["sampler"], "ddim");
-  EXPECT_EQ(j["size"][0].get<int>(), 320);
+  EXPECT_EQ(j["export_width"].get<int>(), 320);
 }
 
 // `sample` with a picture into a fresh folder: (the result, the folder's entries afterwards).

@@ -41,6 +41,17 @@ Probe probe(const std::string& path, const std::string& logs) {
   return p;
 }
 
+// The pixel format of the first video stream, by ffprobe ("yuv444p", ...; "" when it cannot tell).
+std::string pix_fmt(const std::string& path, const std::string& logs) {
+  const std::string out = logs + "/pix_fmt.txt";
+  const std::string cmd = "ffprobe -v error -select_streams v:0 -show_entries stream=pix_fmt -of csv=p=0 '" + path +
+                          "' >'" + out + "' 2>&1";
+  if (std::system(cmd.c_str()) != 0) return "";
+  std::string s = guitest::slurp(out);
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+  return s;
+}
+
 // Every frame of `path` decoded by ffmpeg as packed RGB (w*h*3 bytes each).
 std::vector<std::vector<unsigned char>> decode_rgb(const std::string& path, int w, int h, const std::string& logs) {
   const std::string raw = logs + "/frames.rgb";
@@ -139,17 +150,28 @@ TEST(SampleVideo, LosslessMp4FramesEqualThePngsAndDefaultsAreWithin35dB) {
 
   const auto lossy = decode_rgb(dir.file("default.mp4"), 320, 240, logs.path());
   ASSERT_EQ(int(lossy.size()), kFrames);
-  std::printf("default MP4: PSNR RGB %.2f / %.2f dB, luma %.2f / %.2f dB (first / last frame)\n",
-              psnr(lossy.front(), png_first.rgb), psnr(lossy.back(), png_last.rgb),
-              psnr_luma(lossy.front(), png_first.rgb), psnr_luma(lossy.back(), png_last.rgb));
-  // The default is H.264 yuv420p (plays everywhere). Its 2x2 chroma cannot hold the colour of 3-pixel points:
-  // even at -crf 0 the RGB PSNR of these frames is 31.4 dB (yuv444p: 60 dB), so 35 dB is asked of the luma,
-  // the usual video-coding measure (measured 40.2-42.7 dB), and 30 dB of RGB (measured 31.7-32.0 dB).
-  EXPECT_GE(psnr_luma(lossy.front(), png_first.rgb), 35.0);
-  EXPECT_GE(psnr_luma(lossy.back(), png_last.rgb), 35.0);
-  EXPECT_GE(psnr(lossy.front(), png_first.rgb), 30.0);
-  EXPECT_GE(psnr(lossy.back(), png_last.rgb), 30.0);
+  // The default is H.264 yuv444p (High 4:4:4, CRF 18): full-resolution colour, so the 3-pixel points keep
+  // theirs and 35 dB holds on RGB (issue 16). yuv420p (--video-yuv420, plays in every player) cannot hold the
+  // colour of 3-pixel points in its 2x2 chroma: even at -crf 0 its RGB PSNR here is 31.4 dB, so for it 35 dB is
+  // asked of the luma, the usual video-coding measure (measured 40.2-42.7 dB), and 30 dB of RGB (31.7-32.0).
+  EXPECT_GE(psnr(lossy.front(), png_first.rgb), 35.0);
+  EXPECT_GE(psnr(lossy.back(), png_last.rgb), 35.0);
   EXPECT_LT(psnr(lossy.back(), png_last.rgb), INFINITY);  // the default is lossy: not the exact setting
+  EXPECT_EQ(pix_fmt(dir.file("default.mp4"), logs.path()), "yuv444p");
+
+  r = guitest::run_cli(run_args(dir, "--video '" + dir.file("compat.mp4") + "' --video-yuv420 --size 320x240"), logs.path());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(pix_fmt(dir.file("compat.mp4"), logs.path()), "yuv420p");
+  const auto compat = decode_rgb(dir.file("compat.mp4"), 320, 240, logs.path());
+  ASSERT_EQ(int(compat.size()), kFrames);
+  std::printf("default MP4 (yuv444p): PSNR RGB %.2f / %.2f dB; yuv420p: RGB %.2f / %.2f dB, luma %.2f / %.2f dB\n",
+              psnr(lossy.front(), png_first.rgb), psnr(lossy.back(), png_last.rgb), psnr(compat.front(), png_first.rgb),
+              psnr(compat.back(), png_last.rgb), psnr_luma(compat.front(), png_first.rgb),
+              psnr_luma(compat.back(), png_last.rgb));
+  EXPECT_GE(psnr_luma(compat.front(), png_first.rgb), 35.0);
+  EXPECT_GE(psnr_luma(compat.back(), png_last.rgb), 35.0);
+  EXPECT_GE(psnr(compat.front(), png_first.rgb), 30.0);
+  EXPECT_GE(psnr(compat.back(), png_last.rgb), 30.0);
 
   const auto j = nlohmann::json::parse(guitest::slurp(dir.file("exact.json")));
   EXPECT_EQ(j["frames"].size(), size_t(kFrames));
@@ -263,6 +285,26 @@ TEST(SampleVideo, BadVideoArgumentsAreRefusedBeforeAnyWork) {
     EXPECT_NE(r.err.find(c.names), std::string::npos) << r.err;
     EXPECT_TRUE(dir.entries().empty()) << c.args;
   }
+}
+
+TEST(SampleVideo, TheVKeyExportsAVideoOfTheFirstFrameToTheShownOne) {
+  if (!have_ffmpeg()) GTEST_SKIP() << "ffmpeg/ffprobe not installed (scripts/install-deps.sh installs them)";
+  test::TempDir dir, logs;
+  const std::string script = dir.file("v.txt"), out = dir.file("exports");
+  // 6 steps, scrubbed back 2 frames: the video holds frames 0..4 (5 frames) at the export size 96x64.
+  std::ofstream(script) << "set n 60\nset steps 6\nset export_size 96x64\nset export_dir " << out
+                        << "\nwait_complete 5000\nkey Left\nkey Left\nkey V\nframes 30\n";
+  const guitest::Result r = guitest::run_cli("gui --headless --backend cpu --no-persist --size 640x480 --model '" +
+                                                 guitest::model_2d() + "' --script '" + script + "'",
+                                             logs.path());
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const std::string video = out + "/video_0001.mp4";
+  ASSERT_TRUE(fs::exists(video)) << r.out << r.err;
+  const Probe p = probe(video, logs.path());
+  EXPECT_EQ(p.frames, 5);
+  EXPECT_EQ(p.w, 96);
+  EXPECT_EQ(p.h, 64);
+  EXPECT_EQ(nlohmann::json::parse(guitest::slurp(out + "/video_0001.json"))["frames"].size(), 5u);
 }
 
 }  // namespace

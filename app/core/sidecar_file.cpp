@@ -1,0 +1,49 @@
+// sidecar_file.cpp — see sidecar_file.h.
+#include "core/sidecar_file.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/errors.h"
+#include "core/png_text.h"
+
+namespace diffscope {
+
+nlohmann::json read_sidecar(const std::string& file, std::string* note, const std::string& arg) {
+  std::string text;
+  const std::string ext = std::filesystem::path(file).extension().string();
+  if (ext == ".png" || ext == ".PNG") {
+    auto t = read_png_text(file, "diffscope", arg);
+    if (!t) {
+      *note += file + " carries no diffscope settings (an older export): opened with the defaults\n";
+      return nlohmann::json::object();
+    }
+    text = *t;
+  } else {
+    std::ifstream f(file, std::ios::binary);
+    if (!f) throw InvalidInput(arg + " " + file + ": cannot read");
+    std::stringstream s;
+    s << f.rdbuf();
+    text = s.str();
+  }
+  try {
+    nlohmann::json j = nlohmann::json::parse(text);
+    if (!j.is_object()) throw InvalidInput("not an object");
+    return j;
+  } catch (const std::exception& e) {
+    throw InvalidInput(arg + " " + file + ": not a diffscope sidecar (" + e.what() + ")");
+  }
+}
+
+nlohmann::json sidecar_settings(const nlohmann::json& sidecar) {
+  nlohmann::json flat = nlohmann::json::object();
+  if (!sidecar.is_object()) return flat;
+  for (auto it = sidecar.begin(); it != sidecar.end(); ++it)
+    if (it.key() != "view") flat[it.key()] = it.value();
+  if (sidecar.contains("view") && sidecar["view"].is_object())
+    for (auto it = sidecar["view"].begin(); it != sidecar["view"].end(); ++it) flat[it.key()] = it.value();
+  return flat;
+}
+
+}  // namespace diffscope

@@ -1,0 +1,20 @@
+// sidecar_file.h — reading an export's sidecar (SEMANTICS §6) back: from its .json file or from a PNG's iTXt
+// chunk `diffscope`; its settings as one flat object of settings-schema keys (`--restore`, `sample --config`).
+#pragma once
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace diffscope {
+
+// The sidecar JSON of `file`: a .png's `diffscope` text chunk, else the JSON file itself. A PNG without the
+// chunk gives an empty object and a line in `note` (an old export: restored with defaults). Throws
+// InvalidInput naming `arg` (e.g. "--restore", "--config") for an unreadable file or malformed JSON.
+nlohmann::json read_sidecar(const std::string& file, std::string* note, const std::string& arg = "--restore");
+
+// The sidecar's values as one flat object: the top level and "view" merged. Format 1 sidecars (no "format")
+// wrote the picture size as "size" [w, h] and a fixed camera as "camera" [x, y, half_h] beside "camera_auto":
+// those are aliases of the schema's export_size, camera and cam_auto (core/settings_schema.h).
+nlohmann::json sidecar_settings(const nlohmann::json& sidecar);
+
+}  // namespace diffscope

@@ -155,9 +155,11 @@ std::vector<SettingField> make_table() {
   t.push_back(number<int>("n", S::Sampling, {"n_samples", "N"}, true, 1, 1'000'000,
                           [](AppSettings& s) -> int& { return s.sampling.n_samples; }));
   t.push_back(choice<Sampler>("sampler", S::Sampling, true, [](AppSettings& s) -> Sampler& { return s.sampling.sampler; },
-                              [](Sampler x) { return std::string(sampler_name(x)); }, parse_sampler));
+                              [](Sampler x) { return std::string(sampler_name(x)); },
+                              [](const std::string& v) { return parse_sampler(v); }));
   t.push_back(choice<Spacing>("spacing", S::Sampling, true, [](AppSettings& s) -> Spacing& { return s.sampling.spacing; },
-                              [](Spacing x) { return std::string(spacing_name(x)); }, parse_spacing));
+                              [](Spacing x) { return std::string(spacing_name(x)); },
+                              [](const std::string& v) { return parse_spacing(v); }));
   t.push_back(number<double>("eta", S::Sampling, {}, true, kEtaMin, kEtaMax, [](AppSettings& s) -> double& { return s.sampling.eta; }));
   {
     SettingField f{"seed", S::Sampling, {}, true, true, 0, 0, {}, {}, {}};

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <optional>
 
+#include "core/field_eval.h"
 #include "core/fault_injection.h"
 #include "core/frame_probe.h"
 #include "gpu/cuda_backend.h"
@@ -144,6 +145,9 @@ class CudaComputePath final : public ComputePath {
 
   void field(const float* pts, int n, int t, bool x0, float* out) override {
     if (!m_model || n <= 0) return;
+    // An analytic mixture has no network for the eps-field kernel: its exact eps on the host, as the CPU path
+    // and `sample --png` draw it (DenoiserBackend::eps_field), so the GUI and the CLI draw the same arrows.
+    if (m_model->mixture) return eval_field_cpu(*m_model, pts, n, t, x0, out);
     const size_t bytes = size_t(n) * m_model->net.dim * sizeof(float);
     m_d_pts.reserve(size_t(n) * m_model->net.dim);
     m_d_out.reserve(size_t(n) * m_model->net.dim);

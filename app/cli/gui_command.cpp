@@ -33,6 +33,7 @@ void restore_into(const std::string& file, ui::AppOptions* ao) {
   note += plan.note;
   if (ao->model.empty()) ao->model = plan.model;
   ao->frame = plan.frame;
+  ao->camera_aspect = plan.camera_aspect;
   std::vector<ui::SettingOverride> restored;
   for (const auto& [key, value] : plan.sets) restored.push_back({key, value, "--restore " + file + ": " + key});
   ao->sets.insert(ao->sets.begin(), restored.begin(), restored.end());

@@ -105,6 +105,7 @@ void App::init(float scale) {
     check_model_ranges(settings.sampling, session->model().schedule, session->compute_path()->is_gpu(), given);
   m_run_only = RunOnlyValues(saved, to_json(settings), !opts.model.empty());
   m_pending_frame = opts.frame;
+  m_restored_camera_aspect = opts.camera_aspect;
   m_last_time = now_s();
 }
 
@@ -247,6 +248,7 @@ ExportView App::export_view() const {
   v.ui_scale = content_scale;
   const render::Rect pane = scatter_pane();
   v.camera_aspect = pane.h > 0 ? double(pane.w) / pane.h : 1.0;
+  if (m_restored_camera_aspect > 0 && !settings.view.cam_auto) v.camera_aspect = m_restored_camera_aspect;
   v.timings = {{"frame_ms", stats.frame_ms}, {"gl_draw_ms", stats.draw_gpu_ms}, {"interop_map_ms", stats.map_ms},
                {"interop_unmap_ms", stats.unmap_ms}};
   return v;
@@ -293,6 +295,7 @@ void App::fit_camera(bool include_newest) {
   settings.view.cam_x = c.cx;
   settings.view.cam_y = c.cy;
   settings.view.cam_half_h = c.half_h;
+  m_restored_camera_aspect = 0;  // fitted to this window's pane
 }
 
 void App::update_projection() {
@@ -408,11 +411,13 @@ void App::handle_view_input() {
     v.cam_x = wx + (v.cam_x - wx) * f;
     v.cam_y = wy + (v.cam_y - wy) * f;
     v.cam_auto = false;
+    m_restored_camera_aspect = 0;
   }
   if (ImGui::IsMouseDragging(ImGuiMouseButton_Left, 0.0f) || ImGui::IsMouseDragging(ImGuiMouseButton_Right, 0.0f)) {
     v.cam_x -= io.MouseDelta.x * sx * px_to_data;
     v.cam_y += io.MouseDelta.y * sy * px_to_data;
     v.cam_auto = false;
+    m_restored_camera_aspect = 0;
   }
 }
 

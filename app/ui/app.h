@@ -39,6 +39,7 @@ struct AppOptions {
   // Applied after the saved settings, refused when out of range, for this run only (never saved).
   std::vector<SettingOverride> sets;
   int frame = -1;             // --restore: the frame to show once computed (-1: follow the run)
+  double camera_aspect = 0;   // --restore: the pane aspect of the restored camera (keep_camera_aspect; 0: none)
 };
 
 // Figures of the last frames, for the timing panel.
@@ -74,6 +75,9 @@ class App {
   void step_cursor(int delta);
   // Restore: shows frame j (paused) once the run has computed it; -1 does nothing.
   void show_frame_when_computed(int j) { m_pending_frame = j; }
+  // A restored camera keeps the pane aspect it was set in (the sidecar's camera_aspect) for exports until the
+  // user moves it, so a restore into a window of another shape re-exports the same pixels (SEMANTICS §6).
+  void keep_camera_aspect(double aspect) { m_restored_camera_aspect = aspect; }
   void request_snapshot() { m_want_snapshot = true; }
   // Every export (the S key, the Export buttons, the script's `export`): Exporter::run over export_view().
   ExportResult run_export(ExportKind kind, const std::string& path = "");
@@ -152,6 +156,7 @@ class App {
   void load_initial_model();  // --model, else the saved model, else the default
 
   int m_pending_frame = -1;    // show_frame_when_computed
+  double m_restored_camera_aspect = 0;  // keep_camera_aspect; 0: the window's pane
   RunOnlyValues m_run_only;    // the command line's values, kept out of the settings file
   bool m_want_snapshot = false, m_want_video = false;
   double m_last_time = 0;

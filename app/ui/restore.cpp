@@ -1,6 +1,7 @@
 // restore.cpp — sidecar (SEMANTICS §6) -> model path + settings keys.
 #include "ui/restore.h"
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -62,6 +63,10 @@ RestorePlan plan_restore(const nlohmann::json& j) {
     }
   }
   if (j.contains("frame") && j["frame"].is_number_integer()) p.frame = j["frame"].get<int>();
+  if (flat.contains("camera_aspect") && flat["camera_aspect"].is_number()) {
+    const double a = flat["camera_aspect"].get<double>();
+    if (std::isfinite(a) && a > 0 && a < 1e4) p.camera_aspect = a;  // else the window's pane (a hostile file)
+  }
   if (!j.contains("format")) p.note += "an older sidecar (no format): what it lacks keeps its default\n";
   return p;
 }
@@ -81,6 +86,7 @@ bool restore_into_app(App& app, const std::string& file) {
     app.settings = next;
     app.load_model(plan.model.empty() ? app.session->model().path : plan.model);
     app.show_frame_when_computed(plan.frame);
+    app.keep_camera_aspect(plan.camera_aspect);
     note += plan.note;
     app.exporter->messages.push_back("restored " + file + (note.empty() ? "" : ": " + note));
     return true;

@@ -15,6 +15,7 @@ struct RestorePlan {
   std::string model;  // model file to open ("" = keep the default)
   std::vector<std::pair<std::string, std::string>> sets;  // for apply_setting (settings_keys.h), in order
   int frame = -1;      // the shown frame of the export (-1: not in the sidecar)
+  double camera_aspect = 0;  // the pane aspect its camera was set in (0: not in the sidecar)
   std::string note;    // what could not be restored exactly, one line each ("" when everything was)
 };
 

@@ -97,6 +97,14 @@ TEST(PictureConfig, RestoreShowsTheSameFrameAndReExportsTheSamePixels) {
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_EQ(sidecar(dir.file("b.json"))["frame"], 15);
   EXPECT_TRUE(guitest::read_png(dir.file("a.png")).rgb == guitest::read_png(dir.file("b.png")).rgb);
+  // Restored into a window of another shape (1800 x 600: its 2D pane is wider than the 240 x 180 export, 1024 x
+  // 700's is narrower, so an export camera taken from the new pane would show another region): the restored
+  // camera keeps the pane aspect it was set in for exports, so the re-export is the same picture.
+  r = run_gui("--restore '" + dir.file("a.png") + "'", "size 1800 600\nwait_complete 5000\nexpect frame == 15\n"
+                                                         "export snapshot " + dir.file("c.png") + "\n",
+              dir, logs);
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_TRUE(guitest::read_png(dir.file("a.png")).rgb == guitest::read_png(dir.file("c.png")).rgb);
   // Dropped on a running window (the script's `restore`): the same frame too.
   r = run_gui("--model '" + guitest::model_2d() + "'",
               "set n 50\nset steps 4\nwait_complete 5000\nrestore " + dir.file("a.png") +

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_bounded.h"
 #include "core/errors.h"
 #include "core/file_read.h"
 #include "core/model_load.h"
@@ -149,8 +150,8 @@ const char* diffusers_class(Sampler s) {
 SchedulerConfig parse_scheduler_config(const std::string& text, const std::string& label) {
   json j;
   try {
-    j = json::parse(text);
-  } catch (const json::exception& e) {
+    j = parse_json_bounded(text);
+  } catch (const std::exception& e) {
     throw InvalidInput(label + ": not valid JSON (" + e.what() + ")");
   }
   if (!j.is_object()) throw InvalidInput(label + ": a scheduler_config.json holds a JSON object, not " + j.dump().substr(0, 40));

@@ -3,7 +3,9 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 
+#include "core/json_bounded.h"
 #include "core/atomic_write.h"
 #include "core/settings_schema.h"
 
@@ -20,7 +22,8 @@ AppSettings load_app_settings(const std::string& path, std::string* note) {
   std::ifstream f(path);
   if (!f) return AppSettings{};
   try {
-    nlohmann::json j = nlohmann::json::parse(f);
+    const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    nlohmann::json j = parse_json_bounded(text);
     return app_settings_from_json(j, note);
   } catch (const std::exception& e) {
     if (note) *note += "settings file " + path + " is corrupt (" + e.what() + "); using defaults\n";

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/errors.h"
+#include "core/json_bounded.h"
 #include "core/png_text.h"
 
 namespace diffscope {
@@ -28,7 +29,7 @@ nlohmann::json read_sidecar(const std::string& file, std::string* note, const st
     text = s.str();
   }
   try {
-    nlohmann::json j = nlohmann::json::parse(text);
+    nlohmann::json j = parse_json_bounded(text);
     if (!j.is_object()) throw InvalidInput("not an object");
     return j;
   } catch (const std::exception& e) {

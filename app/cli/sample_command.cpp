@@ -291,6 +291,10 @@ void run_sample(SampleOptions o) {
   const int n = static_cast<int>(o.n), dim = model.net.dim, N = table.steps();
   // SEMANTICS §3 "Finite coefficients": refuse a run whose coefficients are not finite in float32.
   check_run_coefficients(model.schedule, table, N, o.from_data ? t_start : -1);
+  if (!ends_clean(table))  // a valid run, but one that a newcomer may take for a sampler failure
+    std::fprintf(stderr, "note: %s with --steps %d from --t-start %d stops after t = %d, so the samples are still noisy "
+                         "(x_%d); ddpm and ddpm-mean step t -> t-1: --steps %d reaches t = 0 (SEMANTICS §3)\n",
+                 sampler_name(sampler), N, t_start, table.t.back(), table.t.back() - 1, t_start + 1);
   int stride = static_cast<int>(std::min<int64_t>(o.stride, N));
   if (o.frame < -1 || o.frame > N) check_range("--frame", o.frame, {0, N});
 #ifdef DIFFSCOPE_SAMPLE_PNG

@@ -174,6 +174,11 @@ const char* spacing_name(Spacing s) { return name_of(kSpacings, s); }
 const char* spacing_choices() { return "default, leading, linspace, trailing, karras"; }
 std::vector<std::string> spacing_names() { return names_of(kSpacings); }
 
+bool ends_clean(const StepTable& table) {
+  const bool per_t = table.sampler == Sampler::Ddpm || table.sampler == Sampler::DdpmMean;
+  return !per_t || table.t.empty() || table.t.back() == 0;
+}
+
 bool is_new_solver(Sampler s) {
   return s == Sampler::Dpmpp2m || s == Sampler::Dpmpp2mSde || s == Sampler::EulerAncestral || s == Sampler::Heun;
 }

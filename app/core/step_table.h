@@ -29,6 +29,12 @@ const char* spacing_name(Spacing s);
 const char* spacing_choices();
 std::vector<std::string> spacing_names();
 
+struct StepTable;
+// True when the state after the table's last step is clean (abar = 1): every solver's step list ends there,
+// except ddpm / ddpm-mean, which step t -> t - 1 and stop before t = 0 with fewer steps than t_start + 1
+// (SEMANTICS §3).
+bool ends_clean(const StepTable& table);
+
 // True for the solvers added by issue 15 (dpmpp-2m, dpmpp-2m-sde, euler-ancestral, heun).
 bool is_new_solver(Sampler s);
 

@@ -47,12 +47,13 @@ float panel_timeline(App& app) {
   const int j = app.shown_frame();
   const int t = app.session->timestep_of_frame(j);
   char where[96];
-  const int t_last = n > 0 ? app.session->table().t[n - 1] : 0;
+  const StepTable& tab = app.session->table();
+  const int t_last = n > 0 ? tab.t[n - 1] : 0;
   if (t >= 0)
     std::snprintf(where, sizeof where, "frame %d / %d   t = %d", j, n, t);
-  else if (t_last == 0)
-    std::snprintf(where, sizeof where, "frame %d / %d   clean (after t = 0)", j, n);
-  else  // ddpm / ddpm-mean with fewer steps than t_start + 1 stop before t = 0 (SEMANTICS §3)
+  else if (ends_clean(tab))
+    std::snprintf(where, sizeof where, "frame %d / %d   clean (after t = %d)", j, n, t_last);
+  else
     std::snprintf(where, sizeof where, "frame %d / %d   after t = %d (not yet clean)", j, n, t_last);
   same_line_if_fits(ImGui::CalcTextSize(where).x);
   ImGui::AlignTextToFramePadding();

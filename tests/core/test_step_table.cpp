@@ -131,3 +131,21 @@ TEST(StepTable, SamplerNamesRoundTrip) {
 
 }  // namespace
 }  // namespace diffscope
+
+namespace diffscope {
+
+// Where a run ends (SEMANTICS §3): ddpm / ddpm-mean step t -> t - 1, so N steps from t_start end clean only when
+// N = t_start + 1 (the last step is t = 0); every other solver's list ends at abar = 1 whatever N and spacing.
+TEST(StepTable, EndsCleanExceptShortDdpmRuns) {
+  const Schedule s = Schedule::linear(1000);
+  EXPECT_TRUE(ends_clean(build_step_table(s, Sampler::Ddpm, 999, 1000)));
+  EXPECT_FALSE(ends_clean(build_step_table(s, Sampler::Ddpm, 999, 20)));
+  EXPECT_EQ(build_step_table(s, Sampler::Ddpm, 999, 20).t.back(), 980);
+  EXPECT_FALSE(ends_clean(build_step_table(s, Sampler::DdpmMean, 300, 300)));
+  EXPECT_TRUE(ends_clean(build_step_table(s, Sampler::DdpmMean, 299, 300)));
+  for (Sampler sm : {Sampler::Ddim, Sampler::Dpmpp2m, Sampler::Heun, Sampler::EulerAncestral})
+    for (Spacing sp : {Spacing::Default, Spacing::Trailing, Spacing::Leading, Spacing::Karras})
+      EXPECT_TRUE(ends_clean(build_step_table(s, sm, 999, 25, 0.0, sp))) << sampler_name(sm) << " " << spacing_name(sp);
+}
+
+}  // namespace diffscope

@@ -25,20 +25,7 @@
 #include "kernels/mixture_kernels.h"
 #include "kernels/solver_kernels.h"
 
-namespace diffscope {
-
-using gpu::CublasHandle;
-using gpu::CudaStream;
-using gpu::DeviceEpsNet;
-using gpu::DeviceMixture;
-using gpu::DeviceMlp3;
-using gpu::DeviceSolverTable;
-using gpu::DeviceStepTable;
-using gpu::GeneralWorkspace;
-using gpu::GpuBuffer;
-using gpu::SolverState;
-using gpu::UnfusedDenoiseWorkspace;
-using gpu::UnfusedMlp3Workspace;
+namespace diffscope::gpu {
 
 bool cuda_device_available() {
   int n = 0;
@@ -408,4 +395,4 @@ void CudaBackend::mlp3(const Mlp3Weights& w, const float* x, int B, float* y, Pr
   CUDA_CHECK_THROW(cudaStreamSynchronize(s));
 }
 
-}  // namespace diffscope
+}  // namespace diffscope::gpu

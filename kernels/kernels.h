@@ -12,8 +12,8 @@
 
 namespace diffscope::kernels {
 
-// The eps-network on the device (SEMANTICS §2), in the layouts the kernels read. Built by CudaBackend::set_model
-// (app/gpu/cuda_backend.cpp).
+// The eps-network on the device (SEMANTICS §2), in the layouts the kernels read. Built by gpu::DeviceEpsNet
+// (app/gpu/device_eps_net.h).
 struct DeviceNet {
   int dim = 0, hidden = 0;
   // fp32, PyTorch layout (out, in): W1 (hidden, dim+1), W2 (hidden, hidden), W3 (dim, hidden).

@@ -10,8 +10,11 @@
 
 #include "core/backend.h"
 
-namespace diffscope {
+namespace diffscope::gpu {
 class CudaBackend;
+}
+namespace diffscope {
+using gpu::CudaBackend;
 }
 
 namespace diffscope::python {

@@ -12,14 +12,16 @@
 #include "core/step_table.h"
 
 namespace diffscope {
+namespace kernels { enum class DenoisePath; enum class Mlp3Path; }
+}  // namespace diffscope
+
+namespace diffscope::gpu {
 
 // True when at least one CUDA device is usable (cudaGetDeviceCount succeeds and returns > 0).
 bool cuda_device_available();
 
 // Throws ResourceUnavailable("no CUDA device: <cudaGetErrorString>") when there is none.
 std::unique_ptr<DenoiserBackend> make_cuda_backend();
-
-namespace kernels { enum class DenoisePath; enum class Mlp3Path; }
 
 class CudaBackend : public DenoiserBackend {
  public:
@@ -84,4 +86,11 @@ class CudaBackend : public DenoiserBackend {
   std::unique_ptr<Impl> m;
 };
 
+}  // namespace diffscope::gpu
+
+namespace diffscope {
+// The backend's callers (cli, shell, python, tests) name it from diffscope.
+using gpu::CudaBackend;
+using gpu::cuda_device_available;
+using gpu::make_cuda_backend;
 }  // namespace diffscope

@@ -1,0 +1,79 @@
+// device_eps_net.cpp — DeviceEpsNet::upload: the network's layouts (kernels/kernels.h DeviceNet) built on the host.
+#include "gpu/device_eps_net.h"
+
+#include <cstring>
+#include <vector>
+
+#include "gpu/cuda_check.h"
+#include "gpu/weight_layouts.h"
+#include "kernels/frag_pack.h"
+
+namespace diffscope::gpu {
+
+bool DeviceEpsNet::upload(const EpsNet& n, cudaStream_t s) {
+  const bool same = m_have && m_host.dim == n.dim && m_host.hidden == n.hidden && m_host.W1 == n.W1 &&
+                    m_host.W2 == n.W2 && m_host.W3 == n.W3 && m_host.b1 == n.b1 && m_host.b2 == n.b2 &&
+                    m_host.b3 == n.b3;
+  if (same) return false;
+  n.validate();
+  CUDA_CHECK_THROW(cudaStreamSynchronize(s));  // previous uploads may still read the old host copies
+  m_host = n;
+  const int dim = n.dim, H = n.hidden;
+  m_W1.copy_from_host(n.W1, s);
+  m_b1.copy_from_host(n.b1, s);
+  m_W2.copy_from_host(n.W2, s);
+  m_b2.copy_from_host(n.b2, s);
+  m_W3.copy_from_host(n.W3, s);
+  m_b3.copy_from_host(n.b3, s);
+  std::vector<float> t1 = transpose(n.W1, H, dim + 1), t2 = transpose(n.W2, H, H), t3 = transpose(n.W3, dim, H);
+  m_W1T.copy_from_host(t1, s);
+  m_W2T.copy_from_host(t2, s);
+  m_W3T.copy_from_host(t3, s);
+  std::vector<uint16_t> h1 = to_bf16(n.W1), h2 = to_bf16(n.W2), h3 = to_bf16(n.W3);
+  m_W1h.copy_from_host(h1, s);
+  m_W2h.copy_from_host(h2, s);
+  m_W3h.copy_from_host(h3, s);
+  kernels::DeviceNet& d = m_view;
+  d = kernels::DeviceNet{};
+  d.dim = dim;
+  d.hidden = H;
+  d.W1 = m_W1.data(), d.b1 = m_b1.data(), d.W2 = m_W2.data(), d.b2 = m_b2.data(), d.W3 = m_W3.data(),
+  d.b3 = m_b3.data();
+  d.W1T = m_W1T.data(), d.W2T = m_W2T.data(), d.W3T = m_W3T.data();
+  d.W1_bf16 = m_W1h.data(), d.W2_bf16 = m_W2h.data(), d.W3_bf16 = m_W3h.data();
+  if (kernels::denoise_path_supported(kernels::DenoisePath::TensorCore, dim, H, 1, Precision::Bf16)) {
+    // Padded x width: 16 for dim <= 16, else 64 (the instantiations of denoise_tc.cu).
+    const int kx = dim <= 16 ? 16 : 64;
+    for (int bf = 0; bf < 2; ++bf) {
+      std::vector<uint32_t> p1;
+      std::vector<uint32_t> p2 = kernels::pack_fragments(n.W2.data(), H, H, H, bf);
+      // W3 padded to kx output rows.
+      std::vector<float> w3p(static_cast<size_t>(kx) * H, 0.f);
+      std::memcpy(w3p.data(), n.W3.data(), sizeof(float) * n.W3.size());
+      std::vector<uint32_t> p3 = kernels::pack_fragments(w3p.data(), kx, H, H, bf);
+      // W1 x-part padded to kx inputs.
+      std::vector<float> w1p(static_cast<size_t>(H) * kx, 0.f);
+      for (int r = 0; r < H; ++r)
+        for (int c = 0; c < dim; ++c) w1p[static_cast<size_t>(r) * kx + c] = n.W1[static_cast<size_t>(r) * (dim + 1) + c];
+      p1 = kernels::pack_fragments(w1p.data(), H, kx, kx, bf);
+      (bf ? m_f1b : m_f1t).copy_from_host(p1, s);
+      (bf ? m_f2b : m_f2t).copy_from_host(p2, s);
+      (bf ? m_f3b : m_f3t).copy_from_host(p3, s);
+      CUDA_CHECK_THROW(cudaStreamSynchronize(s));  // host vectors die at scope end
+    }
+    d.f1_bf16 = m_f1b.data(), d.f2_bf16 = m_f2b.data(), d.f3_bf16 = m_f3b.data();
+    d.f1_tf32 = m_f1t.data(), d.f2_tf32 = m_f2t.data(), d.f3_tf32 = m_f3t.data();
+  }
+  CUDA_CHECK_THROW(cudaStreamSynchronize(s));
+  m_have = true;
+  return true;
+}
+
+void DeviceEpsNet::clear(int dim) {
+  m_have = false;
+  m_host = EpsNet{};
+  m_view = kernels::DeviceNet{};
+  m_view.dim = dim;
+}
+
+}  // namespace diffscope::gpu

@@ -1,0 +1,73 @@
+// device_step_table.cpp — DeviceStepTable / DeviceSolverTable uploads.
+#include "gpu/device_step_table.h"
+
+#include "gpu/cuda_check.h"
+
+namespace diffscope::gpu {
+
+namespace {
+// 1 - v in double, then float (the mixture kernel's noise variance near abar = 1).
+std::vector<float> one_minus(const std::vector<double>& v) {
+  std::vector<float> o(v.size());
+  for (size_t i = 0; i < v.size(); ++i) o[i] = static_cast<float>(1.0 - v[i]);
+  return o;
+}
+std::vector<float> as_float(const std::vector<double>& v) { return std::vector<float>(v.begin(), v.end()); }
+}  // namespace
+
+bool DeviceStepTable::upload(const StepTable& tab, cudaStream_t s) {
+  if (m_n == tab.steps() && m_T == tab.T && m_ht == tab.t && m_hA == tab.A32 && m_hB == tab.B32 && m_hS == tab.S32)
+    return false;
+  m_ht = tab.t, m_hA = tab.A32, m_hB = tab.B32, m_hS = tab.S32;
+  m_n = tab.steps();
+  m_T = tab.T;
+  m_t.copy_from_host(m_ht, s);
+  m_A.copy_from_host(m_hA, s);
+  m_B.copy_from_host(m_hB, s);
+  m_S.copy_from_host(m_hS, s);
+  return true;
+}
+
+void DeviceSolverTable::upload(const StepTable& tab, cudaStream_t s) {
+  m_host = tab;
+  m_n = tab.steps();
+  // The network's time input as the CPU computes it: float(t_net) / float(T).
+  std::vector<float> tt(m_n), tt2(tab.t_net2.size(), 0.f);
+  for (int k = 0; k < m_n; ++k) tt[k] = static_cast<float>(tab.t_net[k]) / static_cast<float>(tab.T);
+  for (size_t k = 0; k < tab.t_net2.size(); ++k) tt2[k] = static_cast<float>(tab.t_net2[k]) / static_cast<float>(tab.T);
+  const std::vector<float> P = as_float(tab.P), Dx = as_float(tab.Dx), De = as_float(tab.De), H = as_float(tab.H);
+  const std::vector<float> abar = as_float(tab.abar), abar2 = as_float(tab.abar2);  // the analytic model's noise levels
+  const std::vector<float> omab = one_minus(tab.abar), omab2 = one_minus(tab.abar2);
+  m_abar.copy_from_host(abar, s);
+  m_abar2.copy_from_host(abar2, s);
+  m_omab.copy_from_host(omab, s);
+  m_omab2.copy_from_host(omab2, s);
+  m_tt.copy_from_host(tt, s);
+  m_tt2.copy_from_host(tt2, s);
+  m_A.copy_from_host(m_host.A32, s);
+  m_B.copy_from_host(m_host.B32, s);
+  m_S.copy_from_host(m_host.S32, s);
+  m_P.copy_from_host(P, s);
+  m_Dx.copy_from_host(Dx, s);
+  m_De.copy_from_host(De, s);
+  m_H.copy_from_host(H, s);
+  m_key.copy_from_host(m_host.noise_key, s);
+  CUDA_CHECK_THROW(cudaStreamSynchronize(s));  // the host vectors die here
+}
+
+kernels::SolverSteps DeviceSolverTable::view() const {
+  kernels::SolverSteps v;
+  v.tt = m_tt.data(), v.A = m_A.data(), v.B = m_B.data(), v.S = m_S.data(), v.key = m_key.data(), v.n = m_n;
+  if (m_host.uses_prev()) v.P = m_P.data(), v.Dx = m_Dx.data(), v.De = m_De.data();
+  if (m_host.uses_second_eval()) v.H = m_H.data(), v.tt2 = m_tt2.data();
+  return v;
+}
+
+void DeviceSolverTable::mixture_levels(kernels::MixtureStepArgs& a) const {
+  a.abar = m_abar.data();
+  a.abar2 = m_abar2.data();
+  a.one_minus_abar = m_omab.data();
+  a.one_minus_abar2 = m_omab2.data();
+}
+
+}  // namespace diffscope::gpu

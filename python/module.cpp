@@ -13,6 +13,7 @@
 #include <cstring>
 #include <mutex>
 #include <new>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -119,6 +120,9 @@ struct Model {
     check_out(out, backend_name);
     check_range("t_start", t_start_arg, t_start_range(model.schedule));
     const int t_start = static_cast<int>(t_start_arg);
+    if (!steps_arg.is_none() && (!py::isinstance<py::int_>(steps_arg) || py::isinstance<py::bool_>(steps_arg)))
+      throw InvalidInput("steps = " + std::string(py::repr(steps_arg)) + " is not an int; valid: an int in [1, t_start + 1], "
+                         "or None for t_start + 1");
     const int64_t steps = steps_arg.is_none() ? t_start_arg + 1 : steps_arg.cast<int64_t>();
     check_range("steps", steps, sample_steps_range(t_start));
     if (from_data && model.n_data <= 0)
@@ -236,6 +240,25 @@ py::object mlp3(const std::string& weights, const py::object& x_arg, const std::
 }  // namespace
 }  // namespace diffscope::python
 
+namespace diffscope::python {
+namespace {
+// The core's messages name the CLI's flags ("--t-start[0] = 5000 ..."); Python names its keywords ("t_start[0]").
+std::string python_names(const std::string& message) {
+  static const std::regex flag("--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)");
+  std::string out;
+  auto it = std::sregex_iterator(message.begin(), message.end(), flag);
+  size_t last = 0;
+  for (; it != std::sregex_iterator(); ++it) {
+    std::string name = (*it)[1].str();
+    std::replace(name.begin(), name.end(), '-', '_');
+    out += message.substr(last, static_cast<size_t>(it->position()) - last) + name;
+    last = static_cast<size_t>(it->position() + it->length());
+  }
+  return out + message.substr(last);
+}
+}  // namespace
+}  // namespace diffscope::python
+
 PYBIND11_MODULE(_diffscope, m) {
   using namespace diffscope;
   using namespace diffscope::python;
@@ -245,7 +268,7 @@ PYBIND11_MODULE(_diffscope, m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const InvalidInput& e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
+      PyErr_SetString(PyExc_ValueError, python_names(e.what()).c_str());
     } catch (const ResourceUnavailable& e) {
       PyErr_SetString(PyExc_RuntimeError, e.what());
     } catch (const std::bad_alloc&) {

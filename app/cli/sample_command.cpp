@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
@@ -72,6 +73,7 @@ struct SampleOptions {
   std::string config;                           // --config sidecar.json|export.png
   std::map<std::string, std::string> view_flags;  // schema key -> the text of its --flag
   int64_t frame = -1;                           // the frame drawn; -1: the last
+  bool frame_from_config = false;
   double camera_aspect = 0, ui_scale = 1;
   CLI::App* sub = nullptr;
   bool given(const std::string& flag) const {
@@ -147,7 +149,7 @@ void apply_config(SampleOptions& o, AppSettings* pic, bool* camera_given, bool* 
   auto num = [&](const char* k) { return flat.contains(k) && flat[k].is_number(); };
   if (num("steps_offset") && !o.given("--steps-offset"))
     o.steps_offset = flat["steps_offset"].get<int64_t>(), o.steps_offset_from_config = true;
-  if (num("frame") && !o.given("--frame")) o.frame = flat["frame"].get<int64_t>();
+  if (num("frame") && !o.given("--frame")) o.frame = flat["frame"].get<int64_t>(), o.frame_from_config = true;
   if (num("camera_aspect") && !o.given("--camera-aspect")) o.camera_aspect = flat["camera_aspect"].get<double>();
   if (num("ui_scale") && !o.given("--ui-scale")) o.ui_scale = flat["ui_scale"].get<double>();
   if (num("trajectory_stride") && !o.given("--trajectory-stride")) o.stride = flat["trajectory_stride"].get<int64_t>(), o.stride_from_config = true;
@@ -296,6 +298,11 @@ void run_sample(SampleOptions o) {
                          "(x_%d); ddpm and ddpm-mean step t -> t-1: --steps %d reaches t = 0 (SEMANTICS §3)\n",
                  sampler_name(sampler), N, t_start, table.t.back(), table.t.back() - 1, t_start + 1);
   int stride = static_cast<int>(std::min<int64_t>(o.stride, N));
+  if (o.frame_from_config && o.frame > N) {  // --steps given with --config: the flag wins, the frame follows it
+    std::fprintf(stderr, "note: --config %s shows frame %lld, past this run's %d steps: drawing the last frame\n",
+                 o.config.c_str(), static_cast<long long>(o.frame), N);
+    o.frame = -1;
+  }
   if (o.frame < -1 || o.frame > N) check_range("--frame", o.frame, {0, N});
 #ifdef DIFFSCOPE_SAMPLE_PNG
   if (!o.png.empty() || !o.video.empty()) {
@@ -425,8 +432,10 @@ void run_sample(SampleOptions o) {
     req.field = [&](const float* p, int k, int t, bool x0, float* out) { backend->eps_field(model, p, k, t, x0, out); };
     req.extra = {{"steps_offset", table.steps_offset}, {"evaluations", table.evaluations(0, N)},
                  {"timings", {{"sample_ms", sample_ms}}}};
-    if (!o.noise.empty()) put_path(req.extra, "noise", o.noise);
-    if (!o.scheduler_config.empty()) put_path(req.extra, "scheduler_config", o.scheduler_config);
+    // Input files by absolute path, so that --config of the sidecar works from any folder.
+    auto absolute = [](const std::string& p) { std::error_code ec; const auto a = std::filesystem::absolute(p, ec); return ec ? p : a.string(); };
+    if (!o.noise.empty()) put_path(req.extra, "noise", absolute(o.noise));
+    if (!o.scheduler_config.empty()) put_path(req.extra, "scheduler_config", absolute(o.scheduler_config));
     req.frame_numbers = frames;
     req.png_text = !o.no_png_text;
     if (!o.png.empty()) {

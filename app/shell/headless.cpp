@@ -66,7 +66,7 @@ int key_code(const std::string& k) {
   if (k == "S") return kKeyS;
   if (k == "V") return kKeyV;
   if (k == "H") return kKeyH;
-  throw InvalidInput("script: unknown key '" + k + "'; valid: Space Left Right Home End S H");
+  throw InvalidInput("script: unknown key '" + k + "'; valid: Space Left Right Home End S V H");
 }
 
 // ImGui's platform side without a window: no ini file, GLFW's key codes (as the window, keys.h), the display
@@ -291,12 +291,13 @@ void cmd_export(Script& sc, std::istringstream& in) {
     if (in >> fps) app.exporter->video.fps = fps;
     app.exporter->last_error.clear();
   }
+  while (app.exporter->video_active() || app.exporter->sequence_active()) sc.frame();  // one started by a key
   ExportResult r = app.run_export(kind, path);  // the S key, the buttons and scripts share it
   while (app.exporter->video_active() || app.exporter->sequence_active()) sc.frame();
   if (kind == ExportKind::Video && !app.exporter->last_error.empty()) r = {false, "", app.exporter->last_error};
   if (r.ok)
     std::printf("export %s: %s\n", what.c_str(), r.path.c_str());
-  else
+  else  // reported; the script goes on, as the app does after a failed export (tests/gui/test_hardening.cpp)
     std::printf("export %s: error: %s\n", what.c_str(), r.error.c_str());
   sc.frame();
 }
@@ -508,6 +509,13 @@ int run_headless(const AppOptions& app_opts, const HeadlessOptions& opts) {
       throw InvalidInput(m);
     }
     std::fflush(stdout);
+  }
+  // An export still being written (a video or frame sequence the V key or the Export section started) is
+  // finished, not dropped, before the app closes.
+  if (app.exporter->video_active() || app.exporter->sequence_active()) {
+    app.exporter->last_error.clear();
+    while (app.exporter->video_active() || app.exporter->sequence_active()) sc.frame();
+    if (!app.exporter->last_error.empty()) std::printf("export: error: %s\n", app.exporter->last_error.c_str());
   }
   if (!opts.screenshot.empty()) {
     save_screenshot(display, opts.screenshot);

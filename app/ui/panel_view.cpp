@@ -18,7 +18,7 @@ void panel_view(App& app) {
                      clamp);
   tip("point opacity: lower shows density where points overlap");
   ImGui::Checkbox("data overlay", &v.show_data);
-  tip("the model's held-out training data (data_samples) as grey points");
+  tip("the model's held-out data (data_samples: points of the data set the training never saw) as grey points");
   ImGui::SameLine();
   ImGui::Checkbox("axes", &v.show_axes);
   tip("the 2D view's unit grid and axes (off: a clean picture)");

@@ -1,6 +1,6 @@
 // view_legend.cpp — what the views show, on the views themselves: tick labels on the 2D view's grid lines and
 // its axis names (x / y in data units, or PC 1 / PC 2 for the digits' PCA projection), a compact legend (point
-// colour, trails, training data, field), and a caption over the image grid. Drawn with ImGui's background draw
+// colour, trails, held-out data, field), and a caption over the image grid. Drawn with ImGui's background draw
 // list: over the GL scene, under the panels.
 #include <imgui.h>
 
@@ -87,7 +87,7 @@ void legend(App& app, const UiRect& u, bool pca) {
                           : "sample (colour: angle of its start noise)"});
   if (v.trail_frames > 0 && app.shown_frame() > 0)
     lines.push_back({1, "trail: its last " + std::to_string(v.trail_frames) + " stored frames"});
-  if (v.show_data && m.n_data > 0) lines.push_back({2, "training data (" + std::to_string(m.n_data) + " points)"});
+  if (v.show_data && m.n_data > 0) lines.push_back({2, "held-out data (" + std::to_string(m.n_data) + " points)"});
   if (v.show_field && m.net.dim == 2)
     lines.push_back(v.field_x0 ? Line{4, "predicted clean point x0 of each grid point"}
                                : Line{3, "-eps at this t: blue small .. orange large"});

@@ -182,6 +182,15 @@ class Errors(unittest.TestCase):
             m.sample(eta=-0.5)
         self.assertTrue(str(e.exception).startswith("eta = -0.5 is out of range"), str(e.exception))
         with self.assertRaises(ValueError) as e:
+            m.sample(10, steps=2.5)
+        self.assertTrue(str(e.exception).startswith("steps = 2.5 is not an int"), str(e.exception))
+        with self.assertRaises(ValueError) as e:
+            m.denoise(np.zeros((3, 5), np.float32), 10, 4)
+        self.assertTrue(str(e.exception).startswith("x has width 5"), str(e.exception))
+        with self.assertRaises(ValueError) as e:
+            m.denoise(np.zeros((1, 2), np.float32), [5000], 4)
+        self.assertTrue(str(e.exception).startswith("t_start[0] = 5000 is out of range"), str(e.exception))
+        with self.assertRaises(ValueError) as e:
             m.sample(steps_offset=-1)
         self.assertTrue(str(e.exception).startswith("steps_offset = -1 is out of range"), str(e.exception))
 

@@ -149,7 +149,7 @@ struct Model {
       if (from_data)
         fill_start_from_data(model, t_start, seed, rows, px);
       else
-        fill_start_noise(model, seed, rows, px);
+        be.start_noise(model, seed, rows, px);  // where this backend draws it, as the CLI and the GUI (SEMANTICS §7)
       const int64_t frame = static_cast<int64_t>(rows) * dim;
       // dpmpp-2m / -2m-sde: the previous data prediction, carried across the chunks (SEMANTICS §3)
       std::vector<float> prev(table.uses_prev() ? static_cast<size_t>(frame) : 0);

@@ -150,7 +150,7 @@ __global__ void __launch_bounds__(kThreads, 1) kernel_denoise_cluster(const Deno
         *red = sm + L.red;
   float* h1s = red + kThreads * kBM;  // this CTA's h1 slice (kBM, HC) before it is pushed
   // Step coefficients of kCH steps x kBM rows; the next chunk is loaded into registers one chunk ahead.
-  __shared__ float4 cf[kCH * kBM];  // A, B, S, t/T
+  __shared__ float4 cf[kCH * kBM];  // A, C, S, t/T
   __shared__ int cft[kCH * kBM];    // t, or -1: frozen
   const int HC = L.HC, K1 = L.K1, K1p = L.K1p, DC = L.DC, h0 = rank * HC;
   const int ldw1 = w_ld(HC), ldw3 = w_ld(dim);

@@ -10,7 +10,7 @@ namespace diffscope::kernels {
 struct RowStep {
   bool active;
   int t;
-  float A, B, S, tt;  // tt = t / T, the network's time input
+  float A, C, S, tt;  // tt = t / T, the network's time input
 };
 
 __device__ __forceinline__ RowStep row_step(const DenoiseArgs& a, int row, int k) {
@@ -21,7 +21,7 @@ __device__ __forceinline__ RowStep row_step(const DenoiseArgs& a, int row, int k
   r.active = true;
   r.t = __ldg(a.tab.t + idx);
   r.A = __ldg(a.tab.A + idx);
-  r.B = __ldg(a.tab.B + idx);
+  r.C = __ldg(a.tab.C + idx);
   r.S = __ldg(a.tab.S + idx);
   r.tt = static_cast<float>(r.t) / static_cast<float>(a.tab.T);
   return r;
@@ -37,11 +37,11 @@ __device__ __forceinline__ RowStep chunk_row_step(const DenoiseArgs& a, int rows
 }
 
 // At the first step k of a chunk: after a barrier (the previous chunk is no longer read) publish the loaded chunk
-// to cf / cft (A, B, S, t/T; t or -1 when frozen), one entry per thread, and start loading the next chunk.
+// to cf / cft (A, C, S, t/T; t or -1 when frozen), one entry per thread, and start loading the next chunk.
 __device__ __forceinline__ void advance_coef_chunk(const DenoiseArgs& a, int rows, int k, float4* cf, int* cft,
                                                    RowStep& next) {
   __syncthreads();
-  cf[threadIdx.x] = make_float4(next.A, next.B, next.S, next.tt);
+  cf[threadIdx.x] = make_float4(next.A, next.C, next.S, next.tt);
   cft[threadIdx.x] = next.active ? next.t : -1;
   next = chunk_row_step(a, rows, k + static_cast<int>(blockDim.x) / rows);
 }

@@ -66,7 +66,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   float* sb2 = reinterpret_cast<float*>(base + L::b2);
   float* sb3 = reinterpret_cast<float*>(base + L::b3);
   constexpr int XS = L::XS;
-  // Step coefficients of kCH steps x kRows rows: A, B, S, t/T and t (-1: frozen).
+  // Step coefficients of kCH steps x kRows rows: A, C, S, t/T and t (-1: frozen).
   __shared__ float4 cf[kCH * kRows];
   __shared__ int cft[kCH * kRows];
   const int dim = a.net.dim;
@@ -188,7 +188,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
         for (int hr = 0; hr < 2; ++hr) {
           const int r = g + 8 * hr;
-          const float4 s = cs[r];  // A, B, S, t/T
+          const float4 s = cs[r];  // A, C, S, t/T
           const int t = ct[r];
           if (t < 0 || col >= dim) continue;
           float z[4] = {0.f, 0.f, 0.f, 0.f};

@@ -20,7 +20,7 @@ using namespace f32tile;
 // Applies the affine update to x[r][d] (in uT).
 __device__ __forceinline__ void update_elem(const RowStep& s, int r, int d, float eps, float* uT, const float* z) {
   float xv = uT[d * kLda + r];
-  xv = s.A * xv + s.B * eps;
+  xv = s.A * xv + s.C * eps;
   if (s.S != 0.f) xv += s.S * z[d & 3];
   uT[d * kLda + r] = xv;
 }

@@ -58,7 +58,7 @@ __global__ void __launch_bounds__(kThreads) kernel_denoise_general(const Denoise
         const RowStep& s = rs[r];
         if (!s.active) return;
         float xv = u[r * K1 + j];
-        xv = s.A * xv + s.B * e;
+        xv = s.A * xv + s.C * e;
         if (s.S != 0.f) {
           float z[4];
           philox_normal4(a.seed, a.row_offset + row0 + r, static_cast<uint32_t>(s.t), j / 4, z);

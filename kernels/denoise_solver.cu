@@ -50,7 +50,7 @@ __global__ void __launch_bounds__(kThreads) kernel_denoise_solver(const SolverAr
     __syncthreads();
     if (threadIdx.x < R) u[threadIdx.x * K1 + dim] = __ldg(a.tab.tt + k);
     __syncthreads();
-    const float A = __ldg(a.tab.A + k), Bc = __ldg(a.tab.B + k), S = __ldg(a.tab.S + k);
+    const float A = __ldg(a.tab.A + k), Ce = __ldg(a.tab.C + k), S = __ldg(a.tab.S + k);
     const float P = a.tab.P ? __ldg(a.tab.P + k) : 0.f;
     const float Hk = a.tab.H ? __ldg(a.tab.H + k) : 0.f;
     const uint32_t key = __ldg(a.tab.key + k);
@@ -58,7 +58,7 @@ __global__ void __launch_bounds__(kThreads) kernel_denoise_solver(const SolverAr
       if (r >= nrows) return;
       const size_t g = static_cast<size_t>(row0 + r) * dim + j;
       const float xv = u[r * K1 + j];
-      float y = A * xv + Bc * e;
+      float y = A * xv + Ce * e;
       if (a.tab.P) {
         const float p = a.prev[g];
         if (P != 0.f) y += P * p;

@@ -30,7 +30,7 @@ __global__ void __launch_bounds__(kThreads, 1) kernel_denoise_solver_f32(const S
     __syncthreads();
     if (threadIdx.x < kR) uT[dim * kLda + threadIdx.x] = __ldg(a.tab.tt + k);
     __syncthreads();
-    const float A = __ldg(a.tab.A + k), Bc = __ldg(a.tab.B + k), S = __ldg(a.tab.S + k);
+    const float A = __ldg(a.tab.A + k), Ce = __ldg(a.tab.C + k), S = __ldg(a.tab.S + k);
     const float P = a.tab.P ? __ldg(a.tab.P + k) : 0.f;
     const float Dx = a.tab.P ? __ldg(a.tab.Dx + k) : 0.f, De = a.tab.P ? __ldg(a.tab.De + k) : 0.f;
     const float Hk = a.tab.H ? __ldg(a.tab.H + k) : 0.f;
@@ -45,7 +45,7 @@ __global__ void __launch_bounds__(kThreads, 1) kernel_denoise_solver_f32(const S
         if (d >= dim) continue;
         const size_t gi = static_cast<size_t>(row0 + r) * dim + d;
         const float xv = uT[d * kLda + r];
-        float y = A * xv + Bc * e[i];
+        float y = A * xv + Ce * e[i];
         if (a.tab.P) {
           const float p = a.prev[gi];
           if (P != 0.f) y += P * p;

@@ -209,8 +209,8 @@ __global__ void __launch_bounds__(kWarps * 32, 1)
               }
               float& x0 = xs[m][nb][2 * h];
               float& x1 = xs[m][nb][2 * h + 1];
-              x0 = fmaf(s.S, z0, fmaf(s.B, eps[m][nb][2 * h], s.A * x0));
-              x1 = fmaf(s.S, z1, fmaf(s.B, eps[m][nb][2 * h + 1], s.A * x1));
+              x0 = fmaf(s.S, z0, fmaf(s.C, eps[m][nb][2 * h], s.A * x0));
+              x1 = fmaf(s.S, z1, fmaf(s.C, eps[m][nb][2 * h + 1], s.A * x1));
               const int c = nb * 8 + 2 * q;
               if (c >= dim) x0 = 0.f;
               if (c + 1 >= dim) x1 = 0.f;

@@ -331,8 +331,8 @@ __global__ void __launch_bounds__(kThreads, 1) kernel_denoise_wgmma(const Denois
           }
           float& x0 = xs[4 * nb + 2 * hr];
           float& x1 = xs[4 * nb + 2 * hr + 1];
-          x0 = fmaf(s.S, z0, fmaf(s.B, eps[4 * nb + 2 * hr], s.A * x0));
-          x1 = fmaf(s.S, z1, fmaf(s.B, eps[4 * nb + 2 * hr + 1], s.A * x1));
+          x0 = fmaf(s.S, z0, fmaf(s.C, eps[4 * nb + 2 * hr], s.A * x0));
+          x1 = fmaf(s.S, z1, fmaf(s.C, eps[4 * nb + 2 * hr + 1], s.A * x1));
           const int c = nb * 8 + 2 * q;
           if (c >= dim) x0 = 0.f;
           if (c + 1 >= dim) x1 = 0.f;

@@ -27,10 +27,10 @@ struct DeviceNet {
   const uint16_t *W1_bf16 = nullptr, *W2_bf16 = nullptr, *W3_bf16 = nullptr;
 };
 
-// A step table on the device (core/step_table.h): step k at timestep t[k], x <- A[k] x + B[k] eps + S[k] z.
+// A step table on the device (core/step_table.h): step k at timestep t[k], x <- A[k] x + C[k] eps + S[k] z.
 struct DeviceSteps {
   const int32_t* t = nullptr;
-  const float *A = nullptr, *B = nullptr, *S = nullptr;
+  const float *A = nullptr, *C = nullptr, *S = nullptr;
   int n = 0;  // number of entries
   int T = 0;  // schedule length (network time input is t / T)
 };

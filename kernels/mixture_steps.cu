@@ -46,9 +46,9 @@ __global__ void kernel_mixture_steps(const MixtureStepArgs ma) {
   for (int j = 0; j < d; ++j) x[j] = xr[j];
   for (int k = a.k_begin; k < a.k_end; ++k) {
     mixture_eps(ma.mix, x, __ldg(ma.abar + k), __ldg(ma.one_minus_abar + k), e);
-    const float A = __ldg(a.tab.A + k), B = __ldg(a.tab.B + k), S = __ldg(a.tab.S + k);
+    const float A = __ldg(a.tab.A + k), C = __ldg(a.tab.C + k), S = __ldg(a.tab.S + k);
     const float P = a.tab.P ? __ldg(a.tab.P + k) : 0.f;
-    for (int j = 0; j < d; ++j) y[j] = A * x[j] + B * e[j];
+    for (int j = 0; j < d; ++j) y[j] = A * x[j] + C * e[j];
     if (a.tab.P) {
       float* p = a.prev + static_cast<size_t>(r) * d;
       const float dx = __ldg(a.tab.Dx + k), de = __ldg(a.tab.De + k);

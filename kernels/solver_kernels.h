@@ -11,10 +11,10 @@
 namespace diffscope::kernels {
 
 // Per-step arrays (length n) of a StepTable as float: tt = t_net / T, tt2 = t_net2 / T (the network's time
-// inputs), A, B, S, P, Dx, De, H as in StepTable, key = noise_key. P/Dx/De (dpmpp) and H/tt2 (heun) may be null.
+// inputs), A, C, S, P, Dx, De, H as in StepTable, key = noise_key. P/Dx/De (dpmpp) and H/tt2 (heun) may be null.
 struct SolverSteps {
   const float *tt = nullptr, *tt2 = nullptr;
-  const float *A = nullptr, *B = nullptr, *S = nullptr, *P = nullptr, *Dx = nullptr, *De = nullptr, *H = nullptr;
+  const float *A = nullptr, *C = nullptr, *S = nullptr, *P = nullptr, *Dx = nullptr, *De = nullptr, *H = nullptr;
   const uint32_t* key = nullptr;
   int n = 0;
 };

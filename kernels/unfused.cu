@@ -62,7 +62,7 @@ __global__ void kernel_update(const DenoiseArgs a, int k, const float* __restric
   const RowStep s = row_step(a, r, k);
   float xv = a.x[i];
   if (s.active) {
-    xv = s.A * xv + s.B * (e[i] + a.net.b3[c]);
+    xv = s.A * xv + s.C * (e[i] + a.net.b3[c]);
     if (s.S != 0.f) {
       float z[4];
       philox_normal4(a.seed, a.row_offset + r, static_cast<uint32_t>(s.t), c / 4, z);

@@ -135,12 +135,12 @@ void eps_batch(const EpsModelT<Real>& model, const Schedule& sched, const Real* 
   MatrixMap<Real>(out, n, model.dim) = s.E;
 }
 
-// A step table's per-step arrays in Real (the float path's A, B, S equal the table's A32, B32, S32).
+// A step table's per-step arrays in Real (the float path's A, C, S equal the table's A32, C32, S32).
 template <class Real>
 struct TableCoefficients {
-  std::vector<Real> A, B, S, P, Dx, De, H;
+  std::vector<Real> A, C, S, P, Dx, De, H;
   explicit TableCoefficients(const StepTable& tab)
-      : A(cast(tab.A)), B(cast(tab.B)), S(cast(tab.S)), P(cast(tab.P)), Dx(cast(tab.Dx)), De(cast(tab.De)),
+      : A(cast(tab.A)), C(cast(tab.C)), S(cast(tab.S)), P(cast(tab.P)), Dx(cast(tab.Dx)), De(cast(tab.De)),
         H(cast(tab.H)) {}
   static std::vector<Real> cast(const std::vector<double>& v) { return std::vector<Real>(v.begin(), v.end()); }
 };
@@ -181,11 +181,11 @@ void start_noise(int T, int dim, uint64_t seed, int n, Real* x, uint32_t row_off
 }
 
 // The fused denoise call (SEMANTICS §4) on one block of n rows: x (n, dim) in/out, t_start (n).
-// For k = 0..S-1 a row with t = t_start[r] - k >= 0 takes x <- A[t] x + B[t] eps(x, t/T) (ddpm-mean,
+// For k = 0..S-1 a row with t = t_start[r] - k >= 0 takes x <- A[t] x + C[t] eps(x, t/T) (ddpm-mean,
 // `tab` indexed by t: build_t_indexed_ddpm_mean); a row with t < 0 is frozen: no network evaluation, no
 // table read. traj: optional, frame 1 of this block's first row; frame k at traj + (k-1) frame_stride.
 template <class Real>
-void denoise_block(const EpsModelT<Real>& net, const std::vector<Real>& A, const std::vector<Real>& B,
+void denoise_block(const EpsModelT<Real>& net, const std::vector<Real>& A, const std::vector<Real>& C,
                    const std::vector<double>& abar, int T, Real* x, const int64_t* t_start, int n, int S, Real* traj,
                    int64_t frame_stride) {
   const int dim = net.dim;
@@ -211,7 +211,7 @@ void denoise_block(const EpsModelT<Real>& net, const std::vector<Real>& A, const
       for (size_t i = 0; i < active.size(); ++i) {
         const int r = active[i];
         const int64_t t = t_start[r] - k;
-        X.row(r) = A[t] * X.row(r) + B[t] * s.E.row(i);
+        X.row(r) = A[t] * X.row(r) + C[t] * s.E.row(i);
       }
     }
     if (traj) std::memcpy(traj + k * frame_stride, x, sizeof(Real) * n * dim);
@@ -219,7 +219,7 @@ void denoise_block(const EpsModelT<Real>& net, const std::vector<Real>& A, const
 }
 
 // Steps [k_begin, k_end) of a step table on one block of n rows (SEMANTICS §3, the update of StepTable):
-// x <- A[k] x + B[k] eps(x, t_net[k]) + P[k] prev + S[k] z, z from Philox with counter row `first_row + r`,
+// x <- A[k] x + C[k] eps(x, t_net[k]) + P[k] prev + S[k] z, z from Philox with counter row `first_row + r`,
 // step_key noise_key[k] (SEMANTICS §7; drawn only when S[k] != 0); heun adds H[k] (eps(y, t_net2[k]) - eps);
 // prev (n, dim), the previous data prediction, is read and rewritten when the table uses it. frames: optional,
 // the state after step k_begin at frames, after step k at frames + (k - k_begin) frame_stride.
@@ -239,7 +239,7 @@ void run_steps_block(const EpsModelT<Real>& net, const StepTable& tab, const Tab
     s.abar.assign(n, tab.abar[k]);
     eps_rows(net, s);
     if (prev) X0 = c.Dx[k] * X + c.De[k] * s.E;
-    X = c.A[k] * X + c.B[k] * s.E;
+    X = c.A[k] * X + c.C[k] * s.E;
     if (prev && c.P[k] != Real(0)) X += c.P[k] * MatrixMap<Real>(prev, n, dim);
     if (c.S[k] != Real(0)) {
       for (int r = 0; r < n; ++r) {
@@ -274,7 +274,7 @@ void denoise(const DiffusionModel& model, Real* x, const int64_t* t_start, int B
 #pragma omp parallel for schedule(dynamic, 1)
   for (int blk = 0; blk < n_blocks; ++blk) {
     const int r0 = blk * kBlockRows, n = std::min(kBlockRows, B - r0);
-    denoise_block(net, c.A, c.B, tab.abar, tab.T, x + static_cast<int64_t>(r0) * dim, t_start + r0, n, S,
+    denoise_block(net, c.A, c.C, tab.abar, tab.T, x + static_cast<int64_t>(r0) * dim, t_start + r0, n, S,
                   trajectory ? trajectory + frame_stride + static_cast<int64_t>(r0) * dim : nullptr, frame_stride);
   }
 }

@@ -60,7 +60,7 @@ void fill_float_copies(StepTable& tab) {
   });
 }
 
-// ddpm / ddpm-mean step at t: A = c1, B = -c1 c2, S = sigma (ddpm) or 0 (ddpm-mean).
+// ddpm / ddpm-mean step at t: A = c1, C = -c1 c2, S = sigma (ddpm) or 0 (ddpm-mean).
 void push_ddpm_step(StepTable& tab, const Schedule& s, int t, bool with_noise) {
   const double c1 = s.sqrt_recip_alphas[t], c2 = s.coef_eps[t];
   tab.t.push_back(t);
@@ -68,17 +68,17 @@ void push_ddpm_step(StepTable& tab, const Schedule& s, int t, bool with_noise) {
   tab.noise_key.push_back(static_cast<uint32_t>(t));
   tab.abar.push_back(s.alphas_cumprod[t]);
   tab.A.push_back(c1);
-  tab.B.push_back(-c1 * c2);
+  tab.C.push_back(-c1 * c2);
   tab.S.push_back(with_noise ? s.posterior_sigma[t] : 0.0);
 }
 
 // ddim (SEMANTICS §3): x0 = (x - sqrt(1-a) eps) / sqrt(a); x <- sqrt(ap) x0 + sqrt(max(0, 1-ap-s^2)) eps + s z,
-// written as A = sqrt(ap/a), B = sqrt(max(0, 1-ap-s^2)) - sqrt(ap) sqrt(1-a) / sqrt(a), S = s.
+// written as A = sqrt(ap/a), C = sqrt(max(0, 1-ap-s^2)) - sqrt(ap) sqrt(1-a) / sqrt(a), S = s.
 void ddim_coefficients(StepTable& tab, double a, double ap) {
   const double eta = tab.eta;
   const double s = eta * std::sqrt((1.0 - ap) / (1.0 - a)) * std::sqrt(1.0 - a / ap);
   tab.A.push_back(std::sqrt(ap / a));
-  tab.B.push_back(std::sqrt(std::max(0.0, 1.0 - ap - s * s)) - std::sqrt(ap) * std::sqrt(1.0 - a) / std::sqrt(a));
+  tab.C.push_back(std::sqrt(std::max(0.0, 1.0 - ap - s * s)) - std::sqrt(ap) * std::sqrt(1.0 - a) / std::sqrt(a));
   tab.S.push_back(s);
 }
 
@@ -94,7 +94,7 @@ void new_solver_coefficients(StepTable& tab) {
     const bool last = k + 1 == N;
     const double s = ve_sigma(a), sn = last ? 0.0 : ve_sigma(an);
     const double dx = 1.0 / std::sqrt(a), de = -std::sqrt(1.0 - a) / std::sqrt(a);  // x0 = dx x + de eps
-    double A = 0, B = 0, S = 0, P = 0, H = 0;
+    double A = 0, C = 0, S = 0, P = 0, H = 0;
     switch (tab.sampler) {
       case Sampler::EulerAncestral: {
         // k-diffusion sample_euler_ancestral, get_ancestral_step(eta = 1), on x_VE = x / sqrt(abar):
@@ -102,21 +102,21 @@ void new_solver_coefficients(StepTable& tab) {
         const double su = last ? 0.0 : std::min(sn, std::sqrt(sn * sn * (s * s - sn * sn) / (s * s)));
         const double sd = std::sqrt(std::max(0.0, sn * sn - su * su));
         A = std::sqrt(an) / std::sqrt(a);
-        B = std::sqrt(an) * (sd - s);
+        C = std::sqrt(an) * (sd - s);
         S = std::sqrt(an) * su;
         break;
       }
       case Sampler::Heun: {
         // Karras et al. 2022 Alg. 1: Euler to sigma_next, then the trapezoid correction (not on the last step).
         A = std::sqrt(an) / std::sqrt(a);
-        B = std::sqrt(an) * (sn - s);
-        H = last ? 0.0 : 0.5 * B;
+        C = std::sqrt(an) * (sn - s);
+        H = last ? 0.0 : 0.5 * C;
         break;
       }
       case Sampler::Dpmpp2m:
       case Sampler::Dpmpp2mSde: {
         if (last) {  // the step to abar = 1 returns the data prediction
-          A = dx, B = de;
+          A = dx, C = de;
           break;
         }
         const double h = log_snr_half(an) - log_snr_half(a);
@@ -136,14 +136,14 @@ void new_solver_coefficients(StepTable& tab) {
           S = std::sqrt(1.0 - an) * std::sqrt(q);
         }
         A = ax + c * (1.0 + w_prev) * dx;
-        B = c * (1.0 + w_prev) * de;
+        C = c * (1.0 + w_prev) * de;
         P = -c * w_prev;
         break;
       }
       default: break;
     }
     tab.A.push_back(A);
-    tab.B.push_back(B);
+    tab.C.push_back(C);
     tab.S.push_back(S);
     if (tab.sampler == Sampler::Dpmpp2m || tab.sampler == Sampler::Dpmpp2mSde) {
       tab.P.push_back(P);

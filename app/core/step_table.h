@@ -41,7 +41,7 @@ bool is_new_solver(Sampler s);
 // One run of N steps (SEMANTICS §3). Step k evaluates the eps model at (x, t_net[k]) — the network sees
 // t_net[k] / T, an analytic model sees abar[k] — and updates
 //   x0   = Dx[k] x + De[k] eps                                   (the data prediction; only when P used)
-//   y    = A[k] x + B[k] eps + P[k] prev + S[k] z,   z from Philox step_key noise_key[k] (SEMANTICS §7)
+//   y    = A[k] x + C[k] eps + P[k] prev + S[k] z,   z from Philox step_key noise_key[k] (SEMANTICS §7)
 //   heun: x <- y + H[k] (eps(y, t_net2[k]) - eps)   when H[k] != 0 (abar of that evaluation: abar2[k])
 //   prev <- x0   (the previous data prediction, per row, carried across launches by the caller)
 // Arrays that a solver does not use are empty. Double-precision coefficients are the truth; their float
@@ -56,10 +56,10 @@ struct StepTable {
   std::vector<double> t_net;        // network timestep of step k (continuous for karras)
   std::vector<uint32_t> noise_key;  // Philox step_key of step k's noise (SEMANTICS §7)
   std::vector<double> abar;         // abar at step k (N values; the state after the last step has abar 1)
-  std::vector<double> A, B, S;
+  std::vector<double> A, C, S;    // x, eps and noise coefficients (B only ever means the batch)
   std::vector<double> P, Dx, De;    // dpmpp-2m, dpmpp-2m-sde
   std::vector<double> H, t_net2, abar2;  // heun
-  std::vector<float> A32, B32, S32;
+  std::vector<float> A32, C32, S32;
   std::vector<float> P32, Dx32, De32, H32, abar32, abar2_32;  // float copies of the arrays above
   int steps() const { return static_cast<int>(t.size()); }
   bool uses_prev() const { return !P.empty(); }
@@ -79,7 +79,7 @@ struct StepTable {
   template <class Table, class F>
   static void visit_coefficients(Table& tab, F& f) {
     f("A", tab.A, tab.A32);
-    f("B", tab.B, tab.B32);
+    f("C", tab.C, tab.C32);
     f("S", tab.S, tab.S32);
     f("P", tab.P, tab.P32);
     f("Dx", tab.Dx, tab.Dx32);
@@ -96,7 +96,7 @@ struct StepTable {
 StepTable build_step_table(const Schedule& sched, Sampler sampler, int t_start, int n_steps, double eta = 0.0,
                            Spacing spacing = Spacing::Default, int steps_offset = 0);
 
-// ddpm-mean coefficients indexed by t itself (length T): A[t] = c1[t], B[t] = -c1[t] c2[t], S[t] = 0.
+// ddpm-mean coefficients indexed by t itself (length T): A[t] = c1[t], C[t] = -c1[t] c2[t], S[t] = 0.
 // This is what `denoise` (SEMANTICS §4, per-row t_start) uses.
 StepTable build_t_indexed_ddpm_mean(const Schedule& sched);
 

@@ -154,7 +154,7 @@ void CudaBackend::set_model(const DiffusionModel& model) {
 }
 
 void CudaBackend::set_step_table(const StepTable& t) {
-  // The fast kernels run tables of (t, A, B, S) with integer t (network input t/T, noise key t); the others
+  // The fast kernels run tables of (t, A, C, S) with integer t (network input t/T, noise key t); the others
   // (previous data prediction, second evaluation, float timesteps) run kernels/denoise_solver.cu (SEMANTICS §3).
   m->solver_mode = needs_solver_kernel(t) || m->mixture_mode;
   if (m->mixture_mode) {

@@ -50,7 +50,7 @@ class CudaBackend : public DenoiserBackend {
   // (same path and weights) is set again. An analytic (gaussian_mixture) model runs its step tables in
   // kernels/mixture_steps.cu (denoise and the eps field refuse it); InvalidInput when it is too large for that kernel.
   void set_model(const DiffusionModel& m);
-  // Uploads the step table (t, A32, B32, S32). Tables that need a previous data prediction, a second evaluation
+  // Uploads the step table (t, A32, C32, S32). Tables that need a previous data prediction, a second evaluation
   // or float timesteps (dpmpp-2m, dpmpp-2m-sde, heun; the karras spacing) run kernels/denoise_solver.cu (fp32,
   // the previous data prediction kept on the device between run_steps_device calls); throws InvalidInput
   // naming `--backend cpu` when that kernel cannot hold the network.

@@ -16,14 +16,14 @@ std::vector<float> as_float(const std::vector<double>& v) { return std::vector<f
 }  // namespace
 
 bool DeviceStepTable::upload(const StepTable& tab, cudaStream_t s) {
-  if (m_n == tab.steps() && m_T == tab.T && m_ht == tab.t && m_hA == tab.A32 && m_hB == tab.B32 && m_hS == tab.S32)
+  if (m_n == tab.steps() && m_T == tab.T && m_ht == tab.t && m_hA == tab.A32 && m_hC == tab.C32 && m_hS == tab.S32)
     return false;
-  m_ht = tab.t, m_hA = tab.A32, m_hB = tab.B32, m_hS = tab.S32;
+  m_ht = tab.t, m_hA = tab.A32, m_hC = tab.C32, m_hS = tab.S32;
   m_n = tab.steps();
   m_T = tab.T;
   m_t.copy_from_host(m_ht, s);
   m_A.copy_from_host(m_hA, s);
-  m_B.copy_from_host(m_hB, s);
+  m_C.copy_from_host(m_hC, s);
   m_S.copy_from_host(m_hS, s);
   return true;
 }
@@ -45,7 +45,7 @@ void DeviceSolverTable::upload(const StepTable& tab, cudaStream_t s) {
   m_tt.copy_from_host(tt, s);
   m_tt2.copy_from_host(tt2, s);
   m_A.copy_from_host(m_host.A32, s);
-  m_B.copy_from_host(m_host.B32, s);
+  m_C.copy_from_host(m_host.C32, s);
   m_S.copy_from_host(m_host.S32, s);
   m_P.copy_from_host(P, s);
   m_Dx.copy_from_host(Dx, s);
@@ -57,7 +57,7 @@ void DeviceSolverTable::upload(const StepTable& tab, cudaStream_t s) {
 
 kernels::SolverSteps DeviceSolverTable::view() const {
   kernels::SolverSteps v;
-  v.tt = m_tt.data(), v.A = m_A.data(), v.B = m_B.data(), v.S = m_S.data(), v.key = m_key.data(), v.n = m_n;
+  v.tt = m_tt.data(), v.A = m_A.data(), v.C = m_C.data(), v.S = m_S.data(), v.key = m_key.data(), v.n = m_n;
   if (m_host.uses_prev()) v.P = m_P.data(), v.Dx = m_Dx.data(), v.De = m_De.data();
   if (m_host.uses_second_eval()) v.H = m_H.data(), v.tt2 = m_tt2.data();
   return v;

@@ -1,5 +1,5 @@
 // device_step_table.h — step tables (core/step_table.h, SEMANTICS §3) resident on the device: DeviceStepTable
-// for the fast kernels (integer t, A, B, S: kernels::DeviceSteps) and DeviceSolverTable for the solver and
+// for the fast kernels (integer t, A, C, S: kernels::DeviceSteps) and DeviceSolverTable for the solver and
 // mixture kernels (float network times, the dpmpp/heun coefficients, noise keys, abar: kernels::SolverSteps).
 #pragma once
 #include <cuda_runtime.h>
@@ -17,18 +17,18 @@ namespace diffscope::gpu {
 
 class DeviceStepTable {
  public:
-  // Copies (t, A32, B32, S32) to the device unless it holds this table already; returns whether it copied.
+  // Copies (t, A32, C32, S32) to the device unless it holds this table already; returns whether it copied.
   // Asynchronous on `s`: the caller waits before the host table's storage may change (the copy is kept here).
   bool upload(const StepTable& tab, cudaStream_t s);
   int steps() const { return m_n; }
-  kernels::DeviceSteps view() const { return {m_t.data(), m_A.data(), m_B.data(), m_S.data(), m_n, m_T}; }
+  kernels::DeviceSteps view() const { return {m_t.data(), m_A.data(), m_C.data(), m_S.data(), m_n, m_T}; }
 
  private:
   GpuBuffer<int32_t> m_t;
-  GpuBuffer<float> m_A, m_B, m_S;
+  GpuBuffer<float> m_A, m_C, m_S;
   int m_n = 0, m_T = 0;
   std::vector<int32_t> m_ht;  // the resident table, to skip an upload of the same one
-  std::vector<float> m_hA, m_hB, m_hS;
+  std::vector<float> m_hA, m_hC, m_hS;
 };
 
 class DeviceSolverTable {
@@ -46,7 +46,7 @@ class DeviceSolverTable {
 
  private:
   StepTable m_host;
-  GpuBuffer<float> m_tt, m_tt2, m_A, m_B, m_S, m_P, m_Dx, m_De, m_H, m_abar, m_abar2, m_omab, m_omab2;
+  GpuBuffer<float> m_tt, m_tt2, m_A, m_C, m_S, m_P, m_Dx, m_De, m_H, m_abar, m_abar2, m_omab, m_omab2;
   GpuBuffer<uint32_t> m_key;
   int m_n = 0;
 };

@@ -66,10 +66,10 @@ TEST(StepTable, DdpmCoefficientsAreTheDirectFormulas) {
     const double beta = s.betas[t], c1 = std::sqrt(1.0 / (1.0 - beta)), c2 = beta / std::sqrt(1.0 - abar);
     const double sigma = t == 0 ? 0.0 : std::sqrt(beta * (1.0 - abar_prev) / (1.0 - abar));
     EXPECT_NEAR(mean.A[k], c1, 1e-14);
-    EXPECT_NEAR(mean.B[k], -c1 * c2, 1e-12);
+    EXPECT_NEAR(mean.C[k], -c1 * c2, 1e-12);
     EXPECT_EQ(mean.S[k], 0.0);
     EXPECT_EQ(ddpm.A[k], mean.A[k]);
-    EXPECT_EQ(ddpm.B[k], mean.B[k]);
+    EXPECT_EQ(ddpm.C[k], mean.C[k]);
     EXPECT_NEAR(ddpm.S[k], sigma, 1e-13);
     EXPECT_EQ(mean.A32[k], static_cast<float>(mean.A[k]));
   }
@@ -78,7 +78,7 @@ TEST(StepTable, DdpmCoefficientsAreTheDirectFormulas) {
   for (int t = 0; t < 1000; ++t) {
     EXPECT_EQ(by_t.t[t], t);
     EXPECT_EQ(by_t.A[t], mean.A[999 - t]);
-    EXPECT_EQ(by_t.B[t], mean.B[999 - t]);
+    EXPECT_EQ(by_t.C[t], mean.C[999 - t]);
   }
 }
 
@@ -97,7 +97,7 @@ TEST(StepTable, DdimAffineFormEqualsTheX0Form) {
         const double x0 = (x - std::sqrt(1 - a) * eps) / std::sqrt(a);
         const double sd = eta * std::sqrt((1 - ap) / (1 - a)) * std::sqrt(1 - a / ap);
         const double direct = std::sqrt(ap) * x0 + std::sqrt(std::max(0.0, 1 - ap - sd * sd)) * eps + sd * z;
-        const double affine = tab.A[i] * x + tab.B[i] * eps + tab.S[i] * z;
+        const double affine = tab.A[i] * x + tab.C[i] * eps + tab.S[i] * z;
         EXPECT_NEAR(affine, direct, 1e-9 * (1 + std::abs(direct))) << "eta " << eta << " N " << N << " i " << i;
         EXPECT_NEAR(tab.S[i], sd, 1e-15);
       }

@@ -53,9 +53,12 @@ struct WgLayout {
 // SiLU of two fp32 pre-activations (z = acc + b via h = z/2 = fma(acc, 0.5, b/2)), packed to bf16x2.
 // Mode 0: fp32 tanh.approx (two MUFU ops). Mode 1: tanh.approx.bf16x2 and the final fma in bf16x2 (one MUFU op
 // for the pair if the hardware packs it; h rounded to bf16 first: about twice the bf16 rounding error of mode 0).
+// poly: the pair's tanh on the FMA pipe (mma.cuh tanh_poly) instead of the MUFU; the callers pass a value known at
+// compile time after unrolling (kPolyEvery below), so each call site is one or the other.
 template <int kSiluMode>
-__device__ __forceinline__ uint32_t silu_pack(float acc0, float acc1, float hb0, float hb1) {
+__device__ __forceinline__ uint32_t silu_pack(float acc0, float acc1, float hb0, float hb1, bool poly = false) {
   const float h0 = fmaf(acc0, 0.5f, hb0), h1 = fmaf(acc1, 0.5f, hb1);
+  if (poly) return pack_bf16x2(fmaf(h0, tanh_poly(h0), h0), fmaf(h1, tanh_poly(h1), h1));
   if constexpr (kSiluMode == 0) {
     return pack_bf16x2(fmaf(h0, tanh_approx(h0), h0), fmaf(h1, tanh_approx(h1), h1));
   } else {
@@ -65,6 +68,13 @@ __device__ __forceinline__ uint32_t silu_pack(float acc0, float acc1, float hb0,
     asm("fma.rn.bf16x2 %0, %1, %2, %1;" : "=r"(r) : "r"(h), "r"(t));
     return r;
   }
+}
+
+// tanh of two fp32 values through one tanh.approx.bf16x2 (the arguments rounded to bf16), back as fp32.
+__device__ __forceinline__ float2 tanh_bf16x2(float h0, float h1) {
+  uint32_t t;
+  asm("tanh.approx.bf16x2 %0, %1;" : "=r"(t) : "r"(pack_bf16x2(h0, h1)));
+  return make_float2(__uint_as_float(t << 16), __uint_as_float(t & 0xffff0000u));
 }
 
 // kPingPong: the two warpgroups take turns issuing layer 2 (FlashAttention-3's "ping-pong" schedule, Shah et al.
@@ -84,7 +94,9 @@ __device__ __forceinline__ float pick(const float (&v)[N], int c) {
 // kSmallDim (1..4, KX 16 only): layers 1 (K = dim + time) and 3 (N = dim) in fp32 on CUDA cores instead of wgmma,
 // so the epilogue between two layer-2 GEMMs holds no tensor instruction that would queue behind the other
 // warpgroup's layer 2 (see bench/RESULTS.md runs 10-12). x, W1, W3 and h2 stay fp32 there.
-template <int KX, int kSiluMode, bool kPingPong, int kSmallDim = 0>
+// kPolyEvery (0, 2, 4): every kPolyEvery-th SiLU pair (by A-fragment register) takes its tanh on the FMA pipe, the
+// others on the MUFU (0: all on the MUFU), to split the SiLU's special-function work between two pipes.
+template <int KX, int kSiluMode, bool kPingPong, int kSmallDim = 0, int kPolyEvery = 0>
 __global__ void __launch_bounds__(kThreads, 1) kernel_denoise_wgmma(const DenoiseArgs a) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using L = WgLayout<KX>;
@@ -234,7 +246,7 @@ __global__ void __launch_bounds__(kThreads, 1) kernel_denoise_wgmma(const Denois
         for (int r = 0; r < 4; ++r) {
           // register r: n8 block 2kb + (r >> 1), row half (r & 1)
           const int base = 4 * (2 * kb + (r >> 1)) + 2 * (r & 1);
-          h[kb][r] = silu_pack<kSiluMode>(acc[base], acc[base + 1], 0.f, 0.f);
+          h[kb][r] = silu_pack<kSiluMode>(acc[base], acc[base + 1], 0.f, 0.f, kPolyEvery > 0 && r % (kPolyEvery > 0 ? kPolyEvery : 1) == 1);
         }
       // ---- layer 2: acc = h1 W2^T (wgmma, 16 k-steps)
       if (kPingPong) named_bar_sync(1 + wg, kThreads);
@@ -259,9 +271,16 @@ __global__ void __launch_bounds__(kThreads, 1) kernel_denoise_wgmma(const Denois
           const float2 hb = hb2[4 * j + q];
           float sv[4];
 #pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            const float h = fmaf(acc[4 * j + e], 0.5f, (e & 1) ? hb.y : hb.x);
-            sv[e] = fmaf(h, tanh_approx(h), h);
+          for (int e = 0; e < 4; e += 2) {
+            const float h0 = fmaf(acc[4 * j + e], 0.5f, hb.x), h1 = fmaf(acc[4 * j + e + 1], 0.5f, hb.y);
+            if constexpr (kSiluMode == 0) {
+              sv[e] = fmaf(h0, tanh_approx(h0), h0);
+              sv[e + 1] = fmaf(h1, tanh_approx(h1), h1);
+            } else {  // one packed tanh for the pair; h and the product stay fp32
+              const float2 t = tanh_bf16x2(h0, h1);
+              sv[e] = fmaf(h0, t.x, h0);
+              sv[e + 1] = fmaf(h1, t.y, h1);
+            }
           }
 #pragma unroll
           for (int dp = 0; dp < (kSmallDim + 1) / 2; ++dp) {
@@ -294,7 +313,7 @@ __global__ void __launch_bounds__(kThreads, 1) kernel_denoise_wgmma(const Denois
           for (int r = 0; r < 4; ++r) {
             const int nb = 2 * kb + (r >> 1), base = 4 * nb + 2 * (r & 1);
             const float2 hb = hb2[4 * nb + q];
-            h[kb][r] = silu_pack<kSiluMode>(acc[base], acc[base + 1], hb.x, hb.y);
+            h[kb][r] = silu_pack<kSiluMode>(acc[base], acc[base + 1], hb.x, hb.y, kPolyEvery > 0 && r % (kPolyEvery > 0 ? kPolyEvery : 1) == 1);
           }
         // ---- layer 3: eps = b3 + h2 W3^T (wgmma m64nKXk16, 16 k-steps)
 #pragma unroll
@@ -358,10 +377,10 @@ bool pingpong() {
   if (env_is("DIFFSCOPE_WGMMA_PINGPONG", "0")) return false;
   return kPingPongDefault;
 }
-template <int KX, int kSiluMode, bool kPingPong, int kSmallDim = 0>
+template <int KX, int kSiluMode, bool kPingPong, int kSmallDim = 0, int kPolyEvery = 0>
 void launch_wg(const DenoiseArgs& a, cudaStream_t s) {
   using L = WgLayout<KX>;
-  auto kern = kernel_denoise_wgmma<KX, kSiluMode, kPingPong, kSmallDim>;
+  auto kern = kernel_denoise_wgmma<KX, kSiluMode, kPingPong, kSmallDim, kPolyEvery>;
   static bool attr_set = false;
   if (!attr_set) {
     set_max_dynamic_smem(kern, L::kAlloc);
@@ -407,15 +426,19 @@ void launch_denoise_wgmma(const DenoiseArgs& a, cudaStream_t s) {
     if (pp) fast_silu ? launch_wg<KX, 1, true>(a, s) : launch_wg<KX, 0, true>(a, s);
     else fast_silu ? launch_wg<KX, 1, false>(a, s) : launch_wg<KX, 0, false>(a, s);
   };
-  // DIFFSCOPE_WGMMA_SMALL=cuda: layers 1 and 3 on CUDA cores for dim <= 4 (ping-pong, fp32 SiLU). Opt-in: not yet
-  // measured on the H200.
+  // DIFFSCOPE_WGMMA_SMALL=cuda: layers 1 and 3 on CUDA cores for dim <= 4 (ping-pong). dim 1 runs the 2-wide
+  // and dim 3 the 4-wide instance: the padded inputs and weights are zero (the shared-memory copies above).
   if (a.net.dim <= 4 && env_is("DIFFSCOPE_WGMMA_SMALL", "cuda")) {
-    switch (a.net.dim) {
-      case 1: launch_wg<16, 0, true, 1>(a, s); return;
-      case 2: launch_wg<16, 0, true, 2>(a, s); return;
-      case 3: launch_wg<16, 0, true, 3>(a, s); return;
-      default: launch_wg<16, 0, true, 4>(a, s); return;
-    }
+    if (a.net.dim <= 2) fast_silu ? launch_wg<16, 1, true, 2>(a, s) : launch_wg<16, 0, true, 2>(a, s);
+    else fast_silu ? launch_wg<16, 1, true, 4>(a, s) : launch_wg<16, 0, true, 4>(a, s);
+    return;
+  }
+  // DIFFSCOPE_WGMMA_POLY=2 / 4: half / a quarter of the SiLU's tanh on the FMA pipe (ping-pong, fp32 SiLU).
+  if (env_is("DIFFSCOPE_WGMMA_POLY", "2") || env_is("DIFFSCOPE_WGMMA_POLY", "4")) {
+    const bool half = env_is("DIFFSCOPE_WGMMA_POLY", "2");
+    if (a.net.dim <= 16) half ? launch_wg<16, 0, true, 0, 2>(a, s) : launch_wg<16, 0, true, 0, 4>(a, s);
+    else half ? launch_wg<64, 0, true, 0, 2>(a, s) : launch_wg<64, 0, true, 0, 4>(a, s);
+    return;
   }
   if (a.net.dim <= 16) launch_kx(std::integral_constant<int, 16>{});
   else launch_kx(std::integral_constant<int, 64>{});

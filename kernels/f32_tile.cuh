@@ -160,13 +160,19 @@ __device__ __forceinline__ void f32_eval(const DeviceNet& net, const Tile& t, Ep
       for (int i = 0; i < 4; ++i)
 #pragma unroll
         for (int d = 0; d < 4; ++d) acc[i][d] += __shfl_xor_sync(0xffffffffu, acc[i][d], off);
-    if (tx == 0) {
+    // Every lane of the 16 now holds the four rows' sums: lane tx < 4 finishes row ty * 4 + tx, so the epilogue's
+    // work (a solver's Philox draw and Box-Muller, SEMANTICS §7) runs on four lanes at once instead of one after
+    // the other on lane 0 (issue 15: the stochastic solvers' per-evaluation cost).
+    if (tx < 4) {
+      float e[4];
 #pragma unroll
-      for (int i = 0; i < 4; ++i) {
+      for (int d = 0; d < 4; ++d) {
+        e[d] = acc[0][d];
 #pragma unroll
-        for (int d = 0; d < 4; ++d) acc[i][d] += d < dim ? __ldg(net.b3 + d) : 0.f;
-        epi(ty * 4 + i, 0, acc[i]);
+        for (int i = 1; i < 4; ++i) e[d] = tx == i ? acc[i][d] : e[d];  // acc[tx][d] without local memory
+        e[d] += d < dim ? __ldg(net.b3 + d) : 0.f;
       }
+      epi(ty * 4 + tx, 0, e);
     }
   }
 }

@@ -416,6 +416,32 @@ TEST(CudaPaths, WgmmaSmallDimOnCudaCoresMatchesFloat64) {
   EXPECT_LT(err, 1e-3);
 }
 
+// The small-dim variant with both SiLUs through tanh.approx.bf16x2 (DIFFSCOPE_WGMMA_SILU=bf16x2: one packed tanh
+// per pair of hidden units; h2 and its product stay fp32 for the CUDA-core layer 3), every dim it serves.
+TEST(CudaPaths, WgmmaSmallDimPackedTanhMatchesFloat64) {
+  SKIP_WITHOUT_CUDA();
+  if (!kernels::denoise_path_supported(WG, 2, 256, 1, B16)) GTEST_SKIP() << "no sm_90a wgmma path here";
+  setenv("DIFFSCOPE_WGMMA_SILU", "bf16x2", 1);
+  for (int dim : {1, 2, 3, 4})
+    for (int B : {130, 4097})
+      EXPECT_LT(wgmma_with_env("DIFFSCOPE_WGMMA_SMALL", "cuda", B, dim, 24), tolerance(B16, 24)) << dim << " " << B;
+  EXPECT_LT(wgmma_with_env("DIFFSCOPE_WGMMA_SMALL", "cuda", 4097, 2, 1000), tolerance(B16, 1000));
+  unsetenv("DIFFSCOPE_WGMMA_SILU");
+}
+
+// The wgmma kernel with part of the SiLU's tanh on the FMA pipe (DIFFSCOPE_WGMMA_POLY=2: half, 4: a quarter;
+// mma.cuh tanh_poly), dims 2 and 64, odd tile counts, 1000 steps.
+TEST(CudaPaths, WgmmaPolyTanhMatchesFloat64) {
+  SKIP_WITHOUT_CUDA();
+  if (!kernels::denoise_path_supported(WG, 2, 256, 1, B16)) GTEST_SKIP() << "no sm_90a wgmma path here";
+  for (const char* every : {"2", "4"}) {
+    for (int dim : {2, 64})
+      for (int B : {130, 4097})
+        EXPECT_LT(wgmma_with_env("DIFFSCOPE_WGMMA_POLY", every, B, dim, 24), tolerance(B16, 24)) << every << " " << dim;
+    EXPECT_LT(wgmma_with_env("DIFFSCOPE_WGMMA_POLY", every, 4097, 2, 1000), tolerance(B16, 1000)) << every;
+  }
+}
+
 // A wrong forced path is an error, not a silent fallback.
 TEST(CudaPaths, UnsupportedForcedPathThrows) {
   SKIP_WITHOUT_CUDA();

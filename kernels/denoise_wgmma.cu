@@ -42,23 +42,16 @@ struct WgLayout {
   static constexpr int kC1 = kW3 + 4 * kW3Block;      // float4 per column pair: w1t[c], w1t[c+1], b1[c], b1[c+1]
   static constexpr int kHb2 = kC1 + kH / 2 * 16;      // float2 per column pair: b2[c] / 2, b2[c+1] / 2
   static constexpr int kB3 = kHb2 + kH / 2 * 8;       // KX floats
-  // Small-dim variant (layers 1 and 3 on CUDA cores, dim <= 4): float4 per column pair and dim pair dp:
-  // W1x: W1[c][2dp], W1[c+1][2dp], W1[c][2dp+1], W1[c+1][2dp+1]; W3x: W3[2dp][c], W3[2dp][c+1], W3[2dp+1][c], W3[2dp+1][c+1].
-  static constexpr int kW1x = kB3 + KX * 4;
-  static constexpr int kW3x = kW1x + kH / 2 * 2 * 16;
-  static constexpr int kBytes = kW3x + kH / 2 * 2 * 16;
+  static constexpr int kBytes = kB3 + KX * 4;
   static constexpr int kAlloc = kBytes + 1024;        // slack for aligning the base
 };
 
 // SiLU of two fp32 pre-activations (z = acc + b via h = z/2 = fma(acc, 0.5, b/2)), packed to bf16x2.
 // Mode 0: fp32 tanh.approx (two MUFU ops). Mode 1: tanh.approx.bf16x2 and the final fma in bf16x2 (one MUFU op
 // for the pair if the hardware packs it; h rounded to bf16 first: about twice the bf16 rounding error of mode 0).
-// poly: the pair's tanh on the FMA pipe (mma.cuh tanh_poly) instead of the MUFU; the callers pass a value known at
-// compile time after unrolling (kPolyEvery below), so each call site is one or the other.
 template <int kSiluMode>
-__device__ __forceinline__ uint32_t silu_pack(float acc0, float acc1, float hb0, float hb1, bool poly = false) {
+__device__ __forceinline__ uint32_t silu_pack(float acc0, float acc1, float hb0, float hb1) {
   const float h0 = fmaf(acc0, 0.5f, hb0), h1 = fmaf(acc1, 0.5f, hb1);
-  if (poly) return pack_bf16x2(fmaf(h0, tanh_poly(h0), h0), fmaf(h1, tanh_poly(h1), h1));
   if constexpr (kSiluMode == 0) {
     return pack_bf16x2(fmaf(h0, tanh_approx(h0), h0), fmaf(h1, tanh_approx(h1), h1));
   } else {
@@ -70,33 +63,12 @@ __device__ __forceinline__ uint32_t silu_pack(float acc0, float acc1, float hb0,
   }
 }
 
-// tanh of two fp32 values through one tanh.approx.bf16x2 (the arguments rounded to bf16), back as fp32.
-__device__ __forceinline__ float2 tanh_bf16x2(float h0, float h1) {
-  uint32_t t;
-  asm("tanh.approx.bf16x2 %0, %1;" : "=r"(t) : "r"(pack_bf16x2(h0, h1)));
-  return make_float2(__uint_as_float(t << 16), __uint_as_float(t & 0xffff0000u));
-}
-
 // kPingPong: the two warpgroups take turns issuing layer 2 (FlashAttention-3's "ping-pong" schedule, Shah et al.
 // 2024, §3.1): warpgroup w waits on barrier 1 + w before issuing and arrives on the other's barrier after, so one
 // warpgroup's layer-2 GEMM runs while the other does its SiLU / layer 3 / update / layer 1 (tensor cores and MUFU
 // busy at once) instead of both in step. Both warpgroups then run the same number of tiles (a tile past B is
 // computed on zeros and neither read nor written) so every barrier has both sides.
-// v[c] for a column c known only at run time (0 <= c < 8), without indexing a register array (local memory).
-template <int N>
-__device__ __forceinline__ float pick(const float (&v)[N], int c) {
-  float r = 0.f;
-#pragma unroll
-  for (int i = 0; i < N; ++i) r = c == i ? v[i] : r;
-  return r;
-}
-
-// kSmallDim (1..4, KX 16 only): layers 1 (K = dim + time) and 3 (N = dim) in fp32 on CUDA cores instead of wgmma,
-// so the epilogue between two layer-2 GEMMs holds no tensor instruction that would queue behind the other
-// warpgroup's layer 2 (see bench/RESULTS.md runs 10-12). x, W1, W3 and h2 stay fp32 there.
-// kPolyEvery (0, 2, 4): every kPolyEvery-th SiLU pair (by A-fragment register) takes its tanh on the FMA pipe, the
-// others on the MUFU (0: all on the MUFU), to split the SiLU's special-function work between two pipes.
-template <int KX, int kSiluMode, bool kPingPong, int kSmallDim = 0, int kPolyEvery = 0>
+template <int KX, int kSiluMode, bool kPingPong>
 __global__ void __launch_bounds__(kThreads, 1) kernel_denoise_wgmma(const DenoiseArgs a) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using L = WgLayout<KX>;
@@ -148,17 +120,6 @@ __global__ void __launch_bounds__(kThreads, 1) kernel_denoise_wgmma(const Denois
     }
     float* b3 = reinterpret_cast<float*>(smem + L::kB3);
     for (int i = threadIdx.x; i < KX; i += kThreads) b3[i] = i < dim ? a.net.b3[i] : 0.f;
-    if constexpr (kSmallDim > 0) {
-      float4* w1x = reinterpret_cast<float4*>(smem + L::kW1x);
-      float4* w3x = reinterpret_cast<float4*>(smem + L::kW3x);
-      for (int i = threadIdx.x; i < kH / 2 * 2; i += kThreads) {
-        const int p = i >> 1, dp = i & 1, c = 2 * p, d = 2 * dp;
-        auto w1 = [&](int n, int k) { return k < dim ? a.net.W1[n * (dim + 1) + k] : 0.f; };
-        auto w3 = [&](int n, int k) { return n < dim ? a.net.W3[n * kH + k] : 0.f; };
-        w1x[i] = make_float4(w1(c, d), w1(c + 1, d), w1(c, d + 1), w1(c + 1, d + 1));
-        w3x[i] = make_float4(w3(d, c), w3(d, c + 1), w3(d + 1, c), w3(d + 1, c + 1));
-      }
-    }
   }
   fence_proxy_async_smem();
   __syncthreads();
@@ -166,9 +127,6 @@ __global__ void __launch_bounds__(kThreads, 1) kernel_denoise_wgmma(const Denois
   const float4* c1 = reinterpret_cast<const float4*>(smem + L::kC1);
   const float2* hb2 = reinterpret_cast<const float2*>(smem + L::kHb2);
   const float* b3 = reinterpret_cast<const float*>(smem + L::kB3);
-  const float4* w1x = reinterpret_cast<const float4*>(smem + L::kW1x);
-  const float4* w3x = reinterpret_cast<const float4*>(smem + L::kW3x);
-  static_assert(kSmallDim == 0 || KX == 16, "the small-dim variant keeps x in one 16-wide accumulator block");
   const uint64_t d1 = wgmma_desc_sw128(smem + L::kW1), d2 = wgmma_desc_sw128(smem + L::kW2),
                  d3 = wgmma_desc_sw128(smem + L::kW3);
 
@@ -198,46 +156,19 @@ __global__ void __launch_bounds__(kThreads, 1) kernel_denoise_wgmma(const Denois
         acc[4 * j + 2] = fmaf(c.x, st[1].tt, c.z);
         acc[4 * j + 3] = fmaf(c.y, st[1].tt, c.w);
       }
-      if constexpr (kSmallDim > 0) {
-        // x of both rows, all dims: lane (g, q) holds dims 2q, 2q + 1 (xs[0..1] row g, xs[2..3] row g + 8)
-        float xr[2][kSmallDim];
+      uint32_t xa[KX / 16][4];
 #pragma unroll
-        for (int d = 0; d < kSmallDim; ++d) {
-          const int src = (lane & ~3) | (d >> 1);
-          xr[0][d] = __shfl_sync(0xffffffffu, xs[d & 1], src);
-          xr[1][d] = __shfl_sync(0xffffffffu, xs[2 + (d & 1)], src);
-        }
-#pragma unroll
-        for (int j = 0; j < kH / 8; ++j)
-#pragma unroll
-          for (int dp = 0; dp < (kSmallDim + 1) / 2; ++dp) {
-            const float4 w = w1x[(4 * j + q) * 2 + dp];
-            const int d = 2 * dp;
-#pragma unroll
-            for (int hr = 0; hr < 2; ++hr) {
-              acc[4 * j + 2 * hr] = fmaf(w.x, xr[hr][d], acc[4 * j + 2 * hr]);
-              acc[4 * j + 2 * hr + 1] = fmaf(w.y, xr[hr][d], acc[4 * j + 2 * hr + 1]);
-              if (d + 1 < kSmallDim) {
-                acc[4 * j + 2 * hr] = fmaf(w.z, xr[hr][d + 1], acc[4 * j + 2 * hr]);
-                acc[4 * j + 2 * hr + 1] = fmaf(w.w, xr[hr][d + 1], acc[4 * j + 2 * hr + 1]);
-              }
-            }
-          }
-      } else {
-        uint32_t xa[KX / 16][4];
-#pragma unroll
-        for (int j = 0; j < KX / 16; ++j) {
-          xa[j][0] = pack_bf16x2(xs[8 * j + 0], xs[8 * j + 1]);
-          xa[j][1] = pack_bf16x2(xs[8 * j + 2], xs[8 * j + 3]);
-          xa[j][2] = pack_bf16x2(xs[8 * j + 4], xs[8 * j + 5]);
-          xa[j][3] = pack_bf16x2(xs[8 * j + 6], xs[8 * j + 7]);
-        }
-        wgmma_fence();
-#pragma unroll
-        for (int j = 0; j < KX / 16; ++j) wgmma_m64n256k16(acc, xa[j], wgmma_desc_add(d1, 32 * j), 1);
-        wgmma_commit();
-        wgmma_wait_all();
+      for (int j = 0; j < KX / 16; ++j) {
+        xa[j][0] = pack_bf16x2(xs[8 * j + 0], xs[8 * j + 1]);
+        xa[j][1] = pack_bf16x2(xs[8 * j + 2], xs[8 * j + 3]);
+        xa[j][2] = pack_bf16x2(xs[8 * j + 4], xs[8 * j + 5]);
+        xa[j][3] = pack_bf16x2(xs[8 * j + 6], xs[8 * j + 7]);
       }
+      wgmma_fence();
+#pragma unroll
+      for (int j = 0; j < KX / 16; ++j) wgmma_m64n256k16(acc, xa[j], wgmma_desc_add(d1, 32 * j), 1);
+      wgmma_commit();
+      wgmma_wait_all();
       // ---- SiLU(h1) -> A fragments (bias already in the accumulators: hb = 0)
       uint32_t h[kH / 16][4];
 #pragma unroll
@@ -246,7 +177,7 @@ __global__ void __launch_bounds__(kThreads, 1) kernel_denoise_wgmma(const Denois
         for (int r = 0; r < 4; ++r) {
           // register r: n8 block 2kb + (r >> 1), row half (r & 1)
           const int base = 4 * (2 * kb + (r >> 1)) + 2 * (r & 1);
-          h[kb][r] = silu_pack<kSiluMode>(acc[base], acc[base + 1], 0.f, 0.f, kPolyEvery > 0 && r % (kPolyEvery > 0 ? kPolyEvery : 1) == 1);
+          h[kb][r] = silu_pack<kSiluMode>(acc[base], acc[base + 1], 0.f, 0.f);
         }
       // ---- layer 2: acc = h1 W2^T (wgmma, 16 k-steps)
       if (kPingPong) named_bar_sync(1 + wg, kThreads);
@@ -258,82 +189,33 @@ __global__ void __launch_bounds__(kThreads, 1) kernel_denoise_wgmma(const Denois
       if (kPingPong) named_bar_arrive(2 - wg, kThreads);
       wgmma_wait_all();
       float eps[NB * 4];
-      if constexpr (kSmallDim > 0) {
-        // ---- SiLU(h2 + b2) in fp32 and layer 3 on CUDA cores: partial sums over this lane's 64 columns, then the
-        // four lanes of a row (q = 0..3) add theirs
-        float part[2][kSmallDim];
+      // ---- SiLU(h2 + b2) -> A fragments
 #pragma unroll
-        for (int hr = 0; hr < 2; ++hr)
+      for (int kb = 0; kb < kH / 16; ++kb)
 #pragma unroll
-          for (int d = 0; d < kSmallDim; ++d) part[hr][d] = 0.f;
-#pragma unroll
-        for (int j = 0; j < kH / 8; ++j) {
-          const float2 hb = hb2[4 * j + q];
-          float sv[4];
-#pragma unroll
-          for (int e = 0; e < 4; e += 2) {
-            const float h0 = fmaf(acc[4 * j + e], 0.5f, hb.x), h1 = fmaf(acc[4 * j + e + 1], 0.5f, hb.y);
-            if constexpr (kSiluMode == 0) {
-              sv[e] = fmaf(h0, tanh_approx(h0), h0);
-              sv[e + 1] = fmaf(h1, tanh_approx(h1), h1);
-            } else {  // one packed tanh for the pair; h and the product stay fp32
-              const float2 t = tanh_bf16x2(h0, h1);
-              sv[e] = fmaf(h0, t.x, h0);
-              sv[e + 1] = fmaf(h1, t.y, h1);
-            }
-          }
-#pragma unroll
-          for (int dp = 0; dp < (kSmallDim + 1) / 2; ++dp) {
-            const float4 w = w3x[(4 * j + q) * 2 + dp];
-            const int d = 2 * dp;
-#pragma unroll
-            for (int hr = 0; hr < 2; ++hr) {
-              part[hr][d] = fmaf(w.x, sv[2 * hr], fmaf(w.y, sv[2 * hr + 1], part[hr][d]));
-              if (d + 1 < kSmallDim) part[hr][d + 1] = fmaf(w.z, sv[2 * hr], fmaf(w.w, sv[2 * hr + 1], part[hr][d + 1]));
-            }
-          }
+        for (int r = 0; r < 4; ++r) {
+          const int nb = 2 * kb + (r >> 1), base = 4 * nb + 2 * (r & 1);
+          const float2 hb = hb2[4 * nb + q];
+          h[kb][r] = silu_pack<kSiluMode>(acc[base], acc[base + 1], hb.x, hb.y);
         }
+      // ---- layer 3: eps = b3 + h2 W3^T (wgmma m64nKXk16, 16 k-steps)
 #pragma unroll
-        for (int hr = 0; hr < 2; ++hr)
-#pragma unroll
-          for (int d = 0; d < kSmallDim; ++d) {
-            part[hr][d] += __shfl_xor_sync(0xffffffffu, part[hr][d], 1);
-            part[hr][d] += __shfl_xor_sync(0xffffffffu, part[hr][d], 2);
-          }
-#pragma unroll
-        for (int e = 0; e < NB * 4; ++e) {
-          const int c = (e >> 2) * 8 + 2 * q + (e & 1);  // column of eps[e]; rows: (e >> 1) & 1
-          eps[e] = c < kSmallDim ? pick(part[(e >> 1) & 1], c) + b3[c] : 0.f;
-        }
-      } else {
-        // ---- SiLU(h2 + b2) -> A fragments
-#pragma unroll
-        for (int kb = 0; kb < kH / 16; ++kb)
-#pragma unroll
-          for (int r = 0; r < 4; ++r) {
-            const int nb = 2 * kb + (r >> 1), base = 4 * nb + 2 * (r & 1);
-            const float2 hb = hb2[4 * nb + q];
-            h[kb][r] = silu_pack<kSiluMode>(acc[base], acc[base + 1], hb.x, hb.y, kPolyEvery > 0 && r % (kPolyEvery > 0 ? kPolyEvery : 1) == 1);
-          }
-        // ---- layer 3: eps = b3 + h2 W3^T (wgmma m64nKXk16, 16 k-steps)
-#pragma unroll
-        for (int nb = 0; nb < NB; ++nb) {
-          const float2 bb = *reinterpret_cast<const float2*>(b3 + nb * 8 + 2 * q);
-          eps[4 * nb + 0] = bb.x;
-          eps[4 * nb + 1] = bb.y;
-          eps[4 * nb + 2] = bb.x;
-          eps[4 * nb + 3] = bb.y;
-        }
-        wgmma_fence();
-#pragma unroll
-        for (int kb = 0; kb < kH / 16; ++kb) {
-          const uint64_t d = wgmma_desc_add(d3, (kb >> 2) * L::kW3Block + (kb & 3) * 32);
-          if constexpr (KX == 16) wgmma_m64n16k16(eps, h[kb], d, 1);
-          else wgmma_m64n64k16(eps, h[kb], d, 1);
-        }
-        wgmma_commit();
-        wgmma_wait_all();
+      for (int nb = 0; nb < NB; ++nb) {
+        const float2 bb = *reinterpret_cast<const float2*>(b3 + nb * 8 + 2 * q);
+        eps[4 * nb + 0] = bb.x;
+        eps[4 * nb + 1] = bb.y;
+        eps[4 * nb + 2] = bb.x;
+        eps[4 * nb + 3] = bb.y;
       }
+      wgmma_fence();
+#pragma unroll
+      for (int kb = 0; kb < kH / 16; ++kb) {
+        const uint64_t d = wgmma_desc_add(d3, (kb >> 2) * L::kW3Block + (kb & 3) * 32);
+        if constexpr (KX == 16) wgmma_m64n16k16(eps, h[kb], d, 1);
+        else wgmma_m64n64k16(eps, h[kb], d, 1);
+      }
+      wgmma_commit();
+      wgmma_wait_all();
       // ---- the affine update (fp32), noise where S != 0
 #pragma unroll
       for (int hr = 0; hr < 2; ++hr) {
@@ -377,10 +259,10 @@ bool pingpong() {
   if (env_is("DIFFSCOPE_WGMMA_PINGPONG", "0")) return false;
   return kPingPongDefault;
 }
-template <int KX, int kSiluMode, bool kPingPong, int kSmallDim = 0, int kPolyEvery = 0>
+template <int KX, int kSiluMode, bool kPingPong>
 void launch_wg(const DenoiseArgs& a, cudaStream_t s) {
   using L = WgLayout<KX>;
-  auto kern = kernel_denoise_wgmma<KX, kSiluMode, kPingPong, kSmallDim, kPolyEvery>;
+  auto kern = kernel_denoise_wgmma<KX, kSiluMode, kPingPong>;
   static bool attr_set = false;
   if (!attr_set) {
     set_max_dynamic_smem(kern, L::kAlloc);
@@ -426,20 +308,6 @@ void launch_denoise_wgmma(const DenoiseArgs& a, cudaStream_t s) {
     if (pp) fast_silu ? launch_wg<KX, 1, true>(a, s) : launch_wg<KX, 0, true>(a, s);
     else fast_silu ? launch_wg<KX, 1, false>(a, s) : launch_wg<KX, 0, false>(a, s);
   };
-  // DIFFSCOPE_WGMMA_SMALL=cuda: layers 1 and 3 on CUDA cores for dim <= 4 (ping-pong). dim 1 runs the 2-wide
-  // and dim 3 the 4-wide instance: the padded inputs and weights are zero (the shared-memory copies above).
-  if (a.net.dim <= 4 && env_is("DIFFSCOPE_WGMMA_SMALL", "cuda")) {
-    if (a.net.dim <= 2) fast_silu ? launch_wg<16, 1, true, 2>(a, s) : launch_wg<16, 0, true, 2>(a, s);
-    else fast_silu ? launch_wg<16, 1, true, 4>(a, s) : launch_wg<16, 0, true, 4>(a, s);
-    return;
-  }
-  // DIFFSCOPE_WGMMA_POLY=2 / 4: half / a quarter of the SiLU's tanh on the FMA pipe (ping-pong, fp32 SiLU).
-  if (env_is("DIFFSCOPE_WGMMA_POLY", "2") || env_is("DIFFSCOPE_WGMMA_POLY", "4")) {
-    const bool half = env_is("DIFFSCOPE_WGMMA_POLY", "2");
-    if (a.net.dim <= 16) half ? launch_wg<16, 0, true, 0, 2>(a, s) : launch_wg<16, 0, true, 0, 4>(a, s);
-    else half ? launch_wg<64, 0, true, 0, 2>(a, s) : launch_wg<64, 0, true, 0, 4>(a, s);
-    return;
-  }
   if (a.net.dim <= 16) launch_kx(std::integral_constant<int, 16>{});
   else launch_kx(std::integral_constant<int, 64>{});
 }

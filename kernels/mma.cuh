@@ -62,25 +62,6 @@ __device__ __forceinline__ float tanh_approx(float x) {
   asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
   return y;
 }
-// tanh on the FMA pipe instead of the special-function unit (MUFU), for kernels whose SiLU work bounds them (the
-// wgmma denoiser: issue 14; FlashAttention-4 moves part of its exp2 to the FMA units the same way): a degree-9
-// polynomial in a = min(|x|, 4.2), fitted toward minimax on [0, 4.2] (Chebyshev nodes, reweighted least squares,
-// coefficients rounded to fp32), sign restored. Max abs error 2.6e-4 over all x (fp32 evaluation, checked on a
-// 4e5-point grid to |x| = 12) against tanh.approx.f32's ~5e-4 relative; 11 FMA/ALU instructions.
-__device__ __forceinline__ float tanh_poly(float x) {
-  const float a = fminf(fabsf(x), 4.2f);
-  float p = 6.642638618359342e-05f;
-  p = fmaf(p, a, -1.0927283437922597e-03f);
-  p = fmaf(p, a, 6.2713283114135265e-03f);
-  p = fmaf(p, a, -8.247501216828823e-03f);
-  p = fmaf(p, a, -6.571106612682343e-02f);
-  p = fmaf(p, a, 3.3068040013313293e-01f);
-  p = fmaf(p, a, -5.674123167991638e-01f);
-  p = fmaf(p, a, 7.601434737443924e-02f);
-  p = fmaf(p, a, 9.908112287521362e-01f);
-  p = fmaf(p, a, 1.8109395750798285e-04f);
-  return copysignf(p, x);
-}
 // SiLU for the tensor-core modes: z sigmoid(z) with sigmoid(z) = 0.5 tanh(0.5 z) + 0.5 (one MUFU op).
 __device__ __forceinline__ float silu_fast(float z) {
   const float h = 0.5f * z;

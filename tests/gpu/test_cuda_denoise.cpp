@@ -391,57 +391,6 @@ TEST(CudaPaths, WgmmaPingPongMatchesFloat64) {
       EXPECT_LT(wgmma_with_env("DIFFSCOPE_WGMMA_PINGPONG", pp, B, 2, 24), tolerance(B16, 24)) << pp << " B " << B;
 }
 
-// The wgmma kernel's small-dim variant (DIFFSCOPE_WGMMA_SMALL=cuda: layers 1 and 3 in fp32 on CUDA cores, dim <= 4),
-// every dim it serves, odd tile counts, 1000 steps, and a stochastic sampler through run_steps (Philox noise).
-TEST(CudaPaths, WgmmaSmallDimOnCudaCoresMatchesFloat64) {
-  SKIP_WITHOUT_CUDA();
-  if (!kernels::denoise_path_supported(WG, 2, 256, 1, B16)) GTEST_SKIP() << "no sm_90a wgmma path here";
-  for (int dim : {1, 2, 3, 4})
-    for (int B : {130, 4097})
-      EXPECT_LT(wgmma_with_env("DIFFSCOPE_WGMMA_SMALL", "cuda", B, dim, 24), tolerance(B16, 24)) << dim << " " << B;
-  EXPECT_LT(wgmma_with_env("DIFFSCOPE_WGMMA_SMALL", "cuda", 64, 2, 1000), tolerance(B16, 1000));
-  setenv("DIFFSCOPE_WGMMA_SMALL", "cuda", 1);
-  const DiffusionModel m = test::random_model(2, 256, 4244, 0.5f);
-  const StepTable tab = build_step_table(m.schedule, Sampler::Ddpm, 99, 100, 0.0);
-  const int B = 4097, N = tab.steps();
-  std::vector<float> x = test::random_x(size_t(B) * 2, 99);
-  std::vector<double> xd = test::widen(x);
-  cpu_ref::run_steps<double>(m, tab, 0, N, xd.data(), B, 77, nullptr, 5);
-  CudaBackend be;
-  be.run_steps(m, tab, 0, N, x.data(), B, 77, nullptr, B16, 5);
-  unsetenv("DIFFSCOPE_WGMMA_SMALL");
-  EXPECT_EQ(be.last_denoise_path(), WG);
-  const double err = rel_err(x, xd);
-  std::printf("[measured] wgmma small-dim ddpm run_steps B=%d rel_err=%.3e\n", B, err);
-  EXPECT_LT(err, 1e-3);
-}
-
-// The small-dim variant with both SiLUs through tanh.approx.bf16x2 (DIFFSCOPE_WGMMA_SILU=bf16x2: one packed tanh
-// per pair of hidden units; h2 and its product stay fp32 for the CUDA-core layer 3), every dim it serves.
-TEST(CudaPaths, WgmmaSmallDimPackedTanhMatchesFloat64) {
-  SKIP_WITHOUT_CUDA();
-  if (!kernels::denoise_path_supported(WG, 2, 256, 1, B16)) GTEST_SKIP() << "no sm_90a wgmma path here";
-  setenv("DIFFSCOPE_WGMMA_SILU", "bf16x2", 1);
-  for (int dim : {1, 2, 3, 4})
-    for (int B : {130, 4097})
-      EXPECT_LT(wgmma_with_env("DIFFSCOPE_WGMMA_SMALL", "cuda", B, dim, 24), tolerance(B16, 24)) << dim << " " << B;
-  EXPECT_LT(wgmma_with_env("DIFFSCOPE_WGMMA_SMALL", "cuda", 4097, 2, 1000), tolerance(B16, 1000));
-  unsetenv("DIFFSCOPE_WGMMA_SILU");
-}
-
-// The wgmma kernel with part of the SiLU's tanh on the FMA pipe (DIFFSCOPE_WGMMA_POLY=2: half, 4: a quarter;
-// mma.cuh tanh_poly), dims 2 and 64, odd tile counts, 1000 steps.
-TEST(CudaPaths, WgmmaPolyTanhMatchesFloat64) {
-  SKIP_WITHOUT_CUDA();
-  if (!kernels::denoise_path_supported(WG, 2, 256, 1, B16)) GTEST_SKIP() << "no sm_90a wgmma path here";
-  for (const char* every : {"2", "4"}) {
-    for (int dim : {2, 64})
-      for (int B : {130, 4097})
-        EXPECT_LT(wgmma_with_env("DIFFSCOPE_WGMMA_POLY", every, B, dim, 24), tolerance(B16, 24)) << every << " " << dim;
-    EXPECT_LT(wgmma_with_env("DIFFSCOPE_WGMMA_POLY", every, 4097, 2, 1000), tolerance(B16, 1000)) << every;
-  }
-}
-
 // A wrong forced path is an error, not a silent fallback.
 TEST(CudaPaths, UnsupportedForcedPathThrows) {
   SKIP_WITHOUT_CUDA();

@@ -63,7 +63,10 @@ TEST_F(GuiHeadless, ScriptedTimelineStepsTStartAndExports) {
                  "set export_size 96x64\nexport frames\n"
                  "screenshot " + d + "/ui.png\n");
   const Result r = run_gui("--no-persist --size 1024x700 --model '" + model + "' --script '" + m_dir.file("s.txt") + "'");
-  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  // The one unwritable export makes the run fail (exit 2, the export named) after the whole script ran.
+  ASSERT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("1 export(s) failed, the first: script:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(": export snapshot: export /proc/no/such/dir/x.png: cannot write"), std::string::npos) << r.err;
 
   // The scrubbed frame after Right, Left, Left is one before the dragged-to frame.
   const auto lines_with = [&](const std::string& key) {

@@ -25,23 +25,24 @@ const char* section_name(SettingSection s) {
 namespace {
 
 // ---- text -> value (strict: InvalidInput naming `arg`) --------------------------------------------------------
-int64_t parse_int(const std::string& arg, const std::string& v) {
+// `valid` ("[lo, hi]") is named in the message, as the range checks name it (SEMANTICS §3).
+int64_t parse_int(const std::string& arg, const std::string& v, const std::string& valid) {
   size_t used = 0;
   try {
     const long long x = std::stoll(v, &used);
     if (used == v.size()) return x;
   } catch (const std::exception&) {
   }
-  throw InvalidInput(arg + " = '" + v + "' is not an integer");
+  throw InvalidInput(arg + " = '" + v + "' is not an integer; valid: " + valid);
 }
-double parse_real(const std::string& arg, const std::string& v) {
+double parse_real(const std::string& arg, const std::string& v, const std::string& valid) {
   size_t used = 0;
   try {
     const double x = std::stod(v, &used);
     if (used == v.size() && std::isfinite(x)) return x;
   } catch (const std::exception&) {
   }
-  throw InvalidInput(arg + " = '" + v + "' is not a finite number");
+  throw InvalidInput(arg + " = '" + v + "' is not a finite number; valid: " + valid);
 }
 bool parse_bool(const std::string& arg, const std::string& v) {
   if (v == "1" || v == "true" || v == "on") return true;
@@ -68,11 +69,12 @@ SettingField number(const char* key, SettingSection sec, std::vector<std::string
   if (!strict)
     strict = [lo, hi](const std::string& arg, const std::string& text) -> T {
       if constexpr (std::is_integral_v<T>) {
-        const int64_t x = parse_int(arg, text);
+        const std::string valid = "[" + std::to_string(int64_t(lo)) + ", " + std::to_string(int64_t(hi)) + "]";
+        const int64_t x = parse_int(arg, text, valid);
         check_range(arg, x, {static_cast<int64_t>(lo), static_cast<int64_t>(hi)});
         return static_cast<T>(x);
       } else {
-        const double x = parse_real(arg, text);
+        const double x = parse_real(arg, text, "[" + num_text(lo) + ", " + num_text(hi) + "]");
         check_real_range(arg, x, {lo, hi});
         return static_cast<T>(x);
       }
@@ -141,15 +143,15 @@ std::vector<SettingField> make_table() {
   t.push_back(number<int>("steps", S::Sampling, {}, true, 1, 1'000'000, [](AppSettings& s) -> int& { return s.sampling.steps; },
                           [](const std::string& arg, const std::string& v) {
                             // Only the lower bound here: the upper one depends on t_start (check_model_ranges).
-                            const int64_t x = parse_int(arg, v);
+                            const int64_t x = parse_int(arg, v, "[1, t_start + 1]");
                             if (x < 1 || x > 2147483647) throw InvalidInput(arg + " = " + v + " is out of range; valid: [1, t_start + 1]");
                             return static_cast<int>(x);
                           }));
   t.push_back(number<int>("t_start", S::Sampling, {}, true, 0, 999'999, [](AppSettings& s) -> int& { return s.sampling.t_start; },
                           [](const std::string& arg, const std::string& v) {
-                            const int64_t x = parse_int(arg, v);
-                            if (x < 0 || x > 2147483647)
-                              throw InvalidInput(arg + " = " + v + " is out of range; valid: [0, T - 1] (T = 1000 for the bundled models)");
+                            const std::string valid = "[0, T - 1] (T = 1000 for the bundled models)";
+                            const int64_t x = parse_int(arg, v, valid);
+                            if (x < 0 || x > 2147483647) throw InvalidInput(arg + " = " + v + " is out of range; valid: " + valid);
                             return static_cast<int>(x);
                           }));
   t.push_back(number<int>("n", S::Sampling, {"n_samples", "N"}, true, 1, 1'000'000,

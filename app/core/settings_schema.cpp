@@ -2,8 +2,10 @@
 #include "core/settings_schema.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 #include <type_traits>
 
@@ -20,6 +22,12 @@ const char* section_name(SettingSection s) {
     case SettingSection::Export: return "export";
   }
   return "?";
+}
+
+double float_as_typed(float v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);  // the shortest text that reads back as this float
+  return std::strtod(std::string(buf, r.ptr).c_str(), nullptr);
 }
 
 namespace {
@@ -65,7 +73,10 @@ template <class T, class Ref>
 SettingField number(const char* key, SettingSection sec, std::vector<std::string> aliases, bool pixel, double lo,
                     double hi, Ref ref, std::function<T(const std::string&, const std::string&)> strict = {}) {
   SettingField f{key, sec, std::move(aliases), pixel, true, lo, hi, {}, {}, {}};
-  f.get = [ref](const AppSettings& s) { return nlohmann::json(ref(const_cast<AppSettings&>(s))); };
+  f.get = [ref](const AppSettings& s) {
+    if constexpr (std::is_same_v<T, float>) return nlohmann::json(float_as_typed(ref(const_cast<AppSettings&>(s))));
+    else return nlohmann::json(ref(const_cast<AppSettings&>(s)));
+  };
   if (!strict)
     strict = [lo, hi](const std::string& arg, const std::string& text) -> T {
       if constexpr (std::is_integral_v<T>) {

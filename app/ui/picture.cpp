@@ -1,6 +1,8 @@
 // picture.cpp — the scene, camera, field and sidecar of a picture (picture.h).
 #include "ui/picture.h"
 
+#include "core/model_paths.h"
+
 #include <algorithm>
 #include <cmath>
 #include <ctime>
@@ -117,7 +119,7 @@ nlohmann::json build_sidecar(const SidecarInput& in) {
       j["view"][f.key] = f.get(in.settings);
   }
   j["view"]["camera_aspect"] = in.camera_aspect;
-  j["view"]["ui_scale"] = in.ui_scale;
+  j["view"]["ui_scale"] = float_as_typed(in.ui_scale);  // 1.1, not 1.10000002384 (core/settings_schema.h)
   j["backend"] = in.backend;
   j["device"] = in.device;
   j["frame"] = in.frame;

@@ -1,13 +1,12 @@
 // picture.cpp — the scene, camera, field and sidecar of a picture (picture.h).
 #include "ui/picture.h"
 
-#include "core/model_paths.h"
-
 #include <algorithm>
 #include <cmath>
 #include <ctime>
 
 #include "core/json_path.h"
+#include "core/model_paths.h"
 #include "core/settings_schema.h"
 
 namespace diffscope::ui {
@@ -109,6 +108,9 @@ nlohmann::json build_sidecar(const SidecarInput& in) {
     j["model"]["sha256"] = in.model_sha256;
     auto ds = in.model->metadata.find("dataset");
     if (ds != in.model->metadata.end()) j["model"]["dataset"] = ds->second;
+    // A bundled model by name too: a restore in another checkout or install opens it when `file` is gone.
+    const std::string bundled = bundled_name_of(in.model->path);
+    if (!bundled.empty()) j["model"]["bundled"] = bundled;
   }
   // Every sampling setting (what reproduces the .npy), then every view setting that changes a pixel.
   for (const SettingField& f : setting_fields()) {

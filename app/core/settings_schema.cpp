@@ -57,7 +57,8 @@ bool parse_bool(const std::string& arg, const std::string& v) {
   if (v == "0" || v == "false" || v == "off") return false;
   throw InvalidInput(arg + " = '" + v + "' is not a switch; valid: 1 0 true false on off");
 }
-std::string num_text(double v) {
+std::string num_text(double v) {  // integers in full (1000000, not 1e+06), other values as printed by <<
+  if (std::abs(v) < 1e15 && v == std::floor(v)) return std::to_string(static_cast<int64_t>(v));
   std::ostringstream s;
   s << v;
   return s.str();

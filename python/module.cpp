@@ -24,6 +24,7 @@
 #include "core/model.h"
 #include "core/model_paths.h"
 #include "core/ranges.h"
+#include "core/scheduler_config.h"
 #include "core/sampling.h"
 #include "core/step_table.h"
 #include "python/cuda_arrays.h"
@@ -81,6 +82,13 @@ void check_finite(const char* arg, const float* x, int64_t rows, int64_t cols) {
     }
 }
 
+// A Python int (not a bool) as int64; InvalidInput naming `arg` otherwise.
+int64_t int_arg(const py::handle& v, const char* arg) {
+  if (!py::isinstance<py::int_>(v) || py::isinstance<py::bool_>(v))
+    throw InvalidInput(std::string(arg) + " = " + std::string(py::repr(v)) + " is not an int; valid: an int, or None");
+  return v.cast<int64_t>();
+}
+
 // A Python int seed in [0, 2^64-1] (SEMANTICS §7), as `--seed`.
 uint64_t parse_seed(const py::handle& seed) {
   const std::string text = py::str(seed);
@@ -102,40 +110,49 @@ struct Model {
   Backends backends;
   std::mutex mutex;
 
-  // sample(): SEMANTICS §3. Returns x (n, dim) or (x, trajectory (frames, n, dim)).
-  py::object sample(int64_t n, const std::string& sampler_text, const std::string& spacing_text, int64_t steps_offset,
-                    double eta, const py::object& steps_arg,
+  // sample(): SEMANTICS §3. Returns x (n, dim) or (x, trajectory (frames, n, dim)). spacing / steps_offset: None
+  // takes the scheduler_config's (a diffusers scheduler_config.json path, as `sample --scheduler-config`), else
+  // default / 0; the config's schedule applies to this call only, by SEMANTICS §3's rule.
+  py::object sample(int64_t n, const std::string& sampler_text, const py::object& spacing_arg,
+                    const py::object& steps_offset_arg, double eta, const py::object& steps_arg,
                     int64_t t_start_arg, const py::object& seed_arg, bool from_data, const std::string& backend_name,
                     const std::string& precision_text, bool trajectory, int64_t stride_arg, const std::string& out,
-                    const py::object& stream) {
+                    const py::object& stream, const py::object& scheduler_config) {
     const Precision precision = parse_precision(precision_text);
     check_backend_precision(backend_name, precision);
     const Sampler sampler = parse_sampler(sampler_text, "sampler");
-    const Spacing spacing = parse_spacing(spacing_text, "spacing");
+    Spacing spacing = spacing_arg.is_none() ? Spacing::Default : parse_spacing(py::str(spacing_arg), "spacing");
+    int64_t steps_offset = steps_offset_arg.is_none() ? 0 : int_arg(steps_offset_arg, "steps_offset");
+    DiffusionModel configured;  // the model with the scheduler_config's schedule (this call only)
+    const DiffusionModel& run_model = scheduler_config.is_none()
+                                          ? model
+                                          : with_scheduler_config(scheduler_config, sampler, spacing_arg.is_none(),
+                                                                  steps_offset_arg.is_none(), &configured, &spacing,
+                                                                  &steps_offset);
     check_range("steps_offset", steps_offset, {0, INT_MAX});
     const uint64_t seed = parse_seed(seed_arg);
     check_range("n", n, sample_count_range(backend_name == "cuda"));
     check_eta(eta, "eta");
     check_range("trajectory_stride", stride_arg, {1, INT_MAX});
     check_out(out, backend_name);
-    check_range("t_start", t_start_arg, t_start_range(model.schedule));
+    check_range("t_start", t_start_arg, t_start_range(run_model.schedule));
     const int t_start = static_cast<int>(t_start_arg);
     if (!steps_arg.is_none() && (!py::isinstance<py::int_>(steps_arg) || py::isinstance<py::bool_>(steps_arg)))
       throw InvalidInput("steps = " + std::string(py::repr(steps_arg)) + " is not an int; valid: an int in [1, t_start + 1], "
                          "or None for t_start + 1");
     const int64_t steps = steps_arg.is_none() ? t_start_arg + 1 : steps_arg.cast<int64_t>();
     check_range("steps", steps, sample_steps_range(t_start));
-    if (from_data && model.n_data <= 0)
+    if (from_data && run_model.n_data <= 0)
       throw InvalidInput("from_data: the model '" + name + "' has no data_samples tensor");
-    const StepTable table = build_step_table(model.schedule, sampler, t_start, static_cast<int>(steps), eta, spacing,
+    const StepTable table = build_step_table(run_model.schedule, sampler, t_start, static_cast<int>(steps), eta, spacing,
                                             static_cast<int>(steps_offset));
-    const int N = table.steps(), rows = static_cast<int>(n), dim = model.net.dim;
+    const int N = table.steps(), rows = static_cast<int>(n), dim = run_model.net.dim;
     // SEMANTICS §3 "Finite coefficients": refused like the CLI's run, before any computation.
-    check_run_coefficients(model.schedule, table, N, from_data ? t_start : -1);
+    check_run_coefficients(run_model.schedule, table, N, from_data ? t_start : -1);
     const std::vector<int> frames = trajectory ? kept_frames(N, static_cast<int>(std::min<int64_t>(stride_arg, N)))
                                                : std::vector<int>{};
     if (out == "cuda")
-      return sample_cuda(backends, mutex, model, table, rows, seed, from_data, t_start, precision, frames,
+      return sample_cuda(backends, mutex, run_model, table, rows, seed, from_data, t_start, precision, frames,
                          stream_arg(stream));
 
     FloatArray x = new_array({rows, dim});
@@ -147,28 +164,49 @@ struct Model {
       std::lock_guard<std::mutex> lock(mutex);
       DenoiserBackend& be = backends.get(backend_name);
       if (from_data)
-        fill_start_from_data(model, t_start, seed, rows, px);
+        fill_start_from_data(run_model, t_start, seed, rows, px);
       else
-        be.start_noise(model, seed, rows, px);  // where this backend draws it, as the CLI and the GUI (SEMANTICS §7)
+        be.start_noise(run_model, seed, rows, px);  // where this backend draws it, as the CLI and the GUI (SEMANTICS §7)
       const int64_t frame = static_cast<int64_t>(rows) * dim;
       // dpmpp-2m / -2m-sde: the previous data prediction, carried across the chunks (SEMANTICS §3)
       std::vector<float> prev(table.uses_prev() ? static_cast<size_t>(frame) : 0);
       float* pprev = prev.empty() ? nullptr : prev.data();
       if (!trajectory) {
-        be.run_steps(model, table, 0, N, px, rows, seed, nullptr, precision, 0, pprev);
+        be.run_steps(run_model, table, 0, N, px, rows, seed, nullptr, precision, 0, pprev);
       } else if (frames.size() == static_cast<size_t>(N) + 1) {  // stride 1: the backend writes every frame
         std::memcpy(pt, px, sizeof(float) * frame);
-        be.run_steps(model, table, 0, N, px, rows, seed, pt + frame, precision, 0, pprev);
+        be.run_steps(run_model, table, 0, N, px, rows, seed, pt + frame, precision, 0, pprev);
       } else {
         std::memcpy(pt, px, sizeof(float) * frame);
         for (size_t f = 1; f < frames.size(); ++f) {
-          be.run_steps(model, table, frames[f - 1], frames[f], px, rows, seed, nullptr, precision, 0, pprev);
+          be.run_steps(run_model, table, frames[f - 1], frames[f], px, rows, seed, nullptr, precision, 0, pprev);
           std::memcpy(pt + f * frame, px, sizeof(float) * frame);
         }
       }
     }
     if (!trajectory) return std::move(x);
     return py::make_tuple(x, traj);
+  }
+
+  // A copy of the model with the diffusers scheduler_config.json at `path_arg` (str or os.PathLike) applied
+  // (core/scheduler_config.h, as `sample --scheduler-config`): its schedule by SEMANTICS §3's rule, and its spacing
+  // and steps_offset where the caller gave none (ddpm / ddpm-mean keep the default spacing). Its notes and schedule
+  // warnings become Python UserWarnings; a bad file raises ValueError naming the key, the value and the range.
+  const DiffusionModel& with_scheduler_config(const py::object& path_arg, Sampler sampler, bool take_spacing,
+                                              bool take_offset, DiffusionModel* configured, Spacing* spacing,
+                                              int64_t* steps_offset) {
+    const std::string path = py::str(py::module_::import("os").attr("fspath")(path_arg));
+    const SchedulerConfig config = load_scheduler_config(path);
+    *configured = model;
+    const size_t old_warnings = configured->warnings.size();
+    apply_scheduler_config(*configured, config);
+    for (size_t i = old_warnings; i < configured->warnings.size(); ++i)
+      if (PyErr_WarnEx(PyExc_UserWarning, ("scheduler_config: " + configured->warnings[i]).c_str(), 2) != 0)
+        throw py::error_already_set();
+    const bool per_t = sampler == Sampler::Ddpm || sampler == Sampler::DdpmMean;
+    if (take_spacing && !per_t) *spacing = config.spacing;
+    if (take_offset) *steps_offset = config.steps_offset;
+    return *configured;
   }
 
   // denoise(): SEMANTICS §4, `steps` ddpm-mean steps from per-row t_start. x: (B, dim) numpy (a new array
@@ -305,14 +343,17 @@ PYBIND11_MODULE(_diffscope, m) {
                " hidden=" + std::to_string(s.model.net.hidden) + " T=" + std::to_string(s.model.schedule.T) + ">";
       })
       .def("sample", &Model::sample, py::arg("n") = 4096, py::arg("sampler") = "ddim",
-           py::arg("spacing") = "default", py::arg("steps_offset") = 0, py::arg("eta") = 0.0,
+           py::arg("spacing") = py::none(), py::arg("steps_offset") = py::none(), py::arg("eta") = 0.0,
            py::arg("steps") = py::none(), py::arg("t_start") = 999, py::arg("seed") = 0,
            py::arg("from_data") = false, py::arg("backend") = "cpu", py::arg("precision") = "fp32",
            py::arg("trajectory") = false, py::arg("trajectory_stride") = 1, py::arg("out") = "numpy",
-           py::arg("stream") = py::none(),
+           py::arg("stream") = py::none(), py::arg("scheduler_config") = py::none(),
            "Samples n points (SEMANTICS §3), as `diffscope sample`: float32 (n, dim), or (x, trajectory) with\n"
            "trajectory=True (frames 0, s, 2s, ... and the last; (frames, n, dim)). steps defaults to t_start+1.\n"
-           "backend='cuda' with out='cuda' returns diffscope.CudaArray (no copy to the host).")
+           "backend='cuda' with out='cuda' returns diffscope.CudaArray (no copy to the host).\n"
+           "scheduler_config: a diffusers scheduler_config.json path, as --scheduler-config: its schedule (unless\n"
+           "the model file has its own) and its spacing and steps_offset where spacing / steps_offset are None\n"
+           "(without a config None means 'default' and 0).")
       .def("denoise", &Model::denoise, py::arg("x"), py::arg("t_start"), py::arg("steps"), py::arg("backend") = "cpu",
            py::arg("precision") = "fp32", py::arg("trajectory") = false, py::arg("stream") = py::none(),
            "`steps` ddpm-mean steps from per-row t_start (SEMANTICS §4), as `diffscope denoise`. x: (B, dim);\n"

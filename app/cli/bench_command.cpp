@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cli/cli.h"
+#include "cli/text_table.h"
 #include "core/random_weights.h"
 #include "core/backend.h"
 #include "core/cpu_reference.h"
@@ -148,14 +149,12 @@ std::vector<Row> cpu_rows(const bench::Options& o) {
   return rows;
 }
 
-// A number right-aligned in `width` columns, or "—" where the column does not apply to the row.
-std::string cell(bool applies, const char* fmt, double v, int width) {
+// A number, or "—" where the column does not apply to the row.
+std::string cell(bool applies, const char* fmt, double v) {
+  if (!applies) return "\u2014";
   char buf[48];
-  if (applies) {
-    std::snprintf(buf, sizeof buf, fmt, v);
-    return std::string(std::max(0, width - int(std::strlen(buf))), ' ') + buf;
-  }
-  return std::string(std::max(0, width - 1), ' ') + "\u2014";  // one column wide, three bytes
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
 }
 
 // p90/p10 above this marks a figure as noisy (an idle H200 gives < 1.05; a loaded 2-core machine gives 2-700).
@@ -178,17 +177,19 @@ void print_rows(const std::vector<Row>& rows, bool json, const std::string& gpu_
     std::printf("%s\n", out.dump(1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return;
   }
-  std::printf("%-42s %-17s %-5s %-12s %12s %12s %12s %9s %7s %12s %10s\n", "workload", "impl", "prec", "path", "median_us",
-              "p10_us", "p90_us", "achieved", "%ceil", "floor_us", "rel_err");
+  // Columns as wide as their widest cell: GPU rows have longer workloads and paths than the CPU's.
+  TextTable t{{"workload", "impl", "prec", "path", "median_us", "p10_us", "p90_us", "achieved", "%ceil", "floor_us",
+               "rel_err", "unit"},
+              {false, false, false, false, true, true, true, true, true, true, true, false},
+              {}};
   for (const Row& r : rows) {
     const bool has_ceiling = r.ceiling > 0 && !r.unit.empty();
-    std::printf("%-42s %-17s %-5s %-12s %12.1f %12.1f %12.1f %s %s %s %s%s%s\n", r.workload.c_str(), r.impl.c_str(),
-                r.precision.c_str(), r.path.c_str(), r.median_us, r.p10_us, r.p90_us,
-                cell(!r.unit.empty(), "%.3g", r.achieved, 9).c_str(),
-                cell(has_ceiling, "%.1f%%", has_ceiling ? 100.0 * r.achieved / r.ceiling : 0, 7).c_str(),
-                cell(r.floor_us > 0, "%.1f", r.floor_us, 12).c_str(), cell(r.rel_err >= 0, "%.2e", r.rel_err, 10).c_str(),
-                r.unit.empty() ? "" : "  ", r.unit.c_str());
+    t.rows.push_back({r.workload, r.impl, r.precision, r.path, cell(true, "%.1f", r.median_us),
+                      cell(true, "%.1f", r.p10_us), cell(true, "%.1f", r.p90_us), cell(!r.unit.empty(), "%.3g", r.achieved),
+                      cell(has_ceiling, "%.1f%%", has_ceiling ? 100.0 * r.achieved / r.ceiling : 0),
+                      cell(r.floor_us > 0, "%.1f", r.floor_us), cell(r.rel_err >= 0, "%.2e", r.rel_err), r.unit});
   }
+  std::printf("%s", t.str().c_str());
   if (!gpu_note.empty()) std::printf("note: %s\n", gpu_note.c_str());
   // A spread this wide means the machine was busy while timing (other processes, clocks): say so.
   double worst = 0;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/parse_errors.h"
 #include "core/errors.h"
 
 namespace diffscope::cli {
@@ -43,9 +44,7 @@ int parse_and_run(CLI::App& app, Action& action, int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::string help = "diffscope --help";  // the subcommand's own help when one was named
-    for (const CLI::App* sub : app.get_subcommands()) help = "diffscope " + sub->get_name() + " --help";
-    return fail(2, e.what() + std::string("; see ") + help);
+    return fail(2, explain_parse_error(app, e));  // names the argument, the value and the range (parse_errors.h)
   }
   if (!action) {
 #ifdef DIFFSCOPE_HAVE_GUI

@@ -85,9 +85,19 @@ void register_gui(CLI::App& app, Action& action) {
         parse_size(o->size, &ho.width, &ho.height);
         ho.script = o->script;
         ho.screenshot = o->screenshot;
-        if (shell::run_headless(ao, ho) != 0)
-          throw InvalidInput(o->script.empty() ? std::string("gui --headless: the run did not complete")
-                                               : "--script " + o->script + ": an expectation failed");
+        const shell::HeadlessResult r = shell::run_headless(ao, ho);
+        const std::string what = o->script.empty() ? std::string("gui --headless") : "--script " + o->script;
+        if (r.failed_exports > 0) {  // exit 2 (an unwritable path, ...), 3 when a resource was missing (SEMANTICS §9)
+          const std::string m = what + ": " + std::to_string(r.failed_exports) + " export(s) failed, the first: " +
+                                r.first_export_error +
+                                (r.failed_expects ? "; " + std::to_string(r.failed_expects) + " expectation(s) failed too" : "");
+          if (r.export_unavailable) throw ResourceUnavailable(m);
+          throw InvalidInput(m);
+        }
+        if (r.failed_expects > 0)
+          throw InvalidInput(o->script.empty() ? what + ": the run did not complete"
+                                               : what + ": " + std::to_string(r.failed_expects) +
+                                                     " expectation(s) failed (the lines above)");
       } else {
         if (!o->script.empty()) throw InvalidInput("--script needs --headless");
         shell::WindowOptions wo;

@@ -28,6 +28,7 @@
 #include "core/json_path.h"
 #include "core/settings_schema.h"
 #include "core/sidecar_file.h"
+#include "core/view_fit.h"
 #include "core/trajectory_store.h"
 #include "core/sampling.h"
 #include "core/scheduler_config.h"
@@ -237,6 +238,23 @@ Matrix2D load_start_noise(SampleOptions& o, int dim) {
   return m;
 }
 
+#ifdef DIFFSCOPE_SAMPLE_PNG
+// An image model's picture shows a grid of at most cols x cols samples beside the scatter of all of them; the app
+// captions it ("samples 0-143 of 256"), a picture file has no caption, so `sample` says it on stderr. "" when the
+// grid holds every sample.
+std::string image_grid_note(const DiffusionModel& model, int n, int cols) {
+  if (image_side(model) <= 0 || int64_t(cols) * cols >= n) return "";
+  int need = 1;
+  while (int64_t(need) * need < n && need < kGridColsRange.hi) ++need;
+  return "note: the image grid shows samples 0-" + std::to_string(cols * cols - 1) + " of " + std::to_string(n) +
+         " (" + std::to_string(cols) + " x " + std::to_string(cols) + "; the scatter beside it shows all)" +
+         (int64_t(need) * need >= n ? "; --image-grid-cols " + std::to_string(need) + " shows every one"
+                                    : "; at most " + std::to_string(need * need) + " fit (--image-grid-cols " +
+                                          std::to_string(need) + ")") +
+         "\n";
+}
+#endif
+
 void run_sample(SampleOptions o) {
   // Everything is checked before any computation; outputs are written only at the end.
   AppSettings pic;  // the picture's settings: the GUI's defaults, then --config, then the flags (which win)
@@ -438,6 +456,8 @@ void run_sample(SampleOptions o) {
     if (!o.scheduler_config.empty()) put_path(req.extra, "scheduler_config", absolute(o.scheduler_config));
     req.frame_numbers = frames;
     req.png_text = !o.no_png_text;
+    const std::string grid_note = image_grid_note(model, n, pic.view.image_grid_cols);
+    if (!grid_note.empty()) std::fprintf(stderr, "%s", grid_note.c_str());
     if (!o.png.empty()) {
       ui::SamplePngFiles png = ui::render_sample_png(req);
       files.add(o.png, "--png", std::move(png.png));

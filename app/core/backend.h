@@ -30,8 +30,11 @@ class DenoiserBackend {
   // Steps [k_begin, k_end) of `table` on x: (B, dim) in/out. Noise for row i uses Philox counter row
   // `row_offset + i` (SEMANTICS §7). frames: optional (k_end - k_begin, B, dim), the state after each step.
   // prev_x0: (B, dim) in/out, the previous data prediction of dpmpp-2m / dpmpp-2m-sde (table.uses_prev());
-  // the caller keeps it across calls (SEMANTICS §3). A backend that cannot run a table's solver, spacing or
-  // model kind throws InvalidInput naming it and `--backend cpu`.
+  // the caller keeps it across calls (SEMANTICS §3). The CPU backend reads and writes it on every call; the
+  // CUDA backend keeps it on the device while the calls continue one run (the same prev_x0, table and B, each
+  // call starting at the last one's k_end), reads it only when a call resumes another run (k_begin > 0) and
+  // writes it when a call ends the table (k_end == steps). A backend that cannot run a table's solver,
+  // spacing or model kind throws InvalidInput naming it and `--backend cpu`.
   virtual void run_steps(const DiffusionModel& model, const StepTable& table, int k_begin, int k_end,
                          float* x, int B, uint64_t seed, float* frames, Precision precision,
                          uint32_t row_offset = 0, float* prev_x0 = nullptr) = 0;

@@ -3,6 +3,8 @@
 
 #include <cstdio>
 
+#include "core/model_paths.h"
+
 namespace diffscope {
 
 std::string shell_quote(const std::string& text) {
@@ -18,7 +20,8 @@ std::string sample_command_line(const SamplingSettings& s, const std::string& mo
                                 const std::string& out) {
   char eta[40];
   std::snprintf(eta, sizeof eta, "%.17g", s.eta);
-  std::string c = "diffscope sample --model " + shell_quote(model) + " --n " + std::to_string(s.n_samples) +
+  const std::string bundled = bundled_name_of(model);  // a name every checkout and install finds
+  std::string c = "diffscope sample --model " + shell_quote(bundled.empty() ? model : bundled) + " --n " + std::to_string(s.n_samples) +
                   " --sampler " + sampler_name(s.sampler) + " --eta " + eta + " --steps " + std::to_string(s.steps) +
                   " --t-start " + std::to_string(s.t_start) + " --seed " + std::to_string(s.seed);
   if (s.spacing != Spacing::Default && s.sampler != Sampler::Ddpm && s.sampler != Sampler::DdpmMean)

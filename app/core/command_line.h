@@ -12,7 +12,9 @@ std::string shell_quote(const std::string& text);
 
 // `diffscope sample --model M --n N --sampler S --eta E --steps K --t-start T --seed X [--from-data]
 // --backend B --precision P --out OUT`, numbers written so that they read back exactly (eta with 17
-// significant digits). `model` is the model file (the session's resolved path); `backend` cpu or cuda.
+// significant digits). `model` is the model file (the session's resolved path), written by its bundled name
+// (`--model moons`) when it is a bundled model, so that the line runs in any checkout or install; `backend`
+// cpu or cuda.
 std::string sample_command_line(const SamplingSettings& s, const std::string& model, const std::string& backend,
                                 const std::string& out = "x.npy");
 

@@ -69,6 +69,13 @@ std::vector<std::pair<std::string, std::string>> bundled_models() {
   return out;
 }
 
+std::string bundled_name_of(const std::string& path) {
+  std::error_code ec;
+  for (const auto& [name, p] : bundled_models())
+    if (fs::equivalent(p, path, ec)) return name;
+  return "";
+}
+
 std::string resolve_model(const std::string& name_or_path) {
   std::error_code ec;
   if (name_or_path.find('/') != std::string::npos || fs::exists(name_or_path, ec)) return name_or_path;

@@ -18,6 +18,8 @@ std::vector<std::string> candidate_roots();
 std::string find_repo_file(const std::string& rel);
 // Bundled models (name, path), sorted by name, found under assets/models of the first root that has any.
 std::vector<std::pair<std::string, std::string>> bundled_models();
+// The bundled name ("moons") of the model file at `path` (the same file as a bundled model's), else "".
+std::string bundled_name_of(const std::string& path);
 // A bundled name ("moons") or a path -> a path; names not found stay as given (the loader reports them).
 std::string resolve_model(const std::string& name_or_path);
 // As resolve_model, for a `--model` argument: a bare name (no '/', no ".safetensors", not an existing file)

@@ -2,8 +2,10 @@
 #include "core/settings_schema.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 #include <type_traits>
 
@@ -22,33 +24,41 @@ const char* section_name(SettingSection s) {
   return "?";
 }
 
+double float_as_typed(float v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);  // the shortest text that reads back as this float
+  return std::strtod(std::string(buf, r.ptr).c_str(), nullptr);
+}
+
 namespace {
 
 // ---- text -> value (strict: InvalidInput naming `arg`) --------------------------------------------------------
-int64_t parse_int(const std::string& arg, const std::string& v) {
+// `valid` ("[lo, hi]") is named in the message, as the range checks name it (SEMANTICS §3).
+int64_t parse_int(const std::string& arg, const std::string& v, const std::string& valid) {
   size_t used = 0;
   try {
     const long long x = std::stoll(v, &used);
     if (used == v.size()) return x;
   } catch (const std::exception&) {
   }
-  throw InvalidInput(arg + " = '" + v + "' is not an integer");
+  throw InvalidInput(arg + " = '" + v + "' is not an integer; valid: " + valid);
 }
-double parse_real(const std::string& arg, const std::string& v) {
+double parse_real(const std::string& arg, const std::string& v, const std::string& valid) {
   size_t used = 0;
   try {
     const double x = std::stod(v, &used);
     if (used == v.size() && std::isfinite(x)) return x;
   } catch (const std::exception&) {
   }
-  throw InvalidInput(arg + " = '" + v + "' is not a finite number");
+  throw InvalidInput(arg + " = '" + v + "' is not a finite number; valid: " + valid);
 }
 bool parse_bool(const std::string& arg, const std::string& v) {
   if (v == "1" || v == "true" || v == "on") return true;
   if (v == "0" || v == "false" || v == "off") return false;
   throw InvalidInput(arg + " = '" + v + "' is not a switch; valid: 1 0 true false on off");
 }
-std::string num_text(double v) {
+std::string num_text(double v) {  // integers in full (1000000, not 1e+06), other values as printed by <<
+  if (std::abs(v) < 1e15 && v == std::floor(v)) return std::to_string(static_cast<int64_t>(v));
   std::ostringstream s;
   s << v;
   return s.str();
@@ -64,15 +74,19 @@ template <class T, class Ref>
 SettingField number(const char* key, SettingSection sec, std::vector<std::string> aliases, bool pixel, double lo,
                     double hi, Ref ref, std::function<T(const std::string&, const std::string&)> strict = {}) {
   SettingField f{key, sec, std::move(aliases), pixel, true, lo, hi, {}, {}, {}};
-  f.get = [ref](const AppSettings& s) { return nlohmann::json(ref(const_cast<AppSettings&>(s))); };
+  f.get = [ref](const AppSettings& s) {
+    if constexpr (std::is_same_v<T, float>) return nlohmann::json(float_as_typed(ref(const_cast<AppSettings&>(s))));
+    else return nlohmann::json(ref(const_cast<AppSettings&>(s)));
+  };
   if (!strict)
     strict = [lo, hi](const std::string& arg, const std::string& text) -> T {
       if constexpr (std::is_integral_v<T>) {
-        const int64_t x = parse_int(arg, text);
+        const std::string valid = "[" + std::to_string(int64_t(lo)) + ", " + std::to_string(int64_t(hi)) + "]";
+        const int64_t x = parse_int(arg, text, valid);
         check_range(arg, x, {static_cast<int64_t>(lo), static_cast<int64_t>(hi)});
         return static_cast<T>(x);
       } else {
-        const double x = parse_real(arg, text);
+        const double x = parse_real(arg, text, "[" + num_text(lo) + ", " + num_text(hi) + "]");
         check_real_range(arg, x, {lo, hi});
         return static_cast<T>(x);
       }
@@ -141,15 +155,15 @@ std::vector<SettingField> make_table() {
   t.push_back(number<int>("steps", S::Sampling, {}, true, 1, 1'000'000, [](AppSettings& s) -> int& { return s.sampling.steps; },
                           [](const std::string& arg, const std::string& v) {
                             // Only the lower bound here: the upper one depends on t_start (check_model_ranges).
-                            const int64_t x = parse_int(arg, v);
+                            const int64_t x = parse_int(arg, v, "[1, t_start + 1]");
                             if (x < 1 || x > 2147483647) throw InvalidInput(arg + " = " + v + " is out of range; valid: [1, t_start + 1]");
                             return static_cast<int>(x);
                           }));
   t.push_back(number<int>("t_start", S::Sampling, {}, true, 0, 999'999, [](AppSettings& s) -> int& { return s.sampling.t_start; },
                           [](const std::string& arg, const std::string& v) {
-                            const int64_t x = parse_int(arg, v);
-                            if (x < 0 || x > 2147483647)
-                              throw InvalidInput(arg + " = " + v + " is out of range; valid: [0, T - 1] (T = 1000 for the bundled models)");
+                            const std::string valid = "[0, T - 1] (T = 1000 for the bundled models)";
+                            const int64_t x = parse_int(arg, v, valid);
+                            if (x < 0 || x > 2147483647) throw InvalidInput(arg + " = " + v + " is out of range; valid: " + valid);
                             return static_cast<int>(x);
                           }));
   t.push_back(number<int>("n", S::Sampling, {"n_samples", "N"}, true, 1, 1'000'000,

@@ -51,6 +51,10 @@ std::string setting_key_list();
 void set_setting(AppSettings& s, const std::string& key, const std::string& text, const std::string& arg = "",
                  std::string* note = nullptr);
 
+// The double whose shortest text is the float's (0.3f -> 0.3, not 0.30000001192092896): JSON numbers are
+// doubles, so a float setting written through this reads as typed and reads back as the same float.
+double float_as_typed(float v);
+
 // A JSON value as the text set_setting reads: strings as they are, booleans 1/0, numbers so that they read
 // back exactly, arrays joined with ',' (camera [x, y, half_h] -> "x,y,half_h"). Throws InvalidInput for objects.
 std::string setting_text(const nlohmann::json& v);

@@ -46,6 +46,13 @@ bool needs_solver_kernel(const StepTable& t) {
   return t.uses_prev() || t.uses_second_eval() || t.spacing == Spacing::Karras;
 }
 
+// Every array DeviceSolverTable::upload reads is equal (the float copies follow from the float64 arrays).
+bool same_solver_table(const StepTable& a, const StepTable& b) {
+  return a.sampler == b.sampler && a.spacing == b.spacing && a.T == b.T && a.t == b.t && a.t_net == b.t_net &&
+         a.noise_key == b.noise_key && a.abar == b.abar && a.A == b.A && a.C == b.C && a.S == b.S && a.P == b.P &&
+         a.Dx == b.Dx && a.De == b.De && a.H == b.H && a.t_net2 == b.t_net2 && a.abar2 == b.abar2;
+}
+
 }  // namespace
 
 // The backend's device state, one owner per concern (gpu/device_*.h): the model (a network or an analytic
@@ -72,6 +79,16 @@ struct CudaBackend::Impl {
   bool solver_mode = false;
   DeviceSolverTable solver_table;
   SolverState solver_state;
+  bool have_solver_table = false;
+
+  // run_steps' previous data prediction (SEMANTICS §3): solver_state.prev holds what the caller's prev_x0 of the
+  // last run_steps call would hold until a kernel writes it again, so it is uploaded only when a call does not
+  // continue that one and downloaded only when a call ends the table.
+  struct PrevRun {
+    const float* host = nullptr;  // that call's prev_x0 (compared, never read through here); null: none
+    size_t n = 0;                 // its B * dim
+    int k_end = -1;               // where that call stopped
+  } prev_run;
 
   GeneralWorkspace ws_general;
   UnfusedDenoiseWorkspace ws_unfused;
@@ -157,17 +174,17 @@ void CudaBackend::set_step_table(const StepTable& t) {
   // The fast kernels run tables of (t, A, C, S) with integer t (network input t/T, noise key t); the others
   // (previous data prediction, second evaluation, float timesteps) run kernels/denoise_solver.cu (SEMANTICS §3).
   m->solver_mode = needs_solver_kernel(t) || m->mixture_mode;
-  if (m->mixture_mode) {
-    m->solver_table.upload(t, m->stream.get());
-    return;
-  }
   if (m->solver_mode) {
     const kernels::DeviceNet& net = m->net.view();
-    if (!kernels::denoise_solver_supported(net.dim, net.hidden))
+    if (!m->mixture_mode && !kernels::denoise_solver_supported(net.dim, net.hidden))
       throw InvalidInput(std::string("--sampler ") + sampler_name(t.sampler) + " --spacing " + spacing_name(t.spacing) +
                          ": hidden = " + std::to_string(net.hidden) +
                          " is too large for the CUDA solver kernel: use --backend cpu");
+    // The same table again (the next chunk of a run): no upload and no wait.
+    if (m->have_solver_table && same_solver_table(t, m->solver_table.host())) return;
+    m->have_solver_table = false;  // until the upload below has finished
     m->solver_table.upload(t, m->stream.get());
+    m->have_solver_table = true;
     return;
   }
   if (m->table.upload(t, m->stream.get())) {  // the same table again (a new seed): no upload, no wait
@@ -203,7 +220,10 @@ void CudaBackend::run_steps_device(int k_begin, int k_end, float* d_x, int B, ui
     sa.x = d_x, sa.B = B, sa.k_begin = k_begin, sa.k_end = k_end, sa.frames = d_frames;
     sa.seed = seed, sa.row_offset = row_offset;
     SolverState& st = m->solver_state;
-    if (sa.tab.P) st.prev.reserve(n), sa.prev = st.prev.data();  // step 0 never reads it (P[0] = 0)
+    if (sa.tab.P) {  // step 0 never reads it (P[0] = 0)
+      st.prev.reserve(n), sa.prev = st.prev.data();
+      m->prev_run = {};  // written here: run_steps records whose it is after the call
+    }
     if (sa.tab.H) st.e1.reserve(n), sa.e1 = st.e1.data();
     if (m->mixture_mode) {
       kernels::MixtureStepArgs ma;
@@ -338,7 +358,11 @@ void CudaBackend::run_steps(const DiffusionModel& model, const StepTable& table,
   const cudaStream_t s = m->stream.get();
   const size_t n = static_cast<size_t>(B) * model.net.dim;
   m->d_x.copy_from_host(x, n, s);
-  if (table.uses_prev()) m->solver_state.prev.copy_from_host(prev_x0, n, s);  // SEMANTICS §3: kept by the caller
+  // The previous data prediction stays on the device between the calls of one run (SEMANTICS §3): it is read
+  // from prev_x0 only when this call resumes a run the device does not hold (step 0 never reads it: P[0] = 0).
+  Impl::PrevRun& run = m->prev_run;
+  const bool continues = run.host == prev_x0 && run.n == n && run.k_end == k_begin;
+  if (table.uses_prev() && k_begin > 0 && !continues) m->solver_state.prev.copy_from_host(prev_x0, n, s);
   float* d_frames = nullptr;
   const size_t nf = static_cast<size_t>(k_end - k_begin) * n;
   if (frames && nf) {
@@ -347,9 +371,10 @@ void CudaBackend::run_steps(const DiffusionModel& model, const StepTable& table,
   }
   run_steps_device(k_begin, k_end, m->d_x.data(), B, seed, d_frames, precision, s, row_offset);
   m->d_x.copy_to_host(x, n, s);
-  if (table.uses_prev()) m->solver_state.prev.copy_to_host(prev_x0, n, s);
+  if (table.uses_prev() && k_end == table.steps()) m->solver_state.prev.copy_to_host(prev_x0, n, s);
   if (d_frames) m->d_frames.copy_to_host(frames, nf, s);
   CUDA_CHECK_THROW(cudaStreamSynchronize(s));
+  if (table.uses_prev()) run = {prev_x0, n, k_end};
 }
 
 void CudaBackend::start_noise(const DiffusionModel& model, uint64_t seed, int n, float* x) {

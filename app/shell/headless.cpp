@@ -13,7 +13,8 @@
 //   drag_timeline FROM TO [FRAMES]  mouse drag on the timeline slider, positions as fractions of its width
 //   mouse X Y [down|up]           move the mouse (pixels) and set the left button
 //   wheel X Y CLICKS              turn the mouse wheel at (X, Y) (zooms the 2D view about that point)
-//   export snapshot|state|trajectory|grid|frames [PATH]; export video PATH [fps] (.mp4/.gif/.webp)
+//   export snapshot|state|trajectory|grid|frames [PATH]; export video PATH [fps] (.mp4/.gif/.webp); a failed
+//                                 export prints its error and the script goes on, but the run exits non-zero
 //   screenshot PATH               the whole frame, UI included
 //   expect frame|computed|steps|t_start|n|complete|playing|gl_errors|readbacks|syncs|camera_fits|runs_since_reset
 //          OP VALUE               (OP: == != >= <= > <; the last four count since the last reset_counts)
@@ -113,7 +114,7 @@ struct Script {
   FrameLoop& loop;
   ImGuiIO& io;
   int line_no = 0;
-  int rc = 0;  // 1 once an expect or a wait_complete failed
+  HeadlessResult result;  // the failed expect / wait_complete lines and exports
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   void frame() { loop.run_frame(); }
 };
@@ -188,7 +189,7 @@ void cmd_wait_complete(Script& sc, std::istringstream& in) {
   if (!app.session->complete()) {
     std::printf("script:%d: wait_complete: not complete after %d frames%s%s\n", sc.line_no, max,
                 app.session->error().empty() ? "" : "; the run failed: ", app.session->error().c_str());
-    sc.rc = 1;
+    ++sc.result.failed_expects;
   }
 }
 
@@ -294,11 +295,15 @@ void cmd_export(Script& sc, std::istringstream& in) {
   while (app.exporter->video_active() || app.exporter->sequence_active()) sc.frame();  // one started by a key
   ExportResult r = app.run_export(kind, path);  // the S key, the buttons and scripts share it
   while (app.exporter->video_active() || app.exporter->sequence_active()) sc.frame();
-  if (kind == ExportKind::Video && !app.exporter->last_error.empty()) r = {false, "", app.exporter->last_error};
-  if (r.ok)
+  if (kind == ExportKind::Video && !app.exporter->last_error.empty())
+    r = {false, "", app.exporter->last_error, app.exporter->last_error_unavailable};
+  if (r.ok) {
     std::printf("export %s: %s\n", what.c_str(), r.path.c_str());
-  else  // reported; the script goes on, as the app does after a failed export (tests/gui/test_hardening.cpp)
+  } else {  // reported; the script goes on, as the app does, and the exit status says it failed
     std::printf("export %s: error: %s\n", what.c_str(), r.error.c_str());
+    sc.result.export_failed("script:" + std::to_string(sc.line_no) + ": export " + what + ": " + r.error,
+                            r.unavailable);
+  }
   sc.frame();
 }
 
@@ -316,7 +321,7 @@ void cmd_expect(Script& sc, std::istringstream& in) {
   const double got = state_value(sc, what);
   if (!compare(got, op, v)) {
     std::printf("script:%d: expect %s %s %g failed: got %g\n", sc.line_no, what.c_str(), op.c_str(), v, got);
-    sc.rc = 1;
+    ++sc.result.failed_expects;
   }
 }
 
@@ -471,7 +476,12 @@ std::vector<std::string> script_lines(const HeadlessOptions& opts) {
 
 }  // namespace
 
-int run_headless(const AppOptions& app_opts, const HeadlessOptions& opts) {
+void HeadlessResult::export_failed(const std::string& what, bool unavailable) {
+  if (failed_exports++ == 0) first_export_error = what;
+  export_unavailable = export_unavailable || unavailable;
+}
+
+HeadlessResult run_headless(const AppOptions& app_opts, const HeadlessOptions& opts) {
   // Declared in the order they are made; destroyed in reverse, also when something below throws.
   render::EglDisplay display;  // throws ResourceUnavailable
   std::fprintf(stderr, "diffscope gui --headless: %s\n", display.description().c_str());
@@ -515,7 +525,11 @@ int run_headless(const AppOptions& app_opts, const HeadlessOptions& opts) {
   if (app.exporter->video_active() || app.exporter->sequence_active()) {
     app.exporter->last_error.clear();
     while (app.exporter->video_active() || app.exporter->sequence_active()) sc.frame();
-    if (!app.exporter->last_error.empty()) std::printf("export: error: %s\n", app.exporter->last_error.c_str());
+    if (!app.exporter->last_error.empty()) {
+      std::printf("export: error: %s\n", app.exporter->last_error.c_str());
+      sc.result.export_failed("export started by a key: " + app.exporter->last_error,
+                              app.exporter->last_error_unavailable);
+    }
   }
   if (!opts.screenshot.empty()) {
     save_screenshot(display, opts.screenshot);
@@ -523,7 +537,7 @@ int run_headless(const AppOptions& app_opts, const HeadlessOptions& opts) {
   }
   std::printf("%s\n", state_json(sc).c_str());
   app.shutdown();
-  return sc.rc;
+  return sc.result;
 }
 
 }  // namespace diffscope::shell

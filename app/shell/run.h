@@ -23,8 +23,21 @@ struct HeadlessOptions {
   std::string screenshot;           // final frame with UI as PNG (optional)
 };
 
-// Runs the UI frame loop in an EGL context without a window. Returns 0 when every script command
-// succeeded, 1 when an `expect` failed. Throws ResourceUnavailable when no EGL/GL 4.3 context exists.
-int run_headless(const AppOptions& app_opts, const HeadlessOptions& opts);
+// What went wrong in a headless run that ran to its end (the script goes on after a failed line, as the app
+// does; the caller turns this into the exit status: `diffscope gui --headless` exits 2, or 3 when an export
+// failed for want of a resource such as ffmpeg).
+struct HeadlessResult {
+  int failed_expects = 0;          // `expect` and `wait_complete` lines that failed (or the run did not complete)
+  int failed_exports = 0;          // `export` lines (and exports started by a key) that wrote nothing
+  bool export_unavailable = false; // one of them failed for want of a resource (ResourceUnavailable)
+  std::string first_export_error;  // "script:LINE: export KIND: why" of the first failed export
+  bool ok() const { return failed_expects == 0 && failed_exports == 0; }
+  void export_failed(const std::string& what, bool unavailable);
+};
+
+// Runs the UI frame loop in an EGL context without a window, then the script (each line's failure is printed
+// on stdout and counted). Throws ResourceUnavailable when no EGL/GL 4.3 context exists, InvalidInput for a
+// malformed script line.
+HeadlessResult run_headless(const AppOptions& app_opts, const HeadlessOptions& opts);
 
 }  // namespace diffscope::shell

@@ -12,6 +12,7 @@
 #include "core/errors.h"
 #include "core/exact_lab.h"
 #include "core/model_paths.h"
+#include "core/ranges.h"
 #include "ui/backend_defaults.h"
 #include "ui/export_dir.h"
 #include "ui/keys.h"
@@ -37,6 +38,26 @@ std::string short_path(const std::string& path) {
 
 double now_s() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// The settings file's t_start and steps that the model's schedule clamps (the file's own ranges do not know T;
+// SEMANTICS §3: the settings file clamps), one note line each, as the file's other clamps are noted. Values at
+// their defaults or given on the command line (refused there instead) are not the file's.
+std::string model_clamp_note(const SamplingSettings& s, const Schedule& schedule, bool t_start_given, bool steps_given) {
+  const SamplingSettings defaults;
+  std::string note;
+  auto add = [&note](const char* key, int64_t v, IntRange r, const std::string& why) {
+    if (!r.contains(v))
+      note += std::string("settings: sampling.") + key + " = " + std::to_string(v) + " clamped to " +
+              std::to_string(r.clamp(v)) + " (valid: [" + std::to_string(r.lo) + ", " + std::to_string(r.hi) + "]" +
+              why + ")\n";
+  };
+  const IntRange t_range = t_start_range(schedule);
+  if (!t_start_given && s.t_start != defaults.t_start)
+    add("t_start", s.t_start, t_range, " for this model, T = " + std::to_string(schedule.T));
+  if (!steps_given && s.steps != defaults.steps)
+    add("steps", s.steps, sample_steps_range(static_cast<int>(t_range.clamp(s.t_start))), ": at most t_start + 1");
+  return note;
 }
 }  // namespace
 
@@ -101,8 +122,11 @@ void App::init(float scale) {
   if (!session->compute_path()->is_gpu()) apply_cpu_defaults(settings, is_given("n"), is_given("trail_frames"));
 
   load_initial_model();
-  if (session->has_model())
+  if (session->has_model()) {
     check_model_ranges(settings.sampling, session->model().schedule, session->compute_path()->is_gpu(), given);
+    if (opts.persist)
+      settings_note += model_clamp_note(settings.sampling, session->model().schedule, is_given("t_start"), is_given("steps"));
+  }
   m_run_only = RunOnlyValues(saved, to_json(settings), !opts.model.empty());
   m_pending_frame = opts.frame;
   m_restored_camera_aspect = opts.camera_aspect;

@@ -82,6 +82,7 @@ ExportResult Exporter::finish(ExportResult r) {
   } else {
     messages.push_back("error: " + r.error);
     last_error = r.error;
+    last_error_unavailable = r.unavailable;
   }
   if (messages.size() > 50) messages.erase(messages.begin());
   return r;
@@ -202,6 +203,9 @@ ExportResult Exporter::guarded(const std::function<std::string()>& write) {
   try {
     r.path = write();
     r.ok = true;
+  } catch (const ResourceUnavailable& e) {
+    r.error = e.what();
+    r.unavailable = true;
   } catch (const std::exception& e) {
     r.error = e.what();
   }

@@ -47,6 +47,7 @@ struct ExportResult {
   bool ok = false;
   std::string path;   // the main file written
   std::string error;  // why not
+  bool unavailable = false;  // the error was a missing resource (ResourceUnavailable: no ffmpeg, ...), not bad input
 };
 
 // dir/base_0001.ext, the first number for which neither .ext nor .json exists. Creates dir; throws
@@ -110,6 +111,7 @@ class Exporter {
   void clear_stale_messages();
   std::string last_path;  // absolute path of the last file written
   std::string last_error;
+  bool last_error_unavailable = false;  // last_error came from a missing resource (ExportResult::unavailable)
 
  private:
   ExportResult finish(ExportResult r);

@@ -35,7 +35,7 @@ ExportResult Exporter::start_video(const ExportView& v, std::string path) {
       m_video = std::make_shared<VideoWriter>(VideoOptions{path, w, h, double(video.fps), video.lossless, "export video", video.yuv420});
     } catch (const ResourceUnavailable& e) {
       // No ffmpeg: the same frames as a PNG sequence, and the reason stays in the messages.
-      finish({false, "", e.what()});
+      finish({false, "", e.what(), true});
       r = start_frame_sequence(v);
       m_seq_total = std::min(m_seq_total, m_vid_total);
       if (r.ok) messages.push_back("no ffmpeg: writing the " + std::to_string(m_seq_total) + " frames as PNGs instead");
@@ -62,6 +62,7 @@ ExportResult Exporter::start_video(const ExportView& v, std::string path) {
   } catch (const std::exception& e) {
     m_video.reset();
     r.error = e.what();
+    r.unavailable = dynamic_cast<const ResourceUnavailable*>(&e) != nullptr;
   }
   return finish(r);
 }
@@ -74,8 +75,11 @@ void Exporter::tick_video(const ExportView& v) {
     m_video.reset();
     write_sidecar(m_vid_path, m_vid_sidecar);
     finish({true, m_vid_path, ""});
-  } catch (const std::exception& e) {
+  } catch (const ResourceUnavailable& e) {
     m_video.reset();  // stops ffmpeg and removes its file
+    finish({false, "", e.what(), true});
+  } catch (const std::exception& e) {
+    m_video.reset();
     finish({false, "", e.what()});
   }
 }

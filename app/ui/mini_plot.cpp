@@ -100,7 +100,9 @@ void draw_plot(const PlotSpec& spec, const std::vector<PlotLine>& lines) {
     dl->AddLine(ImVec2(mx, y0), ImVec2(mx, y1), IM_COL32(255, 210, 80, 220), 1.5f);
     if (spec.marker_label[0]) {
       const float tw = ImGui::CalcTextSize(spec.marker_label).x;
-      const float tx = mx + 3 + tw < x1 ? mx + 3 : mx - 3 - tw;
+      // Right of the marker when it fits, else left of it, and always inside the plot (a marker past the x range,
+      // such as the last frame on the step-size plot, whose range ends a step earlier, kept its label clipped).
+      const float tx = std::clamp(mx + 3 + tw < x1 ? mx + 3 : mx - 3 - tw, x0 + 2, std::max(x0 + 2, x1 - 2 - tw));
       dl->AddText(ImVec2(tx, y0 + 1), IM_COL32(255, 210, 80, 255), spec.marker_label);
     }
   }

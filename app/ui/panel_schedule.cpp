@@ -106,7 +106,8 @@ void schedule_plots(App& app, const StepTable& tab) {
     spec.help = help;
     draw_plot(spec, {{s.k, y, colour, "", points}});
   };
-  std::snprintf(title, sizeof title, "timestep t: %.1f", s.t[k]);
+  // An integer timestep as an integer (t: 999, not 999.0); karras' continuous ones with two decimals.
+  std::snprintf(title, sizeof title, s.t[k] == std::floor(s.t[k]) ? "timestep t: %.0f" : "timestep t: %.2f", s.t[k]);
   plot("the network timestep of step k (continuous on karras, SEMANTICS §3)", s.t, kBlue, false);
   std::snprintf(title, sizeof title, "abar: %.4g", s.abar[k]);
   plot("abar = alphas_cumprod at step k's timestep", s.abar, kBlue, false);

@@ -6,6 +6,7 @@
 #include <ctime>
 
 #include "core/json_path.h"
+#include "core/model_paths.h"
 #include "core/settings_schema.h"
 
 namespace diffscope::ui {
@@ -107,6 +108,9 @@ nlohmann::json build_sidecar(const SidecarInput& in) {
     j["model"]["sha256"] = in.model_sha256;
     auto ds = in.model->metadata.find("dataset");
     if (ds != in.model->metadata.end()) j["model"]["dataset"] = ds->second;
+    // A bundled model by name too: a restore in another checkout or install opens it when `file` is gone.
+    const std::string bundled = bundled_name_of(in.model->path);
+    if (!bundled.empty()) j["model"]["bundled"] = bundled;
   }
   // Every sampling setting (what reproduces the .npy), then every view setting that changes a pixel.
   for (const SettingField& f : setting_fields()) {
@@ -117,7 +121,7 @@ nlohmann::json build_sidecar(const SidecarInput& in) {
       j["view"][f.key] = f.get(in.settings);
   }
   j["view"]["camera_aspect"] = in.camera_aspect;
-  j["view"]["ui_scale"] = in.ui_scale;
+  j["view"]["ui_scale"] = float_as_typed(in.ui_scale);  // 1.1, not 1.10000002384 (core/settings_schema.h)
   j["backend"] = in.backend;
   j["device"] = in.device;
   j["frame"] = in.frame;

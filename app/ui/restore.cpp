@@ -23,26 +23,38 @@ namespace diffscope::ui {
 
 namespace {
 
-// The model of the sidecar: by path when its SHA-256 matches, else a bundled model with that SHA-256.
+// The model of the sidecar: by path when its SHA-256 matches, else a bundled model with that SHA-256, else the
+// bundled model the sidecar names (`bundled`, another checkout's or version's bytes), with a note.
 std::string find_model(const nlohmann::json& m, std::string* note) {
   std::string file;
   get_path(m, "file", &file);  // the raw bytes of any file name (core/json_path.h)
   const std::string sha = m.contains("sha256") && m["sha256"].is_string() ? m["sha256"].get<std::string>() : "";
+  const std::string bundled = m.contains("bundled") && m["bundled"].is_string() ? m["bundled"].get<std::string>() : "";
   std::error_code ec;
   const bool exists = !file.empty() && std::filesystem::exists(file, ec);
   if (exists && (sha.empty() || sha256_file(file) == sha)) return file;
+  const std::string what = "model " + (file.empty() ? std::string("(no file named)") : file);
   for (const auto& [name, path] : bundled_models())
     if (!sha.empty() && sha256_file(path) == sha) {
-      *note += "model " + file + (exists ? " has changed" : " is gone") + "; the bundled '" + name +
+      *note += what + (exists ? " has changed" : " is gone") + "; the bundled '" + name +
                "' has its SHA-256 and is opened instead\n";
       return path;
     }
+  const std::string had = sha.empty() ? "the export has no SHA-256" : "the export has SHA-256 " + sha;
   if (exists) {
-    *note += "model " + file + " has changed since the export (SHA-256 " + sha256_file(file) + ", the export has " +
-             sha + "): the result may differ\n";
+    *note += what + " has changed since the export (SHA-256 " + sha256_file(file) + ", " + had +
+             "): the result may differ\n";
     return file;
   }
-  *note += "model " + file + " is gone and no bundled model has its SHA-256 " + sha + ": opened the default\n";
+  if (!bundled.empty()) {
+    for (const auto& [name, path] : bundled_models())
+      if (name == bundled) {
+        *note += what + " is gone; opened the bundled '" + name + "', whose bytes differ from the export's (" + had +
+                 ", this one " + sha256_file(path) + "): the result may differ\n";
+        return path;
+      }
+  }
+  *note += what + " is gone and no bundled model has its bytes (" + had + "): opened the default\n";
   return "";
 }
 

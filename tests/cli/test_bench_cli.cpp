@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -13,6 +14,7 @@
 
 #include "../core/io_test_util.h"
 #include "../test_paths.h"
+#include "cli/text_table.h"
 
 namespace diffscope {
 namespace {
@@ -101,6 +103,39 @@ TEST(BenchCli, CpuRowsHaveNoCeilingOrFloor) {
     EXPECT_TRUE(r["rel_err"].is_number()) << "the error vs float64 is measured on the CPU too: " << r.dump();
   }
   EXPECT_EQ(cpu_rows, 1) << j.dump();
+}
+
+// The text table's columns are as wide as their widest cell (a newcomer saw the columns shift after GPU rows whose
+// path, "cublas+elementwise", and workload, 45 characters, were wider than the fixed widths); "—" counts one column.
+TEST(BenchCli, TextTableColumnsFitTheirWidestCell) {
+  cli::TextTable t{{"workload", "path", "median_us", "%ceil"}, {false, false, true, true}, {}};
+  t.rows.push_back({"solver dpmpp-2m-sde B=65536 dim=2 H=256 N=100", "cublas+elementwise", "318.5", "\u2014"});
+  t.rows.push_back({"mlp3", "Eigen", "11.1", "42.0%"});
+  EXPECT_EQ(t.str(),
+            "workload                                       path                median_us  %ceil\n"
+            "solver dpmpp-2m-sde B=65536 dim=2 H=256 N=100  cublas+elementwise      318.5      \u2014\n"
+            "mlp3                                           Eigen                    11.1  42.0%\n");
+  EXPECT_EQ(cli::display_width("\u2014"), 1u);
+}
+
+// In the bench's own table every row's median ends where the header's "median_us" ends.
+TEST(BenchCli, TableNumbersEndUnderTheirHeader) {
+  test::TempDir logs;
+  int code = -1;
+  const std::string table = run_bench(logs, "--only solver", &code);
+  ASSERT_EQ(code, 0) << table;
+  std::istringstream in(table);
+  std::string header;
+  std::getline(in, header);
+  const size_t end = header.find("median_us") + std::string("median_us").size();
+  int rows = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("solver ", 0) != 0) continue;
+    ++rows;
+    ASSERT_GT(line.size(), end) << line;
+    EXPECT_TRUE(std::isdigit(static_cast<unsigned char>(line[end - 1])) && line[end] == ' ') << header << "\n" << line;
+  }
+  EXPECT_GT(rows, 0) << table;
 }
 
 // `bench --diag` without a CUDA device says so and exits 3 (before, it printed nothing and exited 0).

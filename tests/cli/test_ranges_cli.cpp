@@ -95,6 +95,28 @@ TEST_F(CliRanges, SampleCountBoundaries) {
   expect_refused(tiny, "--t-start 0 --n -1", "--n = -1 is out of range; valid: [1, 1000000]");
 }
 
+// A value that is not a number, or an option that does not exist: the same one line naming the argument, the
+// value and the valid range, or the nearest option (a newcomer typed --n 1e3 and --setps; CLI11 said "Could not
+// convert" and "The following arguments were not expected: 3 --setps").
+TEST_F(CliRanges, NonNumbersAndUnknownOptionsNameTheRangeOrTheNearestOption) {
+  expect_refused(m_golden, "--n 1e3", "--n = '1e3' is not an integer; valid: [1, 1000000]; see diffscope sample --help");
+  expect_refused(m_golden, "--n 2 --eta x", "--eta = 'x' is not a number; valid: [0, 1]; see diffscope sample --help");
+  expect_refused(m_golden, "--n 2 --setps 3",
+                 "--setps is not an option of diffscope sample (did you mean --steps?); see diffscope sample --help");
+  expect_refused(m_golden, "--n 2 --bogus 3", "--bogus is not an option of diffscope sample; see diffscope sample --help");
+#ifdef DIFFSCOPE_HAVE_GUI
+  // The picture flags take their range from the settings schema (core/ranges.h: point size [1, 12]).
+  const std::string png = " --png '" + m_dir.file("p.png") + "'";
+  expect_refused(m_golden, "--n 2 --point-size nan" + png, "--point-size = 'nan' is not a finite number; valid: [1, 12]");
+  expect_refused(m_golden, "--n 2 --point-alpha inf" + png,
+                 "--point-alpha = 'inf' is not a finite number; valid: [0.05, 1]");
+  const CliRun gui = run("gui --headless --no-persist --backend cpu --n 1e3");
+  EXPECT_EQ(gui.code, 2);
+  EXPECT_NE(gui.err.find("diffscope: error: --n = '1e3' is not an integer; valid: [1, 1000000]\n"), std::string::npos)
+      << gui.err;
+#endif
+}
+
 TEST_F(CliRanges, TStartRangeComesFromTheModelsSchedule) {
   // T = 50 from the file's metadata (SEMANTICS §1): t_start in [0, 49], steps up to 50.
   const std::string m = test::eps_net_builder(2, 4).meta("T", "50").write(m_logs.file("t50.safetensors"));

@@ -100,6 +100,27 @@ TEST(SettingsSchema, ValuesSetByNameRoundTripThroughTheFile) {
   EXPECT_EQ(describe_sampling_differences(other, s.sampling), "eta 0.5 (asked 0.125), steps_per_launch 2 (asked 10)");
 }
 
+// Float settings are written as typed (a newcomer saw point_alpha 0.30000001192 in a sidecar): the JSON text is
+// the shortest that reads back as the same float, and a double that is not a float's value is left alone.
+TEST(SettingsSchema, FloatSettingsAreWrittenAsTyped) {
+  AppSettings s;
+  set_setting(s, "point_alpha", "0.3");
+  set_setting(s, "point_size", "4.1");
+  set_setting(s, "play_speed", "0.7");
+  const nlohmann::json j = settings_to_json(s);
+  EXPECT_EQ(j["view"]["point_alpha"].dump(), "0.3");
+  EXPECT_EQ(j["view"]["point_size"].dump(), "4.1");
+  EXPECT_EQ(j["view"]["play_speed"].dump(), "0.7");
+  std::string note;
+  const AppSettings back = settings_from_json(nlohmann::json::parse(j.dump()), &note);
+  EXPECT_EQ(note, "");
+  EXPECT_EQ(back.view.point_alpha, 0.3f);
+  EXPECT_EQ(back.view.point_size, 4.1f);
+  EXPECT_EQ(float_as_typed(1.1f), 1.1);
+  EXPECT_EQ(float_as_typed(0.6f), 0.6);
+  EXPECT_EQ(float_as_typed(16777217.0f), 16777216.0);  // 2^24 + 1 is not a float: the float's own value
+}
+
 TEST(SettingsSchema, OneSizeParser) {
   int w = 0, h = 0;
   parse_size_wxh("--size", "640x480", &w, &h);

@@ -63,7 +63,10 @@ TEST_F(GuiHeadless, ScriptedTimelineStepsTStartAndExports) {
                  "set export_size 96x64\nexport frames\n"
                  "screenshot " + d + "/ui.png\n");
   const Result r = run_gui("--no-persist --size 1024x700 --model '" + model + "' --script '" + m_dir.file("s.txt") + "'");
-  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  // The one unwritable export makes the run fail (exit 2, the export named) after the whole script ran.
+  ASSERT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("1 export(s) failed, the first: script:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(": export snapshot: export /proc/no/such/dir/x.png: cannot write"), std::string::npos) << r.err;
 
   // The scrubbed frame after Right, Left, Left is one before the dragged-to frame.
   const auto lines_with = [&](const std::string& key) {
@@ -135,11 +138,24 @@ TEST_F(GuiHeadless, SettingsFileValuesAreClamped) {
   const std::string cfg = m_dir.file("cfg");
   std::filesystem::create_directories(cfg);
   std::ofstream(cfg + "/settings.json")
-      << R"({"sampling": {"t_start": 5000, "steps": 100000, "n_samples": 50}, "view": {"trail_frames": 1000}})";
+      << R"({"sampling": {"t_start": 5000, "steps": 100000, "n_samples": 50, "eta": 7},)"
+      << R"( "view": {"trail_frames": 1000}, "export": {"export_width": 99999999}})";
   write("s.txt", "frames 2\nexpect t_start == 999\nexpect steps == 1000\nset t_start 9\nframes 1\nexpect steps == 10\n");
   const Result r = run_gui("--config-dir '" + cfg + "' --size 640x480 --model '" + guitest::model_2d() +
                            "' --script '" + m_dir.file("s.txt") + "'");
   EXPECT_EQ(r.code, 0) << r.out << r.err;
+  // Each clamp is noted with the key, the value and the range (the model's clamps were silent until 2026-12-01).
+  EXPECT_NE(r.err.find("settings: sampling.t_start = 5000 clamped to 999 (valid: [0, 999] for this model, T = 1000)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("settings: sampling.steps = 100000 clamped to 1000 (valid: [1, 1000]: at most t_start + 1)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("settings: view.trail_frames = 1000 clamped to 64 (valid: [0, 64])"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("settings: sampling.eta = 7 clamped to 1 (valid: [0, 1])"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("settings: export.export_width = 99999999 clamped to 16384 (valid: [16, 16384])"),
+            std::string::npos)
+      << r.err;
 }
 
 TEST_F(GuiHeadless, OutOfRangeScriptSetIsRefused) {

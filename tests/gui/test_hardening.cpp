@@ -127,7 +127,11 @@ TEST_F(Hardening, UnwritableExportPathGivesErrorAndKeepsSession) {
       "set export_dir " + d + "/good\nexport snapshot\nset seed 5\nwait_complete 5000\nexpect computed == 12\n"
       "expect gl_errors == 0\n",
       "--model '" + kModel + "'");
-  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  // The script ran to its end (the good export exists), then the run failed naming the first bad export.
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("6 export(s) failed, the first: script:6: export snapshot: export " + b + "/x.png: cannot write"),
+            std::string::npos)
+      << r.err;
   size_t errors = 0;
   for (size_t p = r.out.find(": error: "); p != std::string::npos; p = r.out.find(": error: ", p + 1)) ++errors;
   EXPECT_EQ(errors, 6u) << r.out;  // each failed export reports its own error
@@ -146,7 +150,8 @@ TEST_F(Hardening, SidecarFailureRemovesTheExportedFile) {
   const Result r = run_gui("set n 64\nset steps 5\nwait_complete 5000\nexport snapshot " + o + "/x.png\n"
                            "export state " + o + "/s.npy\nexpect complete == 1\n",
                            "--model '" + kModel + "'");
-  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("2 export(s) failed, the first: script:4: export snapshot:"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("export snapshot: error:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("export state: error:"), std::string::npos) << r.out;
   EXPECT_EQ(names(o), (std::vector<std::string>{"s.json", "x.json"})) << "half an export was left behind";
@@ -175,7 +180,8 @@ TEST_F(FullDisk, ExportToFullDiskLeavesNothingAndAppGoesOn) {
                            "export trajectory " + m_mnt + "/t.npy\nexpect complete == 1\nexpect computed == 40\n"
                            "export state " + m_mnt + "/s.npy\n",
                            "--model '" + kModel + "'");
-  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_EQ(r.code, 2) << r.out << r.err;  // the failed trajectory export, after the script's end
+  EXPECT_NE(r.err.find("1 export(s) failed, the first: script:5: export trajectory:"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("export trajectory: error: export " + m_mnt + "/t.npy: cannot write (No space left on device)"),
             std::string::npos)
       << r.out;

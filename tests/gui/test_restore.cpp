@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "gui_test_util.h"
+#include "ui/restore.h"
 
 namespace diffscope {
 namespace {
@@ -70,6 +71,42 @@ TEST(Restore, SnapshotRestoredFromPngOrJsonReExportsPixelIdentical) {
     EXPECT_NE(r.err.find("has its SHA-256"), std::string::npos) << r.err;
     EXPECT_TRUE(guitest::read_png(dir.file("c.png")).rgb == a.rgb);
   }
+}
+
+// A bundled model is stored by name as well as by path (a newcomer restored an export in another checkout): the
+// sidecar has model.bundled and its command line says --model moons, which runs anywhere; a restore whose file is
+// gone and whose SHA-256 no bundled model has (another version of the file) opens the bundled model of that name
+// with a note; a sidecar without a SHA-256 says so in words (the note read "its SHA-256 : opened the default").
+TEST(Restore, BundledModelIsStoredByNameAndFoundInAnotherCheckout) {
+  const std::string moons = test::repo_root() + "/assets/models/moons.safetensors";
+  if (!fs::exists(moons)) GTEST_SKIP() << "no bundled moons";
+  test::TempDir dir, logs;
+  const guitest::Result r = guitest::run_cli("sample --backend cpu --model moons --n 20 --steps 3 --out '" +
+                                                 dir.file("x.npy") + "' --png '" + dir.file("m.png") + "' --size 64x64",
+                                             logs.path());
+  ASSERT_EQ(r.code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(guitest::slurp(dir.file("m.json")));
+  EXPECT_EQ(j["model"]["bundled"], "moons");
+  EXPECT_EQ(j["command_line"].get<std::string>().rfind("diffscope sample --model moons --n 20 ", 0), 0u)
+      << j["command_line"];
+
+  j["model"]["file"] = "/another/checkout/assets/models/moons.safetensors";
+  j["model"]["sha256"] = std::string(64, '0');  // the bytes of another version of moons
+  ui::RestorePlan p = ui::plan_restore(j);
+  EXPECT_TRUE(fs::equivalent(p.model, moons)) << p.model;
+  EXPECT_NE(p.note.find("opened the bundled 'moons', whose bytes differ from the export's (the export has SHA-256 " +
+                        std::string(64, '0')),
+            std::string::npos)
+      << p.note;
+
+  j["model"].erase("bundled");
+  j["model"].erase("sha256");
+  p = ui::plan_restore(j);
+  EXPECT_EQ(p.model, "");
+  EXPECT_NE(p.note.find("is gone and no bundled model has its bytes (the export has no SHA-256): opened the default"),
+            std::string::npos)
+      << p.note;
+  EXPECT_EQ(p.note.find(" :"), std::string::npos) << p.note;
 }
 
 TEST(Restore, OldPngAndNonSidecarFiles) {

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+
 #include "gui_test_util.h"
 #include "ui/sha256.h"
 
@@ -33,6 +35,33 @@ TEST(SamplePng, RendersTheRunWithSidecar) {
   EXPECT_EQ(j["n"].get<int>(), 800);
   EXPECT_EQ(j["sampler"], "ddim");
   EXPECT_EQ(j["export_width"].get<int>(), 320);
+}
+
+// An image model's picture shows a 12 x 12 grid by default: with 256 samples that is samples 0-143, and the PNG
+// has no caption, so stderr says so and names the columns that show all (ceil(sqrt(256)) = 16); with those, or
+// with n <= 144, no note.
+TEST(SamplePng, ImageGridThatHidesSamplesIsNoted) {
+  const std::string digits = test::repo_root() + "/assets/models/digits8x8.safetensors";
+  if (!std::filesystem::exists(digits)) GTEST_SKIP() << "no bundled digits8x8";
+  test::TempDir dir, logs;
+  auto run = [&](int n, const std::string& extra) {
+    return guitest::run_cli("sample --backend cpu --model '" + digits + "' --n " + std::to_string(n) +
+                                " --steps 2 --out '" + dir.file("x.npy") + "' --png '" + dir.file("p.png") +
+                                "' --size 200x100 " + extra,
+                            logs.path());
+  };
+  guitest::Result r = run(256, "");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("note: the image grid shows samples 0-143 of 256 (12 x 12; the scatter beside it shows all); "
+                       "--image-grid-cols 16 shows every one"),
+            std::string::npos)
+      << r.err;
+  r = run(256, "--image-grid-cols 16");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err.find("image grid"), std::string::npos) << r.err;
+  r = run(144, "");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err.find("image grid"), std::string::npos) << r.err;
 }
 
 // `sample` with a picture into a fresh folder: (the result, the folder's entries afterwards).

@@ -259,7 +259,9 @@ TEST(SampleVideo, HeadlessWithoutFfmpegFallsBackToPngFrames) {
   const guitest::Result r = guitest::run_cli("gui --headless --backend cpu --no-persist --size 1024x700 --model '" +
                                                  guitest::model_2d() + "' --script '" + dir.file("s.txt") + "'",
                                              logs.path(), "env -u DIFFSCOPE_FFMPEG PATH=/nonexistent");
-  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  // No ffmpeg is a missing resource: exit 3 (as `sample --video`), after the PNG frames were written.
+  ASSERT_EQ(r.code, 3) << r.out << r.err;
+  EXPECT_NE(r.err.find("1 export(s) failed, the first: script:7: export video:"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("export video: error:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("apt-get install ffmpeg"), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(dir.file("g.mp4")));

@@ -20,6 +20,12 @@ for f in share/applications/diffscope.desktop share/mime/packages/diffscope.xml 
          share/diffscope/assets/models/moons.safetensors share/diffscope/assets/models/README.md; do
   [ -s "$tmp/prefix/$f" ] || fail "missing $f"
 done
+# The README once, as itself (docs/README.md, the docs index, was installed over it), the docs beside it.
+doc="$tmp/prefix/share/doc/diffscope"
+cmp -s "$doc/README.md" "$src/README.md" || fail "share/doc/diffscope/README.md is not README.md"
+cmp -s "$doc/docs/README.md" "$src/docs/README.md" || fail "share/doc/diffscope/docs/README.md is not docs/README.md"
+[ -s "$doc/docs/SEMANTICS.md" ] || fail "missing share/doc/diffscope/docs/SEMANTICS.md (README links docs/SEMANTICS.md)"
+grep -c "README.md" "$build/install_manifest.txt" | grep -qx 3 || fail "README.md installed $(grep -c README.md "$build/install_manifest.txt") times; want README.md, docs/README.md, assets/models/README.md"
 grep -qx 'Exec=diffscope %f' "$tmp/prefix/share/applications/diffscope.desktop" || fail "Exec line"
 grep -qx 'MimeType=application/x-safetensors;' "$tmp/prefix/share/applications/diffscope.desktop" || fail "MimeType"
 if command -v desktop-file-validate >/dev/null; then

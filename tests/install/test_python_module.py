@@ -228,6 +228,39 @@ class SpacingsAndRoots(unittest.TestCase):
                 np.testing.assert_array_equal(xs, x)
                 np.testing.assert_array_equal(traj[-1], x)
 
+    def test_scheduler_config_as_the_cli(self):
+        """scheduler_config=PATH is --scheduler-config: the analytic model takes the config's cosine schedule and
+        its trailing spacing and steps_offset (bit for bit with the CLI); a spacing given as well wins; the loaded
+        model keeps its own schedule for later calls; a bad value raises ValueError naming the key."""
+        m = diffscope.load("gaussians8-exact")
+        with tempfile.TemporaryDirectory() as d:
+            cfg = os.path.join(d, "scheduler_config.json")
+            with open(cfg, "w") as f:
+                json.dump({"_class_name": "DDIMScheduler", "num_train_timesteps": 1000,
+                           "beta_schedule": "squaredcos_cap_v2", "timestep_spacing": "trailing", "steps_offset": 0}, f)
+            for extra in [[], ["--spacing", "linspace"]]:
+                with self.subTest(" ".join(extra) or "config's spacing"):
+                    out = os.path.join(d, "x.npy")
+                    rc, err = cli("sample", "--model", "gaussians8-exact", "--n", 300, "--sampler", "dpmpp-2m",
+                                  "--steps", 9, "--seed", 4, "--backend", "cpu", "--scheduler-config", cfg, *extra,
+                                  "--out", out)
+                    self.assertEqual(rc, 0, err)
+                    kw = {"spacing": extra[1]} if extra else {}
+                    x = m.sample(300, sampler="dpmpp-2m", steps=9, seed=4, scheduler_config=cfg, **kw)
+                    np.testing.assert_array_equal(x, np.load(out))
+            # the config changed the result (cosine betas, trailing steps), and only for that call
+            plain = m.sample(300, sampler="dpmpp-2m", steps=9, seed=4)
+            self.assertGreater(np.abs(plain - x).max(), 1e-3)
+            rc, err = cli("sample", "--model", "gaussians8-exact", "--n", 300, "--sampler", "dpmpp-2m", "--steps", 9,
+                          "--seed", 4, "--backend", "cpu", "--out", os.path.join(d, "plain.npy"))
+            self.assertEqual(rc, 0, err)
+            np.testing.assert_array_equal(plain, np.load(os.path.join(d, "plain.npy")))
+            with open(cfg, "w") as f:
+                json.dump({"beta_schedule": "sigmoid"}, f)
+            with self.assertRaises(ValueError) as e:
+                m.sample(10, scheduler_config=cfg)
+            self.assertIn("beta_schedule", str(e.exception))
+
     def test_bundled_models_found_without_diffscope_root(self):
         """From the build tree with DIFFSCOPE_ROOT unset and another working folder (README 'Python')."""
         pkg = os.path.dirname(os.path.abspath(diffscope.__file__))

@@ -1,0 +1,92 @@
+// parse_errors.cpp — CLI11's parse errors rewritten to name the argument, the value and the valid range.
+#include "cli/parse_errors.h"
+
+#include <algorithm>
+#include <regex>
+#include <vector>
+
+namespace diffscope::cli {
+namespace {
+
+size_t edit_distance(const std::string& a, const std::string& b) {  // Levenshtein, two rows
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+// The subcommand being parsed (the last one named), else the app itself.
+const CLI::App& parsed_command(const CLI::App& app) {
+  const CLI::App* sub = &app;
+  for (const CLI::App* s : app.get_subcommands()) sub = s;
+  return *sub;
+}
+
+std::string command_name(const CLI::App& app, const CLI::App& sub) {
+  return &sub == &app ? std::string("diffscope") : "diffscope " + sub.get_name();
+}
+
+// "Could not convert: --n = 1e3" -> "--n = '1e3' is not an integer; valid: [1, 1000000]".
+std::string conversion(const CLI::App& sub, const std::string& what) {
+  static const std::regex kConvert("Could not convert: (\\S+) = (.*)");
+  std::smatch m;
+  if (!std::regex_match(what, m, kConvert)) return what;
+  const std::string name = m[1], value = m[2];
+  const CLI::Option* opt = sub.get_option_no_throw(name);
+  if (!opt) return name + " = '" + value + "' is not valid";
+  const std::string type = opt->get_type_name();
+  const std::string kind = type == "INT"     ? "an integer"
+                           : type == "UINT"  ? "a non-negative integer"
+                           : type == "FLOAT" ? "a number"
+                                             : "a value of type " + type;
+  static const std::regex kRange("in (\\[[^\\]]*\\])");
+  std::smatch r;
+  const std::string help = opt->get_description();
+  return name + " = '" + value + "' is not " + kind +
+         (std::regex_search(help, r, kRange) ? "; valid: " + r[1].str() : std::string());
+}
+
+// "The following arguments were not expected: 3 --setps" -> the first stray option, with the nearest known one.
+std::string extras(const CLI::App& app, const CLI::App& sub, const std::string& what) {
+  std::vector<std::string> stray = sub.remaining();
+  if (stray.empty()) return what;
+  auto opt = std::find_if(stray.begin(), stray.end(), [](const std::string& a) { return a.size() > 1 && a[0] == '-'; });
+  if (opt == stray.end()) return "unexpected argument '" + stray.front() + "' (" + command_name(app, sub) +
+                                 " takes options only)";
+  const std::string word = opt->substr(0, opt->find('='));
+  const std::string near = nearest_option(sub, word);
+  return word + " is not an option of " + command_name(app, sub) + (near.empty() ? "" : " (did you mean " + near + "?)");
+}
+
+}  // namespace
+
+std::string nearest_option(const CLI::App& sub, const std::string& word) {
+  std::string best;
+  size_t best_d = 3, prefixed = 0;
+  std::string prefix_of;
+  for (const CLI::Option* o : sub.get_options()) {
+    for (const std::string& l : o->get_lnames()) {
+      const std::string name = "--" + l;
+      const size_t d = edit_distance(word, name);
+      if (d < best_d) best_d = d, best = name;
+      if (word.size() > 2 && name.compare(0, word.size(), word) == 0) ++prefixed, prefix_of = name;
+    }
+  }
+  if (best.empty() && prefixed == 1) return prefix_of;
+  return best;
+}
+
+std::string explain_parse_error(const CLI::App& app, const CLI::ParseError& e) {
+  const CLI::App& sub = parsed_command(app);
+  std::string m = e.what();
+  if (dynamic_cast<const CLI::ConversionError*>(&e)) m = conversion(sub, m);
+  if (dynamic_cast<const CLI::ExtrasError*>(&e)) m = extras(app, sub, m);
+  return m + "; see " + command_name(app, sub) + " --help";
+}
+
+}  // namespace diffscope::cli

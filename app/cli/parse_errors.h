@@ -1,0 +1,19 @@
+// parse_errors.h — CLI11's parse errors in the CLI's own words (SEMANTICS §9): the argument, the value and the
+// valid range, or for an unknown option the nearest known one.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace diffscope::cli {
+
+// One line for `e`, thrown while `app` parsed: a value that does not convert ("--n = '1e3' is not an integer;
+// valid: [1, 1000000]", the range read from the option's help text "in [lo, hi]"), an unknown option ("--setps is
+// not an option of diffscope sample (did you mean --steps?)"); other errors keep CLI11's text. Ends with where to
+// find the help.
+std::string explain_parse_error(const CLI::App& app, const CLI::ParseError& e);
+
+// The option of `sub` whose long name is nearest to `word` (Levenshtein distance at most 2, or `word` a prefix
+// of exactly one), e.g. "--setps" -> "--steps"; "" when none is near.
+std::string nearest_option(const CLI::App& sub, const std::string& word);
+
+}  // namespace diffscope::cli

@@ -22,6 +22,7 @@
 #include "kernels/denoise_common.cuh"
 #include "kernels/cuda_error.h"
 #include "kernels/kernels.h"
+#include "kernels/latency_stamps.cuh"
 #include "kernels/mma.cuh"
 #include "kernels/pdl.cuh"
 
@@ -71,11 +72,13 @@ __host__ __device__ inline ClusterLayout cluster_layout(int dim, int H, int C) {
 }
 
 // Partial products of one layer: out(r, o) = sum_k act[r*lda + k] Ws[k*ldw + o] for o < N (<= 256), r < kBM,
-// split over NS = 256/N k-slices, reduced through `red`. Calls fin(r, o, value).
+// split over NS = 256/N k-slices, reduced through `red`. Calls fin(r, o, value); mid() once the partial products
+// are stored (before the reduction's barrier; the stamp build's hook).
 // V: k in chunks of 4 (float4 activation loads; needs K % 4 == 0, lda % 4 == 0, 16-byte aligned act),
 // chunk c of slice ks = ks + NS j; else interleaved single k.
-template <bool V, class Fin>
-__device__ __forceinline__ void cl_layer(const float* act, int lda, int K, const float* Ws, int N, float* red, Fin fin) {
+template <bool V, class Fin, class Mid>
+__device__ __forceinline__ void cl_layer(const float* act, int lda, int K, const float* Ws, int N, float* red, Fin fin,
+                                         Mid mid) {
   const int NS = kThreads / N;
   const int ldw = w_ld(N);
   const int o = threadIdx.x % N, ks = threadIdx.x / N;
@@ -108,6 +111,7 @@ __device__ __forceinline__ void cl_layer(const float* act, int lda, int K, const
 #pragma unroll
     for (int r = 0; r < kBM; ++r) red[(ks * kBM + r) * N + o] = acc[r];
   }
+  mid();
   __syncthreads();
   for (int i = threadIdx.x; i < kBM * N; i += kThreads) {
     const int r = i / N, oo = i % N;
@@ -121,20 +125,26 @@ __device__ __forceinline__ void cl_layer(const float* act, int lda, int K, const
   }
 }
 
-template <class Fin>
+template <class Fin, class Mid>
 __device__ __forceinline__ void cl_layer_any(bool vec, const float* act, int lda, int K, const float* Ws, int N,
-                                             float* red, Fin fin) {
+                                             float* red, Fin fin, Mid mid) {
   if (vec)
-    cl_layer<true>(act, lda, K, Ws, N, red, fin);
+    cl_layer<true>(act, lda, K, Ws, N, red, fin, mid);
   else
-    cl_layer<false>(act, lda, K, Ws, N, red, fin);
+    cl_layer<false>(act, lda, K, Ws, N, red, fin, mid);
 }
 
 // diag: benchmarking knob (DIFFSCOPE_CLUSTER_DIAG): bit 0 skips the DSMEM pushes (wrong results, timing only).
 // Per step: h1 slices all-gathered (cluster barrier 1); h2 local; eps partials reduce-scattered to the CTA that
 // owns each output dim (barrier 2); the owner sums them in rank order, updates x of its dims and all-gathers
 // x (barrier 3).
-__global__ void __launch_bounds__(kThreads, 1) kernel_denoise_cluster(const DenoiseArgs a, int diag) {
+// Stamp build (ST, latency_stamps.h; cta = cluster rank): slots of step -1: 0 start, 1 weight slices stored, 2 after
+// pdl_wait, 3 ready (after the first cluster barrier), 4 end; of each step: 0 top, 1 coefficients (__syncthreads_or),
+// 16 layer-1 partials, 2 layer 1 reduced, 3 barrier, 4 h1 pushed, 5 cluster barrier 1, 17 layer-2 partials,
+// 6 layer 2 reduced, 7 barrier, 18 layer-3 partials, 8 layer 3 reduced, 9 barrier, 10 eps partials pushed,
+// 11 arrive + noise, 12 cluster barrier 2 (wait), 13 owned x updated, 14 barrier + x pushed, 15 cluster barrier 3.
+template <bool ST>
+__global__ void __launch_bounds__(kThreads, 1) kernel_denoise_cluster(const DenoiseArgs a, int diag, long long* stp) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
   __trap();  // thread-block clusters need sm_90: denoise_cluster_supported() is false on older devices
 #else
@@ -155,6 +165,8 @@ __global__ void __launch_bounds__(kThreads, 1) kernel_denoise_cluster(const Deno
   const int HC = L.HC, K1 = L.K1, K1p = L.K1p, DC = L.DC, h0 = rank * HC;
   const int ldw1 = w_ld(HC), ldw3 = w_ld(dim);
   const int d0 = rank * DC, nd = max(0, min(dim, d0 + DC) - d0);  // owned dims [d0, d0 + nd)
+  const int nst = a.k_end - a.k_begin;
+  stamp<ST>(stp, rank, -1, 0, nst);
 
   pdl_launch_dependents();
   // Weight slices (written only by cudaMemcpy) load before pdl_wait(); x and the step table after it.
@@ -179,13 +191,16 @@ __global__ void __launch_bounds__(kThreads, 1) kernel_denoise_cluster(const Deno
     b2[i] = a.net.b2[h0 + i];
   }
   for (int i = threadIdx.x; i < dim; i += kThreads) b3[i] = a.net.b3[i];
+  stamp<ST>(stp, rank, -1, 1, nst);
   pdl_wait();
+  stamp<ST>(stp, rank, -1, 2, nst);
   for (int i = threadIdx.x; i < kBM * K1p; i += kThreads) {
     const int r = i / K1p, d = i % K1p;
     u[i] = (r < a.B && d < dim) ? a.x[static_cast<size_t>(r) * dim + d] : 0.f;
   }
   RowStep next = chunk_row_step(a, kBM, a.k_begin);
   cluster.sync();  // every CTA's shared memory exists before remote writes
+  stamp<ST>(stp, rank, -1, 3, nst);
 
   const size_t frame_stride = static_cast<size_t>(a.B) * dim;
   const bool vec_h1 = (HC % 4) == 0 && (H % 4) == 0;
@@ -193,13 +208,15 @@ __global__ void __launch_bounds__(kThreads, 1) kernel_denoise_cluster(const Deno
   const bool v2 = (H % 4) == 0, v3 = (HC % 4) == 0;     // layer 1 always (K1p, padded)
   const bool push = !(diag & 1);
   for (int k = a.k_begin; k < a.k_end; ++k) {
-    const int kc = (k - a.k_begin) % kCH;
+    const int kc = (k - a.k_begin) % kCH, ks = k - a.k_begin;
+    stamp<ST>(stp, rank, ks, 0, nst);
     if (kc == 0) advance_coef_chunk(a, kBM, k, cf, cft, next);  // new chunk
     if (threadIdx.x < kBM) {
       const float4 c = cf[kc * kBM + threadIdx.x];  // written by this thread (same index) or before a barrier
       u[threadIdx.x * K1p + dim] = c.w;
     }
     const bool any = __syncthreads_or(threadIdx.x < kBM && cft[kc * kBM + threadIdx.x] >= 0);
+    stamp<ST>(stp, rank, ks, 1, nst);
     float* f = a.frames ? a.frames + (k - a.k_begin) * frame_stride : nullptr;
     if (!any) {  // uniform across the cluster: every row frozen this step, x unchanged
       if (f)
@@ -210,8 +227,12 @@ __global__ void __launch_bounds__(kThreads, 1) kernel_denoise_cluster(const Deno
       continue;
     }
     // layer 1 slice -> local h1s, then pushed to every CTA's h1 (16-byte remote stores)
-    cl_layer<true>(u, K1p, K1p, w1, HC, red, [&](int r, int o, float s) { h1s[r * HC + o] = silu_exact(s + b1[o]); });
+    cl_layer<true>(
+        u, K1p, K1p, w1, HC, red, [&](int r, int o, float s) { h1s[r * HC + o] = silu_exact(s + b1[o]); },
+        [&] { stamp<ST>(stp, rank, ks, 16, nst); });
+    stamp<ST>(stp, rank, ks, 2, nst);
     __syncthreads();
+    stamp<ST>(stp, rank, ks, 3, nst);
     if (!push) {
     } else if (vec_h1) {
       const int per_row = HC / 4, n = C * kBM * per_row;
@@ -226,13 +247,23 @@ __global__ void __launch_bounds__(kThreads, 1) kernel_denoise_cluster(const Deno
         cluster.map_shared_rank(h1, c)[r * H + h0 + o] = h1s[r * HC + o];
       }
     }
+    stamp<ST>(stp, rank, ks, 4, nst);
     cluster.sync();  // 1: h1 complete everywhere
+    stamp<ST>(stp, rank, ks, 5, nst);
     // layer 2 slice (local)
-    cl_layer_any(v2, h1, H, H, w2, HC, red, [&](int r, int o, float s) { h2[r * HC + o] = silu_exact(s + b2[o]); });
+    cl_layer_any(
+        v2, h1, H, H, w2, HC, red, [&](int r, int o, float s) { h2[r * HC + o] = silu_exact(s + b2[o]); },
+        [&] { stamp<ST>(stp, rank, ks, 17, nst); });
+    stamp<ST>(stp, rank, ks, 6, nst);
     __syncthreads();
+    stamp<ST>(stp, rank, ks, 7, nst);
     // layer 3 partial over this CTA's hidden slice -> ep, then each dim's partial to the CTA that owns the dim
-    cl_layer_any(v3, h2, HC, HC, w3, dim, red, [&](int r, int d, float s) { ep[r * dim + d] = s; });
+    cl_layer_any(
+        v3, h2, HC, HC, w3, dim, red, [&](int r, int d, float s) { ep[r * dim + d] = s; },
+        [&] { stamp<ST>(stp, rank, ks, 18, nst); });
+    stamp<ST>(stp, rank, ks, 8, nst);
     __syncthreads();
+    stamp<ST>(stp, rank, ks, 9, nst);
     if (!push) {
     } else if (vec_x) {
       const int q4 = dim / 4;  // float4 pieces of a row
@@ -249,6 +280,7 @@ __global__ void __launch_bounds__(kThreads, 1) kernel_denoise_cluster(const Deno
     }
     // Barrier 2, split: the owned elements' noise (independent of eps) is drawn between arrive and wait, while
     // the partials arrive. Thread i owns element (r, j) = (i / nd, i % nd): kBM * DC <= kThreads (dim <= 256, C >= 8).
+    stamp<ST>(stp, rank, ks, 10, nst);
     cluster.barrier_arrive();
     const int io = threadIdx.x;
     const bool own = io < kBM * nd;
@@ -262,7 +294,9 @@ __global__ void __launch_bounds__(kThreads, 1) kernel_denoise_cluster(const Deno
       const int m = dd % 4;
       zv = m == 0 ? z[0] : m == 1 ? z[1] : m == 2 ? z[2] : z[3];
     }
+    stamp<ST>(stp, rank, ks, 11, nst);
     cluster.barrier_wait();  // 2: every partial of the owned dims arrived
+    stamp<ST>(stp, rank, ks, 12, nst);
     // owned dims: eps = b3 + partials in rank order; x <- A x + B eps + S z; frame; then x to every CTA
     if (own) {
       float xv = u[ro * K1p + dd];
@@ -275,6 +309,7 @@ __global__ void __launch_bounds__(kThreads, 1) kernel_denoise_cluster(const Deno
       xs[ro * DC + jo] = xv;
       if (f && ro < a.B) f[ro * dim + dd] = xv;
     }
+    stamp<ST>(stp, rank, ks, 13, nst);
     __syncthreads();
     if (!push) {
       for (int i = threadIdx.x; i < kBM * nd; i += kThreads) u[(i / nd) * K1p + d0 + i % nd] = xs[(i / nd) * DC + i % nd];
@@ -291,12 +326,15 @@ __global__ void __launch_bounds__(kThreads, 1) kernel_denoise_cluster(const Deno
         cluster.map_shared_rank(u, c)[r * K1p + d0 + j] = xs[r * DC + j];
       }
     }
+    stamp<ST>(stp, rank, ks, 14, nst);
     cluster.sync();  // 3: x complete everywhere
+    stamp<ST>(stp, rank, ks, 15, nst);
   }
   for (int i = threadIdx.x; i < a.B * nd; i += kThreads) {
     const int r = i / nd, d = d0 + i % nd;
     a.x[static_cast<size_t>(r) * dim + d] = u[r * K1p + d];
   }
+  stamp<ST>(stp, rank, -1, 4, nst);
   cluster.sync();  // no CTA exits while others may still write into it
 #endif
 }
@@ -326,20 +364,22 @@ void launch_denoise_cluster(const DenoiseArgs& a, cudaStream_t s) {
   int C = cluster_size_for(a.net.hidden);
   const ClusterLayout L0 = cluster_layout(a.net.dim, a.net.hidden, C);
   const size_t smem = L0.total * sizeof(float);
-  set_max_dynamic_smem(kernel_denoise_cluster, smem);
-  set_kernel_attribute(kernel_denoise_cluster, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
+  long long* stp = latency_stamps(stamp_capacity(C, a.k_end - a.k_begin));
+  auto* kernel = stp ? kernel_denoise_cluster<true> : kernel_denoise_cluster<false>;
+  set_max_dynamic_smem(kernel, smem);
+  set_kernel_attribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
   for (;;) {
     const ClusterLayout L = cluster_layout(a.net.dim, a.net.hidden, C);
     const size_t bytes = L.total * sizeof(float);
     const char* dg = std::getenv("DIFFSCOPE_CLUSTER_DIAG");
     const int diag = dg ? std::atoi(dg) : 0;
-    const cudaError_t e = launch_pdl(kernel_denoise_cluster, dim3(C), dim3(kThreads), bytes, s, C, a, diag);
+    const cudaError_t e = launch_pdl(kernel, dim3(C), dim3(kThreads), bytes, s, C, a, diag, stp);
     if (e == cudaSuccess) return;
     (void)cudaGetLastError();
     if (C == 16 && a.net.hidden % 8 == 0) {  // 16-CTA clusters are non-portable: fall back to 8
       C = 8;
       if (cluster_layout(a.net.dim, a.net.hidden, C).total * sizeof(float) > 200 * 1024) break;
-      set_max_dynamic_smem(kernel_denoise_cluster, cluster_layout(a.net.dim, a.net.hidden, C).total * sizeof(float));
+      set_max_dynamic_smem(kernel, cluster_layout(a.net.dim, a.net.hidden, C).total * sizeof(float));
       continue;
     }
     throw_cuda_error(e, "cluster denoiser launch");

@@ -7,12 +7,14 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
 #include "kernels/general_layer.cuh"
 #include "kernels/cuda_error.h"
 #include "kernels/kernels.h"
+#include "kernels/latency_stamps.cuh"
 #include "kernels/mma.cuh"
 #include "kernels/pdl.cuh"
 
@@ -117,6 +119,9 @@ __global__ void __launch_bounds__(kThreads) kernel_mlp3_small(const DeviceMlp3 w
 // over the k-chunks of split s (4 k at a time: one 16-byte activation load per row and 4 weight loads per 64 FMA),
 // then the splits are summed in order through `red`.
 constexpr int kTR = 16;  // rows
+// Rows per CTA of kernel_mlp3_tiny_fixed: 1 (16 CTAs at B = 16: 1.69 us per call instead of 4.61 us with one CTA of
+// 16 rows, bench/RESULTS.md lat14 — each layer's chain is 16x shorter, the weights come from L2 before pdl_wait).
+constexpr int kTinyRowsPerCta = 1;
 
 __device__ __forceinline__ void mlp_cp_async16(void* smem, const void* gmem) {
   const unsigned sa = static_cast<unsigned>(__cvta_generic_to_shared(smem));
@@ -232,7 +237,8 @@ __global__ void __launch_bounds__(kThreads, 1) kernel_mlp3_tiny(const DeviceMlp3
   });
 }
 
-// Tiny batches at compile-time sizes (the reference 48-64-40-24): one CTA, B <= 16 rows. Each layer's output j is
+// Tiny batches at compile-time sizes (the reference 48-64-40-24): B <= 16 rows, kTinyRowsPerCta rows per CTA (rows
+// are independent, so each CTA runs its rows alone). Each layer's output j is
 // computed by 4 adjacent lanes, each over a quarter of k, with its weights in registers (read once per call
 // straight from global memory, before pdl_wait()); the 4 partial sums are combined with two warp shuffles, so a
 // layer costs one barrier. Activations live in shared memory.
@@ -252,14 +258,14 @@ struct ShuffleLayer {
       w[2 * i] = v.x, w[2 * i + 1] = v.y;
     }
   }
-  // out(r, j) = sum_k in[r][k] W[j][k] for the 16 rows; fin(r, j, v) on the lane s == r % 4.
-  template <class Fin>
+  // out(r, j) = sum_k in[r][k] W[j][k] for the R rows; fin(r, j, v) on the lane s == r % 4.
+  template <int R, class Fin>
   __device__ __forceinline__ void run(const float* in, Fin fin) const {
     const int j = threadIdx.x / 4, s = threadIdx.x % 4;
     if (j >= N) return;  // whole groups of 4 lanes leave together; N * 4 is a multiple of 4
-    float acc[kTR];
+    float acc[R];
 #pragma unroll
-    for (int r = 0; r < kTR; ++r) {
+    for (int r = 0; r < R; ++r) {
       const float2* a2 = reinterpret_cast<const float2*>(in + r * K + KS * s);
       float v = 0.f;
 #pragma unroll
@@ -272,7 +278,7 @@ struct ShuffleLayer {
     }
     const unsigned mask = N * 4 >= 32 * (threadIdx.x / 32 + 1) ? 0xffffffffu : (1u << ((N * 4) % 32)) - 1u;
 #pragma unroll
-    for (int r = 0; r < kTR; ++r) {
+    for (int r = 0; r < R; ++r) {
       // (s0 + s1) + (s2 + s3) on every lane of the group, in that order
       const float p = acc[r] + __shfl_xor_sync(mask, acc[r], 1);
       const float lo = __shfl_xor_sync(mask, p, 2);
@@ -282,10 +288,15 @@ struct ShuffleLayer {
   }
 };
 
-template <int D0, int D1, int D2, int D3>
+// R rows per CTA, ceil(B / R) CTAs (rows are independent: each CTA holds every weight in registers).
+// Stamp build (ST, latency_stamps.h; step -1, cta = blockIdx.x): slots 0 start, 1 weight loads issued, 2 after
+// pdl_wait, 3 x in shared memory, 4 layer 1, 5 layer 2 (each after its barrier), 6 y stored.
+template <int D0, int D1, int D2, int D3, int R, bool ST>
 __global__ void __launch_bounds__(kThreads, 1) kernel_mlp3_tiny_fixed(const DeviceMlp3 w, const float* __restrict__ x,
-                                                                       int B, float* __restrict__ y) {
-  __shared__ __align__(16) float xs[kTR * D0], h1[kTR * D1], h2[kTR * D2];
+                                                                       int B, float* __restrict__ y, long long* stp) {
+  __shared__ __align__(16) float xs[R * D0], h1[R * D1], h2[R * D2];
+  const int cta = blockIdx.x, row0 = cta * R, nr = min(R, B - row0);
+  stamp<ST>(stp, cta, -1, 0, 0);
   pdl_launch_dependents();
   ShuffleLayer<D0, D1> l1;
   ShuffleLayer<D1, D2> l2;
@@ -293,16 +304,40 @@ __global__ void __launch_bounds__(kThreads, 1) kernel_mlp3_tiny_fixed(const Devi
   l1.load(w.W1);
   l2.load(w.W2);
   l3.load(w.W3);
+  stamp<ST>(stp, cta, -1, 1, 0);
   pdl_wait();  // x and y may be used by the previous kernel (pdl.cuh)
-  for (int i = threadIdx.x; i < kTR * D0; i += kThreads) xs[i] = i < B * D0 ? x[i] : 0.f;
+  stamp<ST>(stp, cta, -1, 2, 0);
+  const float* xr = x + static_cast<size_t>(row0) * D0;
+  for (int i = threadIdx.x; i < R * D0; i += kThreads) xs[i] = i < nr * D0 ? xr[i] : 0.f;
   __syncthreads();
-  l1.run(xs, [&](int r, int j, float v) { h1[r * D1 + j] = fmaxf(v, 0.f); });
+  stamp<ST>(stp, cta, -1, 3, 0);
+  l1.template run<R>(xs, [&](int r, int j, float v) { h1[r * D1 + j] = fmaxf(v, 0.f); });
   __syncthreads();
-  l2.run(h1, [&](int r, int j, float v) { h2[r * D2 + j] = fmaxf(v, 0.f); });
+  stamp<ST>(stp, cta, -1, 4, 0);
+  l2.template run<R>(h1, [&](int r, int j, float v) { h2[r * D2 + j] = fmaxf(v, 0.f); });
   __syncthreads();
-  l3.run(h2, [&](int r, int j, float v) {
-    if (r < B) y[r * D3 + j] = v;
+  stamp<ST>(stp, cta, -1, 5, 0);
+  float* yr = y + static_cast<size_t>(row0) * D3;
+  l3.template run<R>(h2, [&](int r, int j, float v) {
+    if (r < nr) yr[r * D3 + j] = v;
   });
+  stamp<ST>(stp, cta, -1, 6, 0);
+}
+
+// Rows per CTA of the tiny fixed-size kernel: DIFFSCOPE_MLP3_ROWS_PER_CTA (benchmarking knob: 16, 4, 2 or 1),
+// else kTinyRowsPerCta.
+int tiny_rows_per_cta() {
+  const char* e = std::getenv("DIFFSCOPE_MLP3_ROWS_PER_CTA");
+  const int r = e ? std::atoi(e) : 0;
+  return (r == 16 || r == 4 || r == 2 || r == 1) ? r : kTinyRowsPerCta;
+}
+
+template <int R>
+cudaError_t launch_tiny_fixed(const DeviceMlp3& w, const float* x, int B, float* y, cudaStream_t s) {
+  const int ctas = (B + R - 1) / R;
+  long long* stp = latency_stamps(stamp_capacity(ctas, 0));
+  auto* kernel = stp ? kernel_mlp3_tiny_fixed<48, 64, 40, 24, R, true> : kernel_mlp3_tiny_fixed<48, 64, 40, 24, R, false>;
+  return launch_pdl(kernel, dim3(ctas), dim3(kThreads), 0, s, 0, w, x, B, y, stp);
 }
 
 size_t mlp3_small_smem(const DeviceMlp3& w, int B) {
@@ -511,14 +546,18 @@ Mlp3Path launch_mlp3(const DeviceMlp3& w, const float* x, int B, float* y, Preci
     if (e != cudaSuccess) throw_cuda_error(e, "mlp3 tensor-core launch");
     return path;
   }
-  // fp32 fast paths: for small batches (B <= 16) one CTA, the weights in registers at the reference sizes
-  // (kernel_mlp3_tiny_fixed), else in shared memory (kernel_mlp3_tiny); one thread per row for the reference sizes
-  // at large batches.
+  // fp32 fast paths: for small batches (B <= 16) the weights in registers at the reference sizes
+  // (kernel_mlp3_tiny_fixed, one CTA per row), else one CTA with them in shared memory (kernel_mlp3_tiny); one
+  // thread per row for the reference sizes at large batches.
   const bool aligned = (reinterpret_cast<uintptr_t>(x) % 16 == 0) && (reinterpret_cast<uintptr_t>(y) % 16 == 0) &&
                        (reinterpret_cast<uintptr_t>(w.W1) % 16 == 0) && (reinterpret_cast<uintptr_t>(w.W2) % 16 == 0) &&
                        (reinterpret_cast<uintptr_t>(w.W3) % 16 == 0);
   if (B <= kTR && aligned && w.d0 == 48 && w.d1 == 64 && w.d2 == 40 && w.d3 == 24) {
-    const cudaError_t e = launch_pdl(kernel_mlp3_tiny_fixed<48, 64, 40, 24>, dim3(1), dim3(kThreads), 0, s, 0, w, x, B, y);
+    const int rpc = tiny_rows_per_cta();
+    const cudaError_t e = rpc == 16  ? launch_tiny_fixed<16>(w, x, B, y, s)
+                          : rpc == 4 ? launch_tiny_fixed<4>(w, x, B, y, s)
+                          : rpc == 2 ? launch_tiny_fixed<2>(w, x, B, y, s)
+                                     : launch_tiny_fixed<1>(w, x, B, y, s);
     if (e != cudaSuccess) throw_cuda_error(e, "mlp3 launch");
     return Mlp3Path::General;
   }

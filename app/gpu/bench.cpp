@@ -20,6 +20,7 @@
 #include "core/schedule.h"
 #include "core/step_table.h"
 #include "gpu/bench_row.h"
+#include "gpu/bench_stamps.h"
 #include "gpu/cuda_backend.h"
 #include "gpu/cuda_check.h"
 #include "gpu/gpu_buffer.h"
@@ -329,6 +330,7 @@ std::vector<Row> run_gpu_benchmarks(const Options& o) {
   std::vector<Row> rows;
   if (o.diag) {
     bench_diag(o, be, m64, rows);
+    bench_stamps(be, m64, w, rows);
     return rows;
   }
   bench_denoise(o, be, m64, 8, 16, rows);

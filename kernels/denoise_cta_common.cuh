@@ -1,0 +1,55 @@
+// denoise_cta_common.cuh — what the two single-CTA bf16 denoisers share (denoise_cta.cu: B <= 16 as the mma M;
+// denoise_cta8.cu: B <= 8 as the mma N): the bias / time-weight loads, x in and out of shared memory, the launch.
+#pragma once
+#include <cuda_runtime.h>
+
+#include "kernels/cuda_error.h"
+#include "kernels/kernels.h"
+#include "kernels/latency_stamps.h"
+#include "kernels/pdl.cuh"
+
+namespace diffscope::kernels::cta {
+
+// b1, the time column of W1 (w1t_g), b2 (hidden 256 each) and b3 (KX, zero past dim) into shared memory.
+template <int KX, int kThreads>
+__device__ __forceinline__ void load_biases(const DenoiseArgs& a, const float* __restrict__ w1t_g, float* sb1,
+                                            float* sw1t, float* sb2, float* sb3) {
+  for (int i = threadIdx.x; i < 256; i += kThreads) {
+    sb1[i] = __ldg(a.net.b1 + i);
+    sw1t[i] = __ldg(w1t_g + i);
+    sb2[i] = __ldg(a.net.b2 + i);
+  }
+  for (int i = threadIdx.x; i < KX; i += kThreads) sb3[i] = i < a.net.dim ? __ldg(a.net.b3 + i) : 0.f;
+}
+
+// x (B, dim) -> xs (rows x XS, zero outside B x dim).
+template <int kThreads>
+__device__ __forceinline__ void load_x(const DenoiseArgs& a, float* xs, int rows, int XS) {
+  const int dim = a.net.dim;
+  for (int i = threadIdx.x; i < rows * XS; i += kThreads) {
+    const int r = i / XS, c = i % XS;
+    xs[i] = (r < a.B && c < dim) ? a.x[static_cast<size_t>(r) * dim + c] : 0.f;
+  }
+}
+
+// xs (rows of stride XS) -> dst (B, dim).
+template <int kThreads>
+__device__ __forceinline__ void store_x(const DenoiseArgs& a, const float* xs, int XS, float* dst) {
+  const int dim = a.net.dim;
+  for (int i = threadIdx.x; i < a.B * dim; i += kThreads) dst[i] = xs[(i / dim) * XS + i % dim];
+}
+
+// Launches one CTA of `threads` threads of `kernel` (plain or stamp build, latency_stamps.h) with `smem` bytes of
+// dynamic shared memory through launch_pdl; throws naming `what` on failure.
+template <class Kernel>
+void launch(Kernel* kernel, int threads, size_t smem, const DenoiseArgs& a, long long* stp, cudaStream_t s,
+            const char* what) {
+  set_max_dynamic_smem(kernel, smem);
+  const float* w1t = a.net.W1T + static_cast<size_t>(a.net.dim) * a.net.hidden;
+  const cudaError_t e = launch_pdl(kernel, dim3(1), dim3(threads), smem, s, 0, a,
+                                   static_cast<const uint2*>(a.net.f1_bf16), static_cast<const uint2*>(a.net.f2_bf16),
+                                   static_cast<const uint2*>(a.net.f3_bf16), w1t, stp);
+  if (e != cudaSuccess) throw_cuda_error(e, what);
+}
+
+}  // namespace diffscope::kernels::cta

@@ -139,7 +139,8 @@ TEST(OutputFiles, CollisionsAfterNormalisationAreRefusedNamingBoth) {
   };
   for (const auto& [p, q] : same) {
     SCOPED_TRACE(p + " vs " + q);
-    const std::string msg = invalid_input_message([&] { check_distinct_outputs({{"--out", p}, {"--trajectory", q}}); });
+    const std::string msg =  // p, q copied: a lambda may not capture structured bindings before C++20 (clang)
+        invalid_input_message([p = p, q = q] { check_distinct_outputs({{"--out", p}, {"--trajectory", q}}); });
     EXPECT_TRUE(has(msg, "--out '" + p + "' and --trajectory '" + q + "' are the same file")) << msg;
   }
   EXPECT_NO_THROW(check_distinct_outputs({{"--out", d + "/a.npy"}, {"--png", d + "/a.png"},

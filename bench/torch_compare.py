@@ -253,21 +253,29 @@ def main():
                 f.write(res.stdout)
 
     rows = []
+
+    def save():  # after every workload, so a run cut short keeps what it measured
+        with open(os.path.join(args.out, "torch_compare.json"), "w") as f:
+            json.dump({"torch": rows, "ours": ours, "torch_version": torch.__version__,
+                       "device": torch.cuda.get_device_name()}, f, indent=1)
+
     def want(name):
         return not args.only or args.only in name
     if want("denoise B=8 dim=64 H=256 S=16"):
         bench_denoiser(m64, 8, 16, args, rows)
+        save()
     if want("mlp3 B=16 "):
         bench_mlp3(mlp, 16, args, rows)
+        save()
     if want("mlp3 B=1048576"):
         bench_mlp3(mlp, 1 << 20, args, rows)
+        save()
     if want("denoise B=16384 dim=64 H=256 S=1000"):
         bench_denoiser(m64, 16384, 1000, args, rows)
+        save()
     if want("denoise B=65536 dim=2 H=256 S=1000"):
         bench_denoiser(m2, 65536, 1000, args, rows)
-    with open(os.path.join(args.out, "torch_compare.json"), "w") as f:
-        json.dump({"torch": rows, "ours": ours, "torch_version": torch.__version__,
-                   "device": torch.cuda.get_device_name()}, f, indent=1)
+    save()
 
     # One ratio table: ours (fused and unfused) against PyTorch's best of eager / CUDA graph (/ compile).
     print("\n%-36s %-5s %11s %11s %11s %11s %11s %8s %9s %9s" % (

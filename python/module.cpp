@@ -82,6 +82,29 @@ void check_finite(const char* arg, const float* x, int64_t rows, int64_t cols) {
     }
 }
 
+// SEMANTICS §9: a result that holds a NaN or an infinity (the computation overflowed) is an error, as in the CLI
+// (check_output_finite), not a silent array; `arg` names the result ("x", "trajectory", "y"). Host results only:
+// a CUDA result (out='cuda', a CUDA array updated in place) is not read back for it.
+void check_result_finite(const std::string& arg, const float* data, int64_t n_frames, int64_t rows, int64_t cols) {
+  try {
+    check_output_finite(arg, data, n_frames, rows, cols);
+  } catch (const InvalidInput& e) {
+    std::string m = e.what();
+    const std::string written = "nothing was written";
+    const size_t at = m.find(written);
+    if (at != std::string::npos) m.replace(at, written.size(), "nothing was returned");
+    throw InvalidInput(m);
+  }
+}
+
+// A path argument: a str or an os.PathLike (pathlib.Path), as text.
+std::string path_text(const py::handle& v, const char* arg) {
+  if (py::isinstance<py::str>(v) || py::hasattr(v, "__fspath__"))
+    return py::str(py::module_::import("os").attr("fspath")(v));
+  throw InvalidInput(std::string(arg) + " = " + std::string(py::repr(v)) +
+                     " is not a path; valid: a str or an os.PathLike such as pathlib.Path");
+}
+
 // A Python int (not a bool) as int64; InvalidInput naming `arg` otherwise.
 int64_t int_arg(const py::handle& v, const char* arg) {
   if (!py::isinstance<py::int_>(v) || py::isinstance<py::bool_>(v))
@@ -184,6 +207,8 @@ struct Model {
         }
       }
     }
+    check_result_finite("x", px, 1, rows, dim);
+    if (trajectory) check_result_finite("trajectory", pt, static_cast<int64_t>(frames.size()), rows, dim);
     if (!trajectory) return std::move(x);
     return py::make_tuple(x, traj);
   }
@@ -237,6 +262,8 @@ struct Model {
       std::lock_guard<std::mutex> lock(mutex);
       backends.get(backend_name).denoise(model, px, t_start.data(), static_cast<int>(B), S, pt, precision);
     }
+    check_result_finite("x", px, 1, B, dim);
+    if (trajectory) check_result_finite("trajectory", pt, S + 1, B, dim);
     if (!trajectory) return std::move(x);
     return py::make_tuple(x, traj);
   }
@@ -246,8 +273,9 @@ Backends g_mlp3_backends;  // the module-level mlp3()'s backends
 std::mutex g_mlp3_mutex;
 
 // mlp3(): SEMANTICS §5, y = relu(relu(x W1^T) W2^T) W3^T.
-py::object mlp3(const std::string& weights, const py::object& x_arg, const std::string& backend_name,
+py::object mlp3(const py::object& weights_arg, const py::object& x_arg, const std::string& backend_name,
                 const std::string& precision_text, const py::object& stream) {
+  const std::string weights = path_text(weights_arg, "weights");
   const Precision precision = parse_precision(precision_text);
   check_backend_precision(backend_name, precision);
   Mlp3Weights w;
@@ -272,6 +300,7 @@ py::object mlp3(const std::string& weights, const py::object& x_arg, const std::
     std::lock_guard<std::mutex> lock(g_mlp3_mutex);
     g_mlp3_backends.get(backend_name).mlp3(w, px, B, py_, precision);
   }
+  check_result_finite("y", py_, 1, B, w.d3);
   return std::move(y);
 }
 
@@ -359,7 +388,8 @@ PYBIND11_MODULE(_diffscope, m) {
            "`steps` ddpm-mean steps from per-row t_start (SEMANTICS §4), as `diffscope denoise`. x: (B, dim);\n"
            "t_start: an int or B ints. A CUDA array x (__cuda_array_interface__ or DLPack) is updated in place.");
 
-  m.def("load", [](const std::string& path_or_name) {
+  m.def("load", [](const py::object& path_arg) {
+    const std::string path_or_name = path_text(path_arg, "path_or_name");
     auto s = std::make_unique<Model>();
     s->name = path_or_name;
     const std::string path = resolve_model_arg("path_or_name", path_or_name);

@@ -62,14 +62,18 @@ void check_out(const std::string& out, const std::string& backend) {
 std::vector<int64_t> int_vector(const py::handle& v, const char* arg, int64_t B) {
   if (py::isinstance<py::int_>(v) && !py::isinstance<py::bool_>(v)) return std::vector<int64_t>(B, v.cast<int64_t>());
   py::array_t<int64_t, py::array::c_style | py::array::forcecast> a;
+  bool integer = false;  // a default array_t is an empty 1-D array, so "converted" needs its own flag
   try {
     py::array raw = py::array::ensure(v);
-    if (raw && (raw.dtype().kind() == 'i' || raw.dtype().kind() == 'u')) a = raw.cast<decltype(a)>();
+    integer = raw && (raw.dtype().kind() == 'i' || raw.dtype().kind() == 'u');
+    if (integer) a = raw.cast<decltype(a)>();
   } catch (const py::error_already_set&) {
+    integer = false;
   }
-  if (!a || a.ndim() != 1)
-    throw InvalidInput(std::string(arg) + " is not an int or a 1-D integer array; valid: an int or B = " +
-                       std::to_string(B) + " ints");
+  if (integer && a.ndim() == 0) return std::vector<int64_t>(B, *a.data());  // a numpy integer scalar
+  if (!integer || a.ndim() != 1)
+    throw InvalidInput(std::string(arg) + " = " + std::string(py::repr(v)).substr(0, 80) +
+                       " is not an int or a 1-D integer array; valid: an int or B = " + std::to_string(B) + " ints");
   if (a.shape(0) != B)
     throw InvalidInput(std::string(arg) + " has " + std::to_string(a.shape(0)) + " entries but x has " +
                        std::to_string(B) + " rows; valid: one t_start per row");

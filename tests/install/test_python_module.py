@@ -210,6 +210,66 @@ class Errors(unittest.TestCase):
         self.assertIn("use backend = 'cpu'", str(e.exception))
 
 
+def overflowing_model(path):
+    """moons.safetensors with every weight of the last layer set to 1e30 (finite, so the loader takes it; the
+    network's output overflows to inf and the samples to NaN). Written from the file format (8-byte header length,
+    JSON header, raw little-endian float32), not by our program."""
+    src = os.path.join(ROOT, "assets", "models", "moons.safetensors")
+    raw = bytearray(open(src, "rb").read())
+    n = int.from_bytes(raw[:8], "little")
+    header = json.loads(raw[8:8 + n])
+    begin, end = header["eps_net.4.weight"]["data_offsets"]
+    assert header["eps_net.4.weight"]["dtype"] == "F32"
+    raw[8 + n + begin:8 + n + end] = np.full((end - begin) // 4, 1e30, "<f4").tobytes()
+    open(path, "wb").write(raw)
+
+
+class ResultsAndArguments(unittest.TestCase):
+    """SEMANTICS §9 for the module: a non-finite result is a ValueError as in the CLI, never a returned array;
+    t_start takes numpy integers; paths take os.PathLike."""
+
+    def test_overflowing_run_raises_like_the_cli(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "huge.safetensors")
+            overflowing_model(path)
+            m = diffscope.load(path)
+            with self.assertRaises(ValueError) as e:
+                m.sample(8, steps=5)
+            self.assertIn("x: row 0", str(e.exception))
+            self.assertIn("is not finite", str(e.exception))
+            self.assertIn("nothing was returned", str(e.exception))
+            with self.assertRaises(ValueError) as e:
+                m.denoise(np.ones((4, 2), np.float32), 999, 3, trajectory=True)
+            self.assertIn("is not finite", str(e.exception))
+            code, err = cli("sample", "--model", path, "--n", 8, "--steps", 5, "--out", os.path.join(d, "x.npy"))
+            self.assertEqual(code, 2)
+            self.assertIn("is not finite", err)
+
+    def test_t_start_numpy_integers_and_bad_types(self):
+        m = diffscope.load("moons")
+        x = np.random.default_rng(1).standard_normal((6, 2)).astype(np.float32)
+        want = m.denoise(x, 40, 5)
+        for t in (np.int64(40), np.int32(40), np.array(40), np.full(6, 40, np.int64)):
+            with self.subTest(type(t).__name__):
+                self.assertTrue(np.array_equal(m.denoise(x, t, 5), want))
+        for bad in (5.7, np.full(6, 40.0), "5"):
+            with self.subTest(repr(bad)), self.assertRaises(ValueError) as e:
+                m.denoise(x, bad, 5)
+            self.assertIn("t_start = ", str(e.exception))
+            self.assertIn("is not an int or a 1-D integer array", str(e.exception))
+
+    def test_paths_take_pathlike(self):
+        import pathlib
+        m = diffscope.load(pathlib.Path(ROOT) / "assets" / "models" / "moons.safetensors")
+        self.assertEqual(m.dim, 2)
+        w = pathlib.Path(golden("mlp3_b16_48_64_40_24_weights.safetensors"))
+        y = diffscope.mlp3(w, np.ones((2, 48), np.float32))
+        self.assertEqual(y.shape, (2, 24))
+        with self.assertRaises(ValueError) as e:
+            diffscope.load(3)
+        self.assertIn("is not a path", str(e.exception))
+
+
 class SpacingsAndRoots(unittest.TestCase):
     def test_spacing_bit_for_bit_with_the_cli(self):
         m = diffscope.load("moons")

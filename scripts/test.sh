@@ -29,9 +29,18 @@ rm -rf /tmp/diffscope-sanitize
 # (built here, preloaded after the ASan runtime) keeps those globals visible as roots, so only real leaks remain.
 nodlclose="$(mktemp -d)/nodlclose.so"
 printf 'int dlclose(void *handle) { (void)handle; return 0; }\n' | cc -shared -fPIC -x c -o "$nodlclose" -
+# The script's deliberate unwritable export makes the run exit 2 (a failed export, README "headless"); a
+# sanitizer report exits otherwise (ASan / UBSan 1, a leak 23), so the run must exit exactly 2 and print none.
+san_log="$(mktemp)"
+san_rc=0
 LD_PRELOAD="$(cc -print-file-name=libasan.so) $nodlclose" ASAN_OPTIONS=detect_leaks=1 \
   build-asan/bin/diffscope gui --headless --backend cpu --no-persist --size 320x240 \
-  --model moons --script tests/gui/scripts/sanitize_short.txt
+  --model moons --script tests/gui/scripts/sanitize_short.txt 2>"$san_log" || san_rc=$?
+cat "$san_log"
+if [ "$san_rc" -ne 2 ] || grep -qE 'Sanitizer|runtime error' "$san_log"; then
+  echo "headless sanitizer run: exit $san_rc (expected 2, the script's failed export) or a sanitizer report above"
+  exit 1
+fi
 if [ -x scripts/fuzz.sh ]; then
   echo "== short fuzz run"
   scripts/fuzz.sh "${DIFFSCOPE_FUZZ_SECONDS:-30}"

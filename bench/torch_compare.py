@@ -6,7 +6,8 @@ PyTorch modes per workload and precision: eager (CUDA events around one call), a
 (replays timed), and with --compile torch.compile(mode="max-autotune-no-cudagraphs") of ONE denoise step (issue 14)
 called S times from Python ("compile") and the same S calls replayed in one CUDA graph ("compile + graph"); the MLP
 is compiled whole. Inductor's cache (FX graphs and autotuning results) lives in bench/.inductor_cache (git-ignored;
---cache-dir), so a second call on a machine that has the folder skips the autotuning.
+--cache-dir), so a second call on a machine that has the folder skips the autotuning; --warm-cache only compiles
+(no timing, not ours), to fill that folder in one call before a call that times everything.
 Precision as PERFORMANCE.md: fp32 = TF32 off; tf32 = torch.backends.cuda.matmul.allow_tf32; bf16 = autocast.
 Weights: written here with torch.manual_seed and passed to our CLI as .safetensors (--model64/--model2/--mlp3).
 Inputs: standard normal on both sides (ours: Philox, here: torch.randn) — the same distribution, not the same
@@ -140,6 +141,14 @@ def compiled_steps(model, x, t_start, steps):
     return run
 
 
+def warm(cfn, name, p):
+    """--warm-cache: compile (autotuning included) and run once, filling inductor's cache; nothing is timed."""
+    t0 = time.time()
+    cfn()
+    torch.cuda.synchronize()
+    print("   warm %s %s: %.1f s" % (name, p, time.time() - t0), flush=True)
+
+
 def bench_denoiser(model, B, steps, args, rows):
     name = "denoise B=%d dim=%d H=%d S=%d" % (B, model.dim, model.hidden, steps)
     print("torch:", name, flush=True)
@@ -158,6 +167,9 @@ def bench_denoiser(model, B, steps, args, rows):
     for p in PRECISIONS:
         set_precision(p)
         with torch.no_grad(), ctx(p):
+            if args.warm_cache:
+                warm(compiled_steps(model, x, t, steps), name, p)
+                continue
             fn = lambda: model(x, t)  # noqa: E731
             row = {"workload": name, "precision": p}
             if latency:
@@ -193,6 +205,10 @@ def bench_mlp3(model, B, args, rows):
     for p in PRECISIONS:
         set_precision(p)
         with torch.no_grad(), ctx(p):
+            if args.warm_cache:
+                cm = torch.compile(model, mode="max-autotune-no-cudagraphs", dynamic=False)
+                warm(lambda: cm(x), name, p)  # noqa: B023
+                continue
             fn = lambda: model(x)  # noqa: E731
             row = {"workload": name, "precision": p}
             if latency:
@@ -217,10 +233,13 @@ def main():
     ap.add_argument("--out", default=os.environ.get("OUT", "/tmp"))
     ap.add_argument("--compile", action="store_true")
     ap.add_argument("--skip-ours", action="store_true")
+    ap.add_argument("--warm-cache", action="store_true", help="only compile every workload (fills --cache-dir)")
     ap.add_argument("--only", default="")
     ap.add_argument("--cache-dir", default=os.environ["TORCHINDUCTOR_CACHE_DIR"],
                     help="inductor's cache (read before torch is imported; default bench/.inductor_cache)")
     args = ap.parse_args()
+    if args.warm_cache:
+        args.compile, args.skip_ours = True, True
     if args.compile:
         allow_recompiles()
     os.makedirs(args.out, exist_ok=True)

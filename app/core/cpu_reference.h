@@ -28,7 +28,9 @@ using RowVector = Eigen::Matrix<Real, 1, Eigen::Dynamic>;
 template <class Real>
 using MatrixMap = Eigen::Map<Matrix<Real>>;
 
-// Rows per block: big enough for efficient GEMMs, small enough that a batch splits over both cores.
+// Rows per block: big enough for efficient GEMMs, small enough that a batch splits over both cores. A call of one
+// block runs on the calling thread (`if (n_blocks > 1)`): starting a team for it costs more than the work and makes
+// small timings jump on a loaded machine.
 constexpr int kBlockRows = 256;
 
 // The eps-network (SEMANTICS §2) with weights converted to Real. Shapes as nn.Linear stores them (out, in).
@@ -271,7 +273,7 @@ void denoise(const DiffusionModel& model, Real* x, const int64_t* t_start, int B
   const int64_t frame_stride = static_cast<int64_t>(B) * dim;
   if (trajectory) std::memcpy(trajectory, x, sizeof(Real) * frame_stride);
   const int n_blocks = (B + kBlockRows - 1) / kBlockRows;
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) if (n_blocks > 1)
   for (int blk = 0; blk < n_blocks; ++blk) {
     const int r0 = blk * kBlockRows, n = std::min(kBlockRows, B - r0);
     denoise_block(net, c.A, c.C, tab.abar, tab.T, x + static_cast<int64_t>(r0) * dim, t_start + r0, n, S,
@@ -295,7 +297,7 @@ void run_steps(const DiffusionModel& model, const StepTable& tab, int k_begin, i
   const int dim = net.dim;
   const int64_t frame_stride = static_cast<int64_t>(B) * dim;
   const int n_blocks = (B + kBlockRows - 1) / kBlockRows;
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) if (n_blocks > 1)
   for (int blk = 0; blk < n_blocks; ++blk) {
     const int r0 = blk * kBlockRows, n = std::min(kBlockRows, B - r0);
     run_steps_block(net, tab, c, k_begin, k_end, x + static_cast<int64_t>(r0) * dim, n, seed,
@@ -314,7 +316,7 @@ void mlp3(const Mlp3Weights& w, const Real* x, int B, Real* y) {
   };
   const Matrix<Real> W1 = mat(w.W1, w.d1, w.d0), W2 = mat(w.W2, w.d2, w.d1), W3 = mat(w.W3, w.d3, w.d2);
   const int n_blocks = (B + kBlockRows - 1) / kBlockRows;
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) if (n_blocks > 1)
   for (int blk = 0; blk < n_blocks; ++blk) {
     const int r0 = blk * kBlockRows, n = std::min(kBlockRows, B - r0);
     Eigen::Map<const Matrix<Real>> X(x + static_cast<int64_t>(r0) * w.d0, n, w.d0);

@@ -1,6 +1,6 @@
 // denoise_f32.cu — the large-batch fused denoiser in fp32 (plain FMA, no tensor cores): one CTA per R-row tile runs
 // all steps; the network evaluation is f32_tile.cuh's (activations in shared memory, weights streamed by cp.async,
-// accurate SiLU). Fast path for hidden == 256; other shapes use the general kernel.
+// SiLU). Fast path for hidden == 256; other shapes use the general kernel.
 #include <cuda_runtime.h>
 
 #include <stdexcept>
@@ -10,13 +10,12 @@
 #include "kernels/cuda_error.h"
 #include "kernels/kernels.h"
 #include "kernels/f32_tile.cuh"
-#include "kernels/f32_tile_v1.cuh"
 
 namespace diffscope::kernels {
 
 namespace {
 
-// T: the tile (f32tile::F32Tile<...> or the session-5 tile f32tile_v1::F32TileV1).
+// T: the tile configuration (f32tile::F32Tile<...>).
 template <class T>
 __global__ void __launch_bounds__(T::NT, 1) kernel_denoise_f32(const DenoiseArgs a) {
   extern __shared__ float4 smem_f32_4[];
@@ -65,24 +64,15 @@ __global__ void __launch_bounds__(T::NT, 1) kernel_denoise_f32(const DenoiseArgs
   T::store_x(t, a.x + static_cast<size_t>(row0) * dim, nrows, dim);
 }
 
-template <class T>
-void launch_tile(const DenoiseArgs& a, cudaStream_t s) {
-  const size_t smem = T::smem_bytes(a.net.dim);
-  set_max_dynamic_smem(kernel_denoise_f32<T>, smem);
-  kernel_denoise_f32<T><<<(a.B + T::R - 1) / T::R, T::NT, smem, s>>>(a);
-}
-
 }  // namespace
 
 bool denoise_f32_supported(int dim, int hidden) { return f32tile::f32_tile_supported(dim, hidden); }
 
 void launch_denoise_f32(const DenoiseArgs& a, cudaStream_t s) {
-  switch (f32tile::tile_kind()) {
-    case f32tile::TileKind::B: launch_tile<f32tile::TileB>(a, s); break;
-    case f32tile::TileKind::AFast: launch_tile<f32tile::TileAF>(a, s); break;
-    case f32tile::TileKind::V1: launch_tile<f32tile_v1::F32TileV1>(a, s); break;
-    default: launch_tile<f32tile::TileA>(a, s); break;
-  }
+  using T = f32tile::Tile;
+  const size_t smem = T::smem_bytes(a.net.dim);
+  set_max_dynamic_smem(kernel_denoise_f32<T>, smem);
+  kernel_denoise_f32<T><<<(a.B + T::R - 1) / T::R, T::NT, smem, s>>>(a);
 }
 
 }  // namespace diffscope::kernels

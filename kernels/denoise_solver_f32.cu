@@ -11,13 +11,12 @@
 #include "core/philox_normal.h"
 #include "kernels/cuda_error.h"
 #include "kernels/f32_tile.cuh"
-#include "kernels/f32_tile_v1.cuh"
 #include "kernels/solver_kernels.h"
 
 namespace diffscope::kernels {
 namespace {
 
-// T: the tile (f32tile::F32Tile<...> or the session-5 tile f32tile_v1::F32TileV1).
+// T: the tile configuration (f32tile::F32Tile<...>).
 template <class T>
 __global__ void __launch_bounds__(T::NT, 1) kernel_denoise_solver_f32(const SolverArgs a) {
   extern __shared__ float4 smem_solver_f32[];
@@ -89,13 +88,6 @@ __global__ void __launch_bounds__(T::NT, 1) kernel_denoise_solver_f32(const Solv
   T::store_x(t, a.x + static_cast<size_t>(row0) * dim, nrows, dim);
 }
 
-template <class T>
-void launch_tile(const SolverArgs& a, cudaStream_t s) {
-  const size_t smem = T::smem_bytes(a.net.dim);
-  set_max_dynamic_smem(kernel_denoise_solver_f32<T>, smem);
-  kernel_denoise_solver_f32<T><<<(a.B + T::R - 1) / T::R, T::NT, smem, s>>>(a);
-}
-
 }  // namespace
 
 bool denoise_solver_tiled_supported(int dim, int hidden) { return f32tile::f32_tile_supported(dim, hidden); }
@@ -104,12 +96,10 @@ void launch_denoise_solver_tiled(const SolverArgs& a, cudaStream_t s) {
   if (!denoise_solver_tiled_supported(a.net.dim, a.net.hidden))
     throw std::invalid_argument("the tiled solver kernel needs hidden 256 and dim <= 4 or dim % 4 == 0 (<= 64)");
   if (a.B <= 0 || a.k_end <= a.k_begin) return;
-  switch (f32tile::tile_kind()) {
-    case f32tile::TileKind::B: launch_tile<f32tile::TileB>(a, s); break;
-    case f32tile::TileKind::AFast: launch_tile<f32tile::TileAF>(a, s); break;
-    case f32tile::TileKind::V1: launch_tile<f32tile_v1::F32TileV1>(a, s); break;
-    default: launch_tile<f32tile::TileA>(a, s); break;
-  }
+  using T = f32tile::Tile;
+  const size_t smem = T::smem_bytes(a.net.dim);
+  set_max_dynamic_smem(kernel_denoise_solver_f32<T>, smem);
+  kernel_denoise_solver_f32<T><<<(a.B + T::R - 1) / T::R, T::NT, smem, s>>>(a);
 }
 
 }  // namespace diffscope::kernels

@@ -7,14 +7,14 @@
 // Each thread owns a TR-row x TC-column register tile of a hidden layer (TR / 4 float4 loads of activations and
 // TC / 4 float4 loads of weights per TR * TC FMAs, compile-time offsets); a warp covers 4 row groups x 8 column
 // groups, so each of those loads is one shared-memory wavefront. Layer 3 (dim outputs) uses 4x4 tiles for
-// dim % 4 == 0, or splits k over 16 lanes with a shuffle reduction for dim <= 4. SiLU with accurate expf (matches
-// float64 to fp32 rounding). Session 6 (issue 14): 8x8 tiles over 128 rows with 512 threads replaced session 5's
-// 4x16 over 64 rows with 256 threads (f32_tile_v1.cuh, DIFFSCOPE_F32_TILE=v1; bench/RESULTS.md "Session 6, tile6").
+// dim % 4 == 0, or splits k over 16 lanes with a shuffle reduction for dim <= 4. SiLU as z / (1 + exp(-z)) with
+// __expf and __fdividef (a few ulp per element; the outputs' error against float64 measured the same as with
+// expf and an IEEE division, 7.3e-7 vs 7.6e-7 at B=16,384 dim 64 x 1000 steps, and 4-7% faster).
+// Session 6 (issue 14, bench/RESULTS.md "Session 6, tile6"): 8x8 tiles over 128 rows with 512 threads replaced
+// session 5's 4x16 over 64 rows with 256 threads (-19% / -22% at 16,384 dim 64 / 65,536 dim 2); 8x16 tiles over
+// 128 rows with 256 threads measured as slow as session 5's.
 #pragma once
 #include <cuda_runtime.h>
-
-#include <cstdlib>
-#include <cstring>
 
 #include "kernels/kernels.h"
 #include "kernels/mma.cuh"
@@ -35,9 +35,8 @@ __device__ __forceinline__ void cp_commit() { asm volatile("cp.async.commit_grou
 __device__ __forceinline__ void cp_wait_all() { asm volatile("cp.async.wait_group 0;" ::: "memory"); }
 __device__ __forceinline__ float4 lds4(const float* p) { return *reinterpret_cast<const float4*>(p); }
 
-// One tile configuration: NT threads, each a TR x TC register tile of the hidden layers (TR, TC multiples of 4);
-// FAST: SiLU with __expf and __fdividef (a few ulp) instead of expf and an IEEE division (the A/B variant).
-template <int NT_, int TR_, int TC_, bool FAST = false>
+// One tile configuration: NT threads, each a TR x TC register tile of the hidden layers (TR, TC multiples of 4).
+template <int NT_, int TR_, int TC_>
 struct F32Tile {
   static constexpr int NT = NT_, TR = TR_, TC = TC_, KC = 16;
   static constexpr int RG = TR / 4, CG = TC / 4;  // float4 groups per thread
@@ -133,10 +132,7 @@ struct F32Tile {
       for (int j = 0; j < TC; ++j) acc[i][j] = fmaf(av[i], bv[j], acc[i][j]);
   }
 
-  static __device__ __forceinline__ float silu(float z) {
-    if constexpr (FAST) return __fdividef(z, 1.0f + __expf(-z));
-    else return silu_exact(z);
-  }
+  static __device__ __forceinline__ float silu(float z) { return __fdividef(z, 1.0f + __expf(-z)); }
 
   // A hidden layer (256 outputs): bias, K rows of the stream, SiLU, stored transposed to act. inT == act (layer 2)
   // is allowed: a barrier separates the last read from the stores.
@@ -284,18 +280,7 @@ struct F32Tile {
   }
 };
 
-// The tile configurations built (DIFFSCOPE_F32_TILE, read on each launch: the benchmark's A/B in one process).
-using TileA = F32Tile<512, 8, 8>;         // default: 128 rows, 8 rows x 8 columns per thread, 16 warps
-using TileB = F32Tile<256, 8, 16>;        // "8x16": 128 rows, 8 x 16 per thread, 8 warps
-using TileAF = F32Tile<512, 8, 8, true>;  // "8x8fast": TileA with __expf / __fdividef in the SiLU
-enum class TileKind { A, B, AFast, V1 };
-inline TileKind tile_kind() {
-  const char* e = std::getenv("DIFFSCOPE_F32_TILE");
-  if (!e) return TileKind::A;
-  if (!std::strcmp(e, "8x16")) return TileKind::B;
-  if (!std::strcmp(e, "8x8fast")) return TileKind::AFast;
-  if (!std::strcmp(e, "v1")) return TileKind::V1;
-  return TileKind::A;
-}
+// The tile the kernels run: 128 rows, 8 rows x 8 columns per thread, 16 warps, 127 registers (no spills).
+using Tile = F32Tile<512, 8, 8>;
 
 }  // namespace diffscope::kernels::f32tile

@@ -9,10 +9,10 @@
 // groups, so each of those loads is one shared-memory wavefront. Layer 3 (dim outputs) uses 4x4 tiles for
 // dim % 4 == 0, or splits k over 16 lanes with a shuffle reduction for dim <= 4. SiLU as z / (1 + exp(-z)) with
 // __expf and __fdividef (a few ulp per element; the outputs' error against float64 measured the same as with
-// expf and an IEEE division, 7.3e-7 vs 7.6e-7 at B=16,384 dim 64 x 1000 steps, and 4-7% faster).
+// expf and an IEEE division, 7.57e-7 vs 7.56e-7 at B=16,384 dim 64 x 1000 steps, and 4-7% faster).
 // Session 6 (issue 14, bench/RESULTS.md "Session 6, tile6"): 8x8 tiles over 128 rows with 512 threads replaced
-// session 5's 4x16 over 64 rows with 256 threads (-19% / -22% at 16,384 dim 64 / 65,536 dim 2); 8x16 tiles over
-// 128 rows with 256 threads measured as slow as session 5's.
+// session 5's 4x16 over 64 rows with 256 threads (with the fast SiLU -22% / -27% at 16,384 dim 64 / 65,536 dim 2);
+// 8x16 tiles over 128 rows with 256 threads measured as slow as session 5's.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -280,7 +280,8 @@ struct F32Tile {
   }
 };
 
-// The tile the kernels run: 128 rows, 8 rows x 8 columns per thread, 16 warps, 127 registers (no spills).
+// The tile the kernels run: 128 rows, 8 rows x 8 columns per thread, 16 warps; 128 registers (ptxas: the denoiser
+// spills nothing, the solver kernel 40 bytes, outside the FMA loops as measured: its rows are not slower than ddim's).
 using Tile = F32Tile<512, 8, 8>;
 
 }  // namespace diffscope::kernels::f32tile

@@ -131,8 +131,12 @@ void bench_denoise(const Options& o, CudaBackend& be, const DiffusionModel& m, i
   const double flops = 2.0 * B * S * (double(dim + 1) * H + double(H) * H + double(H) * dim);
   const bool latency = B <= 64;
   auto reset = [&] { CUDA_CHECK_THROW(cudaMemcpyAsync(x.data(), x0.data(), n * sizeof(float), cudaMemcpyDeviceToDevice, s)); };
-  for (int unfused = 0; unfused < 2; ++unfused)
+  // DIFFSCOPE_BENCH_FUSED_FP32=1: only the fused fp32 row (A/B runs of the fp32 kernels' variants in one call).
+  const char* fp32_only_env = std::getenv("DIFFSCOPE_BENCH_FUSED_FP32");
+  const bool fp32_only = fp32_only_env && fp32_only_env[0] == '1';
+  for (int unfused = 0; unfused < (fp32_only ? 1 : 2); ++unfused)
     for (Precision p : kPrecisions) {
+      if (fp32_only && p != Precision::Fp32) continue;
       auto run = [&] { be.denoise_device(x.data(), t.data(), B, S, nullptr, p, s, unfused == 1); };
       Row r;
       r.workload = name;

@@ -139,8 +139,10 @@ INSTANTIATE_TEST_SUITE_P(
         DenoiseCase{8, 64, 256, 1000, 0, T32, TC}, DenoiseCase{8, 64, 256, 1000, 0, B16, TC},
         DenoiseCase{64, 2, 256, 1000, 0, F, GEN}, DenoiseCase{64, 2, 256, 1000, 0, T32, TC},
         DenoiseCase{64, 2, 256, 1000, 0, B16, TC},
-        // The tiled fp32 kernel (hidden 256; dim <= 4 or dim % 4 == 0).
+        // The tiled fp32 kernel (hidden 256; dim <= 4 or dim % 4 == 0; B not a multiple of its 128-row tile;
+        // layer 3's column groups 16 / 12 / 2 (dim 64 / 48 / 8) and the k-split of dim <= 4).
         DenoiseCase{4097, 2, 256, 16, 1, F, TIL}, DenoiseCase{12345, 64, 256, 16, 1, F, TIL, 41},
+        DenoiseCase{333, 48, 256, 16, 1, F, TIL},
         DenoiseCase{1, 3, 256, 16, 0, F, TIL}, DenoiseCase{131, 8, 256, 16, 1, F, TIL},
         DenoiseCase{64, 2, 256, 1000, 0, F, TIL}, DenoiseCase{70, 64, 256, 1000, 1, F, TIL},
         DenoiseCase{200, 4, 256, 1, 2, B16, TIL},

@@ -102,6 +102,7 @@ void register_gui(CLI::App& app, Action& action) {
         if (!o->script.empty()) throw InvalidInput("--script needs --headless");
         shell::WindowOptions wo;
         parse_size(o->size, &wo.width, &wo.height);
+        wo.size_given = !o->size.empty();
         wo.max_frames = o->frames;
         wo.screenshot = o->screenshot;
         shell::run_window(ao, wo);

@@ -9,6 +9,7 @@ using ui::AppOptions;
 
 struct WindowOptions {
   int width = 1600, height = 1000;  // window size in screen coordinates
+  bool size_given = false;          // --size: this size, not the last window's (CONFIG_DIR/window.json)
   int max_frames = 0;               // > 0: close after this many frames (smoke tests)
   std::string screenshot;           // with max_frames: write the last frame (with UI) as PNG here
 };

@@ -4,6 +4,7 @@
 // message; a corrupt settings.json is kept as settings.json.bad; `--screenshot q.jpg` writes JPEG, not PNG bytes.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -111,6 +112,17 @@ TEST_F(NewcomerGui, ScreenshotFormatFollowsTheName) {
   const guitest::Result png = guitest::run_cli(base + dir.file("q.png") + "'", logs.path());
   ASSERT_EQ(png.code, 0) << png.out << png.err;
   EXPECT_EQ(guitest::slurp(dir.file("q.png")).substr(0, 4), "\x89PNG");
+  // The same picture (the runs are deterministic; only the fps text differs): JPEG at quality 92 is within a few
+  // levels on average, where swapped channels or rows would be tens of levels off on the blue panels.
+  const guitest::Png a = guitest::read_png(dir.file("q.png"));
+  int w = 0, h = 0, ch = 0;
+  unsigned char* j = stbi_load(dir.file("q.jpg").c_str(), &w, &h, &ch, 3);
+  ASSERT_NE(j, nullptr);
+  ASSERT_EQ(size_t(w) * h * 3, a.rgb.size());
+  double diff = 0;
+  for (size_t i = 0; i < a.rgb.size(); ++i) diff += std::abs(int(a.rgb[i]) - int(j[i]));
+  stbi_image_free(j);
+  EXPECT_LT(diff / a.rgb.size(), 4.0);
   const guitest::Result gif = guitest::run_cli(base + dir.file("q.gif") + "'", logs.path());
   EXPECT_EQ(gif.code, 2) << gif.out << gif.err;
   EXPECT_TRUE(has(gif.err, "--screenshot " + dir.file("q.gif") + ": unknown image type '.gif'; valid: .png, .jpg, .jpeg"))

@@ -35,6 +35,14 @@ struct ComputeTimings {
   int steps = 0;             // steps computed this frame
 };
 
+// A frame of a run holding a value that is not finite (SEMANTICS §9): frame j (the state after step j, j >= 1)
+// and the index of the value in it (row * dim + column); frame -1: none.
+struct NonFiniteFrame {
+  int frame = -1;
+  int64_t index = -1;
+  float value = 0;
+};
+
 // Runs the sampler and writes each kept frame into the trajectory buffer.
 class ComputePath {
  public:
@@ -56,6 +64,12 @@ class ComputePath {
   virtual void advance(int k_begin, int k_end) = 0;
   // eps (or the predicted clean point when x0) of the network at pts (n, dim), timestep t: out (n, dim).
   virtual void field(const float* pts, int n, int t, bool x0, float* out) = 0;
+  // Whether the path checks every step's output for values that are not finite as it computes it (the CPU path:
+  // its samples are on the host anyway, the check costs O(B dim) beside the network's work). The GPU paths do
+  // not: SamplingSession reads a run's newest frame back once when the run ends instead (SEMANTICS §9).
+  virtual bool checks_finite() const { return false; }
+  // With checks_finite(): the first frame computed since begin() holding a value that is not finite.
+  virtual NonFiniteFrame first_nonfinite_frame() const { return {}; }
   // Called before GL draws from the target: nothing may stay mapped.
   virtual void before_draw() {}
   // Figures of the work since the last call; resets them.

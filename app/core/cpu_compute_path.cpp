@@ -4,8 +4,9 @@
 #include <cmath>
 #include <thread>
 
-#include "core/field_eval.h"
 #include "core/compute_path.h"
+#include "core/field_eval.h"
+#include "core/finite_checks.h"
 #include "core/cpu_reference.h"
 
 namespace diffscope {
@@ -32,6 +33,7 @@ class CpuComputePath final : public ComputePath {
     m_seed = seed;
     m_precision = precision;
     m_x.assign(x0, x0 + layout.frame_floats());
+    m_nonfinite = {};
     m_prev.assign(table.uses_prev() ? layout.frame_floats() : 0, 0.f);  // SEMANTICS §3: survives advance() calls
     if (m_target->size_bytes() != layout.total_bytes()) m_target->resize(layout.total_bytes());
     const double t0 = now_ms();
@@ -48,15 +50,21 @@ class CpuComputePath final : public ComputePath {
                          Precision::Fp32, 0, m_prev.empty() ? nullptr : m_prev.data());
     const double t1 = now_ms();
     for (int j = k_begin + 1; j <= k_end; ++j) {
+      const float* frame = m_frames.data() + static_cast<size_t>(j - k_begin - 1) * ff;
+      if (m_nonfinite.frame < 0)  // SEMANTICS §9: every step's output, kept or not
+        if (const int64_t i = first_nonfinite(frame, static_cast<int64_t>(ff)); i >= 0) m_nonfinite = {j, i, frame[i]};
       const int s = m_layout.slot_of_frame(j);
       if (s >= 0)
         m_target->upload(static_cast<size_t>(s) * m_layout.frame_bytes(), m_layout.frame_bytes(),
-                         m_frames.data() + static_cast<size_t>(j - k_begin - 1) * ff);
+                         frame);
     }
     m_timings.steps_ms += t1 - t0;
     m_timings.upload_ms += now_ms() - t1;
     m_timings.steps += k_end - k_begin;
   }
+
+  bool checks_finite() const override { return true; }
+  NonFiniteFrame first_nonfinite_frame() const override { return m_nonfinite; }
 
   void field(const float* pts, int n, int t, bool x0, float* out) override {
     if (m_model) eval_field_cpu(*m_model, pts, n, t, x0, out);
@@ -78,6 +86,7 @@ class CpuComputePath final : public ComputePath {
   Precision m_precision = Precision::Fp32;
   std::vector<float> m_x, m_frames, m_prev;
   ComputeTimings m_timings;
+  NonFiniteFrame m_nonfinite;  // the first frame of this run (since begin) holding a non-finite value
   std::string m_why = "built without CUDA";
 };
 

@@ -82,8 +82,8 @@ void check_run_coefficients(const Schedule& sched, const StepTable& table, int k
   }
 }
 
-void check_output_finite(const std::string& arg, const float* data, int64_t n_frames, int64_t rows, int64_t cols) {
-  const int64_t n = n_frames * rows * cols, kBlock = 1 << 16;
+int64_t first_nonfinite(const float* data, int64_t n) {
+  const int64_t kBlock = 1 << 16;
   int64_t first = std::numeric_limits<int64_t>::max();
 #pragma omp parallel for reduction(min : first) if (n > 4 * kBlock)
   for (int64_t b = 0; b < (n + kBlock - 1) / kBlock; ++b) {
@@ -94,7 +94,12 @@ void check_output_finite(const std::string& arg, const float* data, int64_t n_fr
         break;
       }
   }
-  if (first == std::numeric_limits<int64_t>::max()) return;
+  return first == std::numeric_limits<int64_t>::max() ? -1 : first;
+}
+
+void check_output_finite(const std::string& arg, const float* data, int64_t n_frames, int64_t rows, int64_t cols) {
+  const int64_t first = first_nonfinite(data, n_frames * rows * cols);
+  if (first < 0) return;
   const int64_t frame = first / (rows * cols), row = first / cols % rows, col = first % cols;
   std::ostringstream m;
   m << arg << ": ";

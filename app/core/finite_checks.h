@@ -30,6 +30,10 @@ int first_unusable_t(const Schedule& sched);
 // variance-preserving process (Karras et al. 2022, eq. 6 with s(t) = sqrt(abar)).
 float noise_level_sigma(double abar);
 
+// The index of the first value of data[0, n) that is not finite (NaN or +-Inf), or -1 when all are: the scan
+// behind check_output_finite, also used by the GUI's run check (SamplingSession, SEMANTICS §9).
+int64_t first_nonfinite(const float* data, int64_t n);
+
 // Throws InvalidInput when `data`, (n_frames, rows, cols) float32, holds a value that is not finite: the
 // message names `arg`, the first such frame (when n_frames > 1), row and column, and says nothing was
 // written. Call it on every output before writing any.

@@ -27,6 +27,7 @@ void SamplingSession::load_model(const std::string& path) {
   m_model = std::move(m);
   m_settings.model_path = path;
   m_have_good = false;  // a new model starts a new history of good runs
+  m_have_checked = false;
   if (m_have_settings) start_run();
 }
 
@@ -93,6 +94,7 @@ void SamplingSession::restart() { start_run(); }
 
 void SamplingSession::start_run() {
   m_error.clear();
+  m_overflow = {};
   m_running = false;
   m_done_steps = 0;
   if (!m_model || !m_path) return;
@@ -157,6 +159,7 @@ int SamplingSession::tick(int max_steps, double budget_ms) {
       m_path->advance(k0, k1);
       done += k1 - k0;
       m_done_steps = k1;
+      if (stop_if_overflowed()) return done;
       if (!m_have_good || m_good != m_settings) {  // a launch of this run went through: it is a good run
         m_good = m_settings;
         m_have_good = true;
@@ -167,12 +170,69 @@ int SamplingSession::tick(int max_steps, double budget_ms) {
     on_run_error(e);
     return done;
   }
+  if (complete() && m_running && !m_path->checks_finite()) check_finished_run();
   if (complete() && m_running) {
     m_last_run_ms = now_ms() - m_run_start_ms;
     ++m_runs;
     m_running = false;
   }
   return done;
+}
+
+bool SamplingSession::stop_if_overflowed() {
+  if (!m_path->checks_finite()) return false;
+  const NonFiniteFrame nf = m_path->first_nonfinite_frame();
+  if (nf.frame < 0) return false;
+  stop_overflowed(nf, true);
+  return true;
+}
+
+void SamplingSession::check_finished_run() {
+  SamplingSettings a = m_settings;
+  a.seed = m_checked.seed;
+  a.steps_per_launch = m_checked.steps_per_launch;
+  if (m_have_checked && a == m_checked) return;  // the loop's next seed: no read-back (PERFORMANCE.md)
+  m_path->before_draw();  // nothing may stay mapped while GL reads
+  std::vector<float> f(m_layout.frame_floats());
+  const int64_t n = static_cast<int64_t>(f.size());
+  auto first_bad = [&](int slot) {
+    m_target->download(size_t(slot) * m_layout.frame_bytes(), m_layout.frame_bytes(), f.data());
+    const int64_t i = first_nonfinite(f.data(), n);
+    return NonFiniteFrame{i < 0 ? -1 : m_layout.frame_of_slot(slot), i, i < 0 ? 0.f : f[i]};
+  };
+  NonFiniteFrame bad = first_bad(newest_slot());
+  if (bad.frame < 0) {
+    m_checked = m_settings;
+    m_have_checked = true;
+    return;
+  }
+  // A sample that is not finite stays so (every solver's update is linear in it), so the kept frames holding
+  // one are a suffix: bisect for the first. Slot 0, the start state, is finite (drawn or checked on the host).
+  int lo = 0, hi = newest_slot();
+  while (hi - lo > 1) {
+    const int mid = lo + (hi - lo) / 2;
+    if (const NonFiniteFrame b = first_bad(mid); b.frame >= 0)
+      hi = mid, bad = b;
+    else
+      lo = mid;
+  }
+  stop_overflowed(bad, m_layout.stride <= 1);
+}
+
+void SamplingSession::stop_overflowed(const NonFiniteFrame& nf, bool exact) {
+  m_running = false;
+  m_overflow = nf;
+  m_done_steps = nf.frame;
+  const int d = std::max(1, dim());
+  char value[32];
+  std::snprintf(value, sizeof value, "%g", double(nf.value));
+  const int k = nf.frame - 1;  // the step that made the frame
+  m_error = "samples overflowed " + std::string(exact ? "at" : "by") + " step " + std::to_string(nf.frame) + " of " +
+            std::to_string(n_steps()) + " (from t = " + std::to_string(k >= 0 && k < n_steps() ? m_table.t[k] : -1) +
+            (exact ? "" : "; frames are kept every " + std::to_string(m_layout.stride) + " steps") + "): sample " +
+            std::to_string(nf.index / d) + ", coordinate " + std::to_string(nf.index % d) + " = " + value +
+            " is not finite (SEMANTICS §9); the frames before it are finite. Try a lower t_start, another sampler, "
+            "or check the model (its weights and schedule)";
 }
 
 int SamplingSession::newest_slot() const {

@@ -67,7 +67,14 @@ class SamplingSession {
   const TrajectoryLayout& layout() const { return m_layout; }
   int n_steps() const { return m_table.steps(); }
   int computed_steps() const { return m_done_steps; }  // frames 0..computed_steps are valid
-  bool complete() const { return m_model && m_done_steps >= n_steps(); }
+  // All steps computed and every frame finite (a run that overflowed is not complete: overflow_frame()).
+  bool complete() const { return m_model && m_overflow.frame < 0 && m_done_steps >= n_steps(); }
+  // The run overflowed (SEMANTICS §9): the first frame found holding a value that is not finite, else -1. The
+  // run stopped there (computed_steps() = that frame, error() says where and what to change). The CPU path
+  // checks every step as it computes it, so this is the first such step; a GPU path's run is read back once
+  // when it ends (its newest frame, then a bisection over the kept frames) — except a run that differs from the
+  // last checked one only in its seed (the loop's next seed waits for nothing: PERFORMANCE.md "The live loop").
+  int overflow_frame() const { return m_overflow.frame; }
   double progress() const { return n_steps() ? double(m_done_steps) / n_steps() : 0.0; }
   // Newest slot holding a computed frame.
   int newest_slot() const;
@@ -86,6 +93,12 @@ class SamplingSession {
 
  private:
   void start_run();
+  // After steps of a path that checks them (the CPU path): the first non-finite frame stops the run.
+  bool stop_if_overflowed();
+  // When a run of a path that does not check its steps ends: its newest frame read back and checked.
+  void check_finished_run();
+  // Stops the run at `nf`: overflow_frame(), computed_steps() and the error say where.
+  void stop_overflowed(const NonFiniteFrame& nf, bool exact);
   // A run failed with `e`: revert to the last good settings and restart them, or stop with the error.
   void on_run_error(const std::exception& e);
 
@@ -105,6 +118,9 @@ class SamplingSession {
   int m_runs = 0;
   int m_max_budget_mb = 1 << 30;
   std::string m_error;
+  NonFiniteFrame m_overflow;  // overflow_frame()
+  SamplingSettings m_checked;  // the settings of the last GPU run whose end was read back and found finite
+  bool m_have_checked = false;
   // Settings of the last run that started and computed a launch without error (for this model).
   SamplingSettings m_good;
   bool m_have_good = false;

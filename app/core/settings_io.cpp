@@ -2,8 +2,10 @@
 #include "core/settings_io.h"
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <stdexcept>
 
 #include "core/json_bounded.h"
 #include "core/atomic_write.h"
@@ -24,9 +26,21 @@ AppSettings load_app_settings(const std::string& path, std::string* note) {
   try {
     const std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
     nlohmann::json j = parse_json_bounded(text);
+    if (!j.is_object()) throw std::runtime_error("not a JSON object");  // nothing of it is readable: corrupt too
     return app_settings_from_json(j, note);
   } catch (const std::exception& e) {
-    if (note) *note += "settings file " + path + " is corrupt (" + e.what() + "); using defaults\n";
+    f.close();
+    // Kept aside before the app writes its defaults over it: PATH.bad, else PATH.bad.2, .3, ... (never replaced).
+    std::string bad = path + ".bad";
+    std::error_code ec;
+    for (int k = 2; std::filesystem::exists(bad, ec) && k <= 100; ++k) bad = path + ".bad." + std::to_string(k);
+    const bool kept = !std::filesystem::exists(bad, ec) && (std::filesystem::rename(path, bad, ec), !ec);
+    if (note)
+      *note += "settings file " + path + " is corrupt (" + e.what() + "); using defaults" +
+               (kept ? "; the corrupt file is kept as " + bad : "; it could not be kept aside (" +
+                                                                  (ec ? ec.message() : std::string("too many .bad files")) +
+                                                                  ") and will be overwritten") +
+               "\n";
     return AppSettings{};
   }
 }

@@ -1,6 +1,6 @@
 // settings_io.h — the app's plain settings (what is sampled, how it is drawn) and their JSON form.
 // Persisted in $XDG_CONFIG_HOME/diffscope/settings.json (ARCHITECTURE.md); a corrupt file gives defaults
-// and a note, never an error.
+// and a note, never an error (the file is kept as settings.json.bad).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -65,7 +65,9 @@ struct AppSettings {
 nlohmann::json to_json(const AppSettings& s);
 // Reads what it can; unknown or ill-typed fields keep their defaults and add a line to `note`.
 AppSettings app_settings_from_json(const nlohmann::json& j, std::string* note);
-// Reads a settings file. Missing file: defaults, empty note. Corrupt file: defaults and a note saying so.
+// Reads a settings file. Missing file: defaults, empty note. Corrupt file (not JSON, or not a JSON object): defaults and a note saying
+// so; the file is first renamed to PATH.bad (PATH.bad.2, ... when taken), so the defaults saved later do not
+// destroy it, and the note names where it went.
 AppSettings load_app_settings(const std::string& path, std::string* note);
 // Writes atomically (temporary file + rename); returns false and fills `error` when it cannot.
 bool save_app_settings(const std::string& path, const AppSettings& s, std::string* error);

@@ -5,6 +5,7 @@
 #include <GLFW/glfw3.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "core/errors.h"
@@ -14,7 +15,7 @@ namespace {
 void glfw_error(int code, const char* msg) { std::fprintf(stderr, "diffscope: glfw error %d: %s\n", code, msg); }
 }  // namespace
 
-GlfwDisplay::GlfwDisplay(int width, int height, const char* title) {
+GlfwDisplay::GlfwDisplay(int width, int height, const char* title, const WindowRect* saved) {
   glfwSetErrorCallback(glfw_error);
   if (!glfwInit())
     throw ResourceUnavailable(
@@ -26,11 +27,22 @@ GlfwDisplay::GlfwDisplay(int width, int height, const char* title) {
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
   glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
   glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE);
-  m_window = glfwCreateWindow(width, height, title, nullptr, nullptr);
+  // A window larger than the screen (1600 x 1000 on a laptop) opens fitted to the primary monitor's work area.
+  WindowRect area;
+  float scale = 1;
+  if (GLFWmonitor* m = glfwGetPrimaryMonitor()) {
+    glfwGetMonitorWorkarea(m, &area.x, &area.y, &area.w, &area.h);
+    glfwGetMonitorContentScale(m, &scale, nullptr);
+  }
+  const WindowRect r = saved ? place_saved_window(*saved, scale, area) : fit_window(width, height, scale, area);
+  glfwWindowHint(GLFW_VISIBLE, GLFW_FALSE);  // shown once placed
+  m_window = glfwCreateWindow(r.w, r.h, title, nullptr, nullptr);
   if (!m_window) {
     glfwTerminate();
     throw ResourceUnavailable("cannot create a window with an OpenGL 4.3 core context");
   }
+  if (r.x >= 0) glfwSetWindowPos(m_window, r.x, r.y);
+  glfwShowWindow(m_window);
   glfwMakeContextCurrent(m_window);
 }
 
@@ -61,6 +73,15 @@ DisplaySize GlfwDisplay::size() const {
   DisplaySize s;
   glfwGetFramebufferSize(m_window, &s.w, &s.h);  // drawing is sized by the framebuffer, not the window
   return s;
+}
+
+WindowRect GlfwDisplay::window_rect() const {
+  WindowRect r;
+  glfwGetWindowPos(m_window, &r.x, &r.y);
+  glfwGetWindowSize(m_window, &r.w, &r.h);
+  const float s = content_scale();
+  if (s > 0 && s != 1) r.w = int(std::lround(r.w / s)), r.h = int(std::lround(r.h / s));
+  return r;
 }
 
 float GlfwDisplay::content_scale() const {

@@ -3,6 +3,7 @@
 // The ImGui platform backend and the key relay attach to window() (shell/window_glfw.cpp).
 #pragma once
 #include "render/display.h"
+#include "render/window_fit.h"
 
 struct GLFWwindow;
 
@@ -10,9 +11,13 @@ namespace diffscope::render {
 
 class GlfwDisplay final : public Display {
  public:
-  // Opens the window (screen coordinates) and makes its context current. Throws ResourceUnavailable when
+  // Opens the window (screen coordinates; fitted to the primary monitor's work area when larger: fit_window in
+  // render/window_fit.h) and makes its context current; with `saved` (the last window, window.json) its size
+  // and place instead, fitted the same way (place_saved_window). Throws ResourceUnavailable when
   // there is no display or no GL 4.3 core context; GLFW is terminated again then.
-  GlfwDisplay(int width, int height, const char* title);
+  GlfwDisplay(int width, int height, const char* title, const WindowRect* saved = nullptr);
+  // The window's place and size now, the size before the content scale (what `saved` takes).
+  WindowRect window_rect() const;
   ~GlfwDisplay() override;  // destroys the window and terminates GLFW
   GlfwDisplay(const GlfwDisplay&) = delete;
   GlfwDisplay& operator=(const GlfwDisplay&) = delete;

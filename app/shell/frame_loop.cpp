@@ -5,10 +5,17 @@
 #include <imgui.h>
 #include <imgui_impl_opengl3.h>
 
+#include <stb_image_write.h>  // libstb (Debian's libstb-dev, linked with imgui): stbi_write_jpg_to_func
+
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 
+#include "core/atomic_write.h"
+#include "core/errors.h"
 #include "ui/exporter.h"
 
 namespace diffscope::shell {
@@ -66,9 +73,36 @@ float ui_scale(const render::Display& display) {
   return e && std::atof(e) > 0 ? float(std::atof(e)) : display.content_scale();
 }
 
+namespace {
+// "png", "jpeg" or "" (neither) from the path's extension, in any case.
+std::string screenshot_format(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  if (ext == ".png") return "png";
+  if (ext == ".jpg" || ext == ".jpeg") return "jpeg";
+  return "";
+}
+}  // namespace
+
+void check_screenshot_path(const std::string& arg, const std::string& path) {
+  if (!path.empty() && screenshot_format(path).empty())
+    throw InvalidInput(arg + " " + path + ": unknown image type '" + std::filesystem::path(path).extension().string() +
+                       "'; valid: .png, .jpg, .jpeg");
+}
+
 void save_screenshot(const render::Display& display, const std::string& path) {
+  check_screenshot_path("screenshot", path);
   const render::Pixels px = display.read_rgba();
-  ui::write_png_rgba(path, px.rgba, px.w, px.h, 3);
+  if (screenshot_format(path) == "png") {
+    ui::write_png_rgba(path, px.rgba, px.w, px.h, 3);
+    return;
+  }
+  std::string jpeg;
+  auto append = [](void* ctx, void* data, int size) { static_cast<std::string*>(ctx)->append(static_cast<char*>(data), size); };
+  if (!stbi_write_jpg_to_func(append, &jpeg, px.w, px.h, 4, px.rgba.data(), 92))  // alpha ignored (stb)
+    throw InvalidInput("screenshot " + path + ": the JPEG encoder refused a " + std::to_string(px.w) + "x" +
+                       std::to_string(px.h) + " frame");
+  write_file_atomic(path, jpeg, "screenshot");
 }
 
 }  // namespace diffscope::shell

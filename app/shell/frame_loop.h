@@ -72,8 +72,12 @@ class FrameLoop {
 // The UI scale: $DIFFSCOPE_UI_SCALE when set > 0 (HiDPI layout checks without such a monitor), else the display's.
 float ui_scale(const render::Display& display);
 
-// Writes the display's current frame (UI included) as an RGB PNG: the window's --frames --screenshot, the
-// headless `screenshot` command and --screenshot.
+// Writes the display's current frame (UI included), atomically: the window's --frames --screenshot, the
+// headless `screenshot` command and --screenshot. The format follows the name: .png (RGB PNG, libpng), .jpg or
+// .jpeg (JPEG, quality 92, stb_image_write); any other name is refused (check_screenshot_path).
 void save_screenshot(const render::Display& display, const std::string& path);
+// Throws InvalidInput naming `arg` and `path` when the name ends in none of .png, .jpg, .jpeg (any case); call
+// it before any work, so a bad name costs nothing ("" passes: no screenshot).
+void check_screenshot_path(const std::string& arg, const std::string& path);
 
 }  // namespace diffscope::shell

@@ -482,6 +482,7 @@ void HeadlessResult::export_failed(const std::string& what, bool unavailable) {
 }
 
 HeadlessResult run_headless(const AppOptions& app_opts, const HeadlessOptions& opts) {
+  check_screenshot_path("--screenshot", opts.screenshot);  // before the GL context: a bad name costs nothing
   // Declared in the order they are made; destroyed in reverse, also when something below throws.
   render::EglDisplay display;  // throws ResourceUnavailable
   std::fprintf(stderr, "diffscope gui --headless: %s\n", display.description().c_str());

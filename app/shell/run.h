@@ -9,8 +9,9 @@ using ui::AppOptions;
 
 struct WindowOptions {
   int width = 1600, height = 1000;  // window size in screen coordinates
+  bool size_given = false;          // --size: this size, not the last window's (CONFIG_DIR/window.json)
   int max_frames = 0;               // > 0: close after this many frames (smoke tests)
-  std::string screenshot;           // with max_frames: write the last frame (with UI) as PNG here
+  std::string screenshot;           // with max_frames: write the last frame (with UI) here (.png, .jpg, .jpeg)
 };
 
 // Opens the window and runs the frame loop until it is closed. Throws ResourceUnavailable when no window
@@ -20,7 +21,7 @@ int run_window(const AppOptions& app_opts, const WindowOptions& win);
 struct HeadlessOptions {
   int width = 1280, height = 800;   // framebuffer pixels (ImGui's io.DisplaySize)
   std::string script;               // script file; "" = run until the first run completes
-  std::string screenshot;           // final frame with UI as PNG (optional)
+  std::string screenshot;           // final frame with UI, .png or .jpg / .jpeg (optional)
 };
 
 // What went wrong in a headless run that ran to its end (the script goes on after a failed line, as the app

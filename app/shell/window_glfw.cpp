@@ -9,6 +9,8 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <optional>
+#include <string>
 
 #include "render/glfw_display.h"
 #include "shell/compute_select.h"
@@ -46,8 +48,14 @@ struct WindowApp {
 }  // namespace
 
 int run_window(const AppOptions& app_opts, const WindowOptions& win) {
+  check_screenshot_path("--screenshot", win.screenshot);  // before the window: a bad name costs nothing
+  // The last window's size and place (when persisting and no --size), saved again at the end.
+  const std::string window_file =
+      app_opts.persist ? (app_opts.config_dir.empty() ? default_config_dir() : app_opts.config_dir) + "/window.json" : "";
+  const std::optional<render::WindowRect> saved =
+      window_file.empty() || win.size_given ? std::nullopt : render::load_window_rect(window_file);
   // Declared in the order they are made; destroyed in reverse, also when something below throws.
-  render::GlfwDisplay display(win.width, win.height, "diffscope");  // throws ResourceUnavailable
+  render::GlfwDisplay display(win.width, win.height, "diffscope", saved ? &*saved : nullptr);  // ResourceUnavailable
   ImGuiSession imgui;
   GlfwPlatform platform(display);
   ImGuiGl3Renderer imgui_gl3;
@@ -86,6 +94,7 @@ int run_window(const AppOptions& app_opts, const WindowOptions& win) {
               app.session->runs_completed(), display.description().c_str(), app.session->path_note().c_str());
   std::printf("diffscope gui: phases after warm-up (ms/frame, present = the swap): %s\n",
               phase_ms_json(phase_sum, phase_frames ? 1.0 / phase_frames : 0.0).c_str());
+  if (!window_file.empty()) render::save_window_rect(window_file, display.window_rect());
   app.shutdown();
   return 0;
 }

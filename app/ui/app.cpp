@@ -155,11 +155,18 @@ void App::load_initial_model() {
     model.clear();
   }
   if (model.empty()) model = default_model_path();
-  if (model.empty())
+  if (model.empty()) {
     model_error = "no bundled model found (assets/models/*.safetensors under $DIFFSCOPE_ROOT, the executable's "
                   "../.., or the working directory); open one with the path field or drag and drop";
-  else
-    load_model(model);
+    return;
+  }
+  load_model(model);
+  // A saved model that no longer loads (truncated, corrupt, unreadable): the default instead, saying why.
+  if (session->has_model() || model == default_model_path() || default_model_path().empty()) return;
+  const std::string why = model_error;
+  load_model(default_model_path());
+  model_error = "model " + model + " from the settings could not be loaded: " + why +
+                (session->has_model() ? "  (showing the default model instead)" : "; the default failed too: " + model_error);
 }
 
 void App::load_model(const std::string& name_or_path) {

@@ -221,6 +221,15 @@ std::vector<float> Exporter::download_slots(const ExportView& v, int first, int 
   return x;
 }
 
+void check_frames_exportable(const ExportView& v, int last_slot) {
+  if (!v.session->has_model() || v.session->layout().n_slots == 0) throw InvalidInput("nothing to export yet");
+  const int bad = v.session->overflow_frame(), last = v.session->layout().frame_of_slot(last_slot);
+  if (bad >= 0 && last >= bad)
+    throw InvalidInput((last > bad ? "frames " + std::to_string(bad) + "-" + std::to_string(last) + " hold"
+                                   : "frame " + std::to_string(last) + " holds") +
+                       " samples that are not finite; nothing was written (" + v.session->error() + ")");
+}
+
 ExportKind parse_export_kind(const std::string& name) {
   if (name == "snapshot") return ExportKind::Snapshot;
   if (name == "grid") return ExportKind::ImageGrid;
@@ -245,7 +254,7 @@ ExportResult Exporter::run(ExportKind kind, const ExportView& v, std::string pat
 
 ExportResult Exporter::snapshot(const ExportView& v, std::string path) {
   return guarded([&] {
-    if (!v.session->has_model() || v.session->layout().n_slots == 0) throw InvalidInput("nothing to export yet");
+    check_frames_exportable(v, v.shown_slot);
     if (path.empty()) path = next_free_name(resolve_export_dir(v.settings->export_dir), "snapshot", ".png");
     check_export_paths(path);
     const int w = v.settings->export_width, h = v.settings->export_height;
@@ -261,6 +270,7 @@ ExportResult Exporter::image_grid(const ExportView& v, std::string path) {
   return guarded([&] {
     if (!v.session->is_image_model() || v.session->image_side() <= 0)
       throw InvalidInput("the image grid needs an image model (dim 64, 8x8)");
+    check_frames_exportable(v, v.shown_slot);
     if (path.empty()) path = next_free_name(resolve_export_dir(v.settings->export_dir), "grid", ".png");
     check_export_paths(path);
     const TrajectoryLayout& l = v.session->layout();
@@ -322,7 +332,7 @@ ExportResult Exporter::trajectory_npy(const ExportView& v, std::string path) {
 ExportResult Exporter::start_frame_sequence(const ExportView& v) {
   ExportResult r;
   try {
-    if (!v.session->has_model() || v.session->layout().n_slots == 0) throw InvalidInput("nothing to export yet");
+    check_frames_exportable(v, v.session->newest_slot());
     m_seq_dir = next_free_name(resolve_export_dir(v.settings->export_dir), "frames", "");
     std::error_code ec;
     if (!fs::create_directories(m_seq_dir, ec)) throw InvalidInput("cannot create " + m_seq_dir);

@@ -68,6 +68,11 @@ std::string sidecar_text(const nlohmann::json& j);
 // written, that file is removed too, so an export leaves both or neither (issue 6: nothing half-written).
 void write_sidecar(const std::string& main_path, const nlohmann::json& j);
 
+// Throws InvalidInput when there is nothing to export yet, or when the kept frames 0..last_slot include one that
+// holds values that are not finite (an overflowed run, SEMANTICS §9: a picture of it would draw none of them; the
+// .npy exports are refused by check_output_finite). The message carries the run's error.
+void check_frames_exportable(const ExportView& v, int last_slot);
+
 class Exporter {
  public:
   // The one entry point: starts (frames, video) or writes (the rest) an export of `kind` to `path` ("" = the

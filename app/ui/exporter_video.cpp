@@ -23,7 +23,7 @@ ExportResult Exporter::start_video(const ExportView& v, std::string path) {
   ExportResult r;
   try {
     if (m_video || m_seq_next >= 0) throw InvalidInput("an export is still running");
-    if (!v.session->has_model() || v.session->layout().n_slots == 0) throw InvalidInput("nothing to export yet");
+    check_frames_exportable(v, v.shown_slot);
     const int fmt = std::clamp(video.format, 0, 2);
     if (path.empty()) path = next_free_name(resolve_export_dir(v.settings->export_dir), "video", kVideoExt[fmt]);
     const VideoFormat f = video_format_of("export video", path);

@@ -119,7 +119,8 @@ void panel_sampling(App& app) {
   // Progress of the re-simulation.
   const float prog = static_cast<float>(app.session->progress());
   char buf[96];
-  std::snprintf(buf, sizeof buf, "%d / %d steps", app.session->computed_steps(), app.session->n_steps());
+  std::snprintf(buf, sizeof buf, "%d / %d steps%s", app.session->computed_steps(), app.session->n_steps(),
+                app.session->overflow_frame() >= 0 ? ": overflowed (not finite)" : "");
   ImGui::ProgressBar(prog, ImVec2(-1, 0), buf);
   if (app.session->layout().n_slots > 0) ImGui::TextDisabled("%s", app.session->layout().describe().c_str());
   if (app.session->runs_completed() > 0) {

@@ -2,6 +2,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "core/ranges.h"
@@ -62,9 +63,9 @@ float panel_timeline(App& app) {
   int frame = j;
   ImGui::SetNextItemWidth(-1);
   const int computed = std::max(0, app.session->computed_steps());
-  char fmt[64];
-  std::snprintf(fmt, sizeof fmt, "frame %%d (computed %d)", computed);
-  if (ImGui::SliderInt("##timeline", &frame, 0, std::max(1, n), fmt, ImGuiSliderFlags_AlwaysClamp)) {
+  // The value text is drawn after the slider and the shading below (session 4's list: the shade of the part not
+  // computed yet darkened the text, and the grab sat on it).
+  if (ImGui::SliderInt("##timeline", &frame, 0, std::max(1, n), "", ImGuiSliderFlags_AlwaysClamp)) {
     app.playing = false;
     app.cursor = std::min(frame, computed);  // only computed frames can be shown
   }
@@ -78,6 +79,11 @@ float panel_timeline(App& app) {
     const float x = a.x + (b.x - a.x) * float(computed) / float(n);
     ImGui::GetWindowDrawList()->AddRectFilled(ImVec2(x, a.y), b, IM_COL32(0, 0, 0, 90), 4.0f);
   }
+  char value[64];
+  std::snprintf(value, sizeof value, "frame %d (computed %d)", frame, computed);
+  const ImVec2 ts = ImGui::CalcTextSize(value);
+  ImGui::GetWindowDrawList()->AddText(ImVec2(std::round(0.5f * (a.x + b.x - ts.x)), std::round(0.5f * (a.y + b.y - ts.y))),
+                                      ImGui::GetColorU32(ImGuiCol_Text), value);
   ImGui::End();
   return top;
 }

@@ -125,6 +125,19 @@ inline StBuilder eps_net_builder(int64_t dim, int64_t hidden) {
   return b;
 }
 
+// A model whose run overflows midway (SEMANTICS §9), written from the file format: dim 2, hidden 1, the network's
+// input [x0, x1, t/T] (SEMANTICS §2, T = 1000 from the default schedule):
+//   h1 = silu(-1 * t/T + 0.0505)   positive for t <= 50, negative for t >= 51
+//   h2 = silu(1e30 * h1)           1e30 h1 (~2.5e26 at t = 50) when h1 > 0; -0 when h1 < 0 (sigmoid(-2.5e26) = 0)
+//   eps = 1e30 * h2                inf in float32 for t <= 50, 0 for t >= 51, whatever x
+inline std::string write_overflowing_model(const std::string& path) {
+  StBuilder b;
+  b.add_f32("eps_net.0.weight", {1, 3}, {0.f, 0.f, -1.f}).add_f32("eps_net.0.bias", {1}, {0.0505f})
+      .add_f32("eps_net.2.weight", {1, 1}, {1e30f}).add_f32("eps_net.2.bias", {1}, {0.f})
+      .add_f32("eps_net.4.weight", {2, 1}, {1e30f, 1e30f}).add_f32("eps_net.4.bias", {2}, {0.f, 0.f});
+  return b.write(path);
+}
+
 // Runs `f` and returns the InvalidInput message, failing the test if nothing (or something else) is thrown.
 template <typename F>
 std::string invalid_input_message(F&& f) {

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -93,6 +94,38 @@ TEST(SettingsIo, ReportedCameraFileIsClamped) {
   EXPECT_EQ(s.view.cam_x, 1e5);
   EXPECT_FALSE(s.view.cam_auto);
   EXPECT_TRUE(has(note, "view.cam_x = 1e+16 clamped to 100000")) << note;
+}
+
+// Session 5's newcomer trial: a corrupt settings.json was replaced by the defaults (saved at exit) with no copy.
+// Now it is renamed to settings.json.bad first (then .bad.2, never replacing an older one), byte for byte.
+TEST(SettingsIo, CorruptFileIsKeptAsBadBeforeTheDefaults) {
+  TempDir dir;
+  auto read = [](const std::string& p) {
+    std::ifstream f(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  };
+  const std::string path = dir.file("settings.json");
+  const std::string first = "{\"sampling\": {\"steps\": 12,", second = "not json at all\n";
+  test::write_bytes(path, first);
+  std::string note;
+  const AppSettings d = load_app_settings(path, &note);
+  EXPECT_TRUE(d.sampling == AppSettings{}.sampling);
+  EXPECT_FALSE(std::filesystem::exists(path));
+  EXPECT_EQ(read(path + ".bad"), first);
+  EXPECT_NE(note.find("is corrupt"), std::string::npos) << note;
+  EXPECT_NE(note.find("kept as " + path + ".bad"), std::string::npos) << note;
+  test::write_bytes(path, second);
+  note.clear();
+  load_app_settings(path, &note);
+  EXPECT_EQ(read(path + ".bad"), first);
+  EXPECT_EQ(read(path + ".bad.2"), second);
+  EXPECT_NE(note.find("kept as " + path + ".bad.2"), std::string::npos) << note;
+  // A valid file with an ill-typed field is read (that field's default, a note) and left where it is.
+  test::write_bytes(path, R"({"sampling": {"steps": "many"}})");
+  note.clear();
+  load_app_settings(path, &note);
+  EXPECT_TRUE(std::filesystem::exists(path));
+  EXPECT_FALSE(std::filesystem::exists(path + ".bad.3"));
 }
 
 TEST(SettingsIo, EveryPersistedNumberHasARangeAndIsClampedOnLoad) {

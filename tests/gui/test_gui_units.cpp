@@ -1,13 +1,15 @@
 // test_gui_units.cpp — the GUI's plain-C++ pieces: SHA-256 against FIPS 180-4 / NIST example digests,
 // the trajectory layout under a memory budget (SEMANTICS §3 "keep every k-th frame and the last"), and
-// settings JSON round trips and corrupt-file fallback (ARCHITECTURE.md).
+// settings JSON round trips and corrupt-file fallback (ARCHITECTURE.md), and where the window opens (fit_window).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
 
 #include "../core/io_test_util.h"
 #include "core/settings_io.h"
 #include "core/trajectory_store.h"
+#include "render/window_fit.h"
 #include "ui/sha256.h"
 
 namespace diffscope {
@@ -106,6 +108,63 @@ TEST(Settings, RoundTripAndCorruptFile) {
   const AppSettings m = load_app_settings(dir.file("missing.json"), &note);
   EXPECT_TRUE(note.empty());
   EXPECT_TRUE(m.sampling == AppSettings{}.sampling);
+}
+
+void eq(const render::WindowRect& r, int x, int y, int w, int h) {
+  EXPECT_EQ(r.x, x);
+  EXPECT_EQ(r.y, y);
+  EXPECT_EQ(r.w, w);
+  EXPECT_EQ(r.h, h);
+}
+
+// Expected values by hand from the rule in render/window_fit.h: a side that does not fit is 90% of the area's
+// (truncated), divided by the content scale; the window is centred in the area.
+TEST(WindowFit, AskedSizeUnlessItDoesNotFitTheWorkArea) {
+  eq(render::fit_window(1600, 1000, 1, {0, 0, 1920, 1080}), -1, -1, 1600, 1000);  // fits: the window system places it
+  eq(render::fit_window(1600, 1000, 1, {0, 0, 1600, 1000}), -1, -1, 1600, 1000);  // exactly
+  // 1366 x 768 laptop with a 27-pixel top panel: 0.9 x 1366 = 1229.4, 0.9 x 741 = 666.9; x = (1366 - 1229) / 2
+  // = 68, y = 27 + (741 - 666) / 2 = 64.
+  eq(render::fit_window(1600, 1000, 1, {0, 27, 1366, 741}), 68, 64, 1229, 666);
+  // Only the height: the width stays 800; 0.9 x 768 = 691.2; x = (1024 - 800) / 2 = 112, y = (768 - 691) / 2 = 38.
+  eq(render::fit_window(800, 1000, 1, {0, 0, 1024, 768}), 112, 38, 800, 691);
+  // Content scale 2 on 2560 x 1440 (GLFW doubles the window): 0.9 x 2560 / 2 = 1152, 0.9 x 1440 / 2 = 648;
+  // x = (2560 - 2304) / 2 = 128, y = (1440 - 1296) / 2 = 72. A second monitor's origin is kept.
+  eq(render::fit_window(1600, 1000, 2, {1920, 0, 2560, 1440}), 1920 + 128, 72, 1152, 648);
+  // Unknown area (zero size): unchanged. Hostile values: sizes at least 1, a scale that is not positive or
+  // not finite counts as 1.
+  eq(render::fit_window(1600, 1000, 1, {0, 0, 0, 0}), -1, -1, 1600, 1000);
+  eq(render::fit_window(0, -5, 1, {0, 0, 1024, 768}), -1, -1, 1, 1);
+  eq(render::fit_window(1600, 1000, std::nanf(""), {0, 0, 1024, 768}), 51, 38, 921, 691);
+  eq(render::fit_window(1600, 1000, 0, {0, 0, 1024, 768}), 51, 38, 921, 691);
+  eq(render::fit_window(2147483647, 2147483647, 1, {0, 0, 1024, 768}), 51, 38, 921, 691);
+}
+
+// The last window (window.json): its place kept when the window lies inside the work area, else centred; its size
+// fitted like fit_window's. Hostile files are ignored (the default window opens).
+TEST(WindowFit, SavedWindowIsKeptInsideTheWorkArea) {
+  eq(render::place_saved_window({100, 50, 800, 600}, 1, {0, 0, 1920, 1080}), 100, 50, 800, 600);
+  // Off the area (a monitor that went away): centred, (1920 - 800) / 2 = 560, (1080 - 600) / 2 = 240.
+  eq(render::place_saved_window({3000, 50, 800, 600}, 1, {0, 0, 1920, 1080}), 560, 240, 800, 600);
+  eq(render::place_saved_window({1500, 50, 800, 600}, 1, {0, 0, 1920, 1080}), 560, 240, 800, 600);  // sticks out
+  // Larger than the area: fitted and centred as fit_window does (0.9 x 1024 = 921, 0.9 x 768 = 691).
+  eq(render::place_saved_window({100, 50, 1600, 1000}, 1, {0, 0, 1024, 768}), 51, 38, 921, 691);
+  eq(render::place_saved_window({-5, -5, 800, 600}, 1, {0, 0, 0, 0}), -5, -5, 800, 600);  // unknown area
+
+  test::TempDir dir;
+  const std::string p = dir.file("window.json");
+  EXPECT_FALSE(render::load_window_rect(p).has_value());  // missing
+  ASSERT_TRUE(render::save_window_rect(p, {12, -34, 700, 500}));
+  const auto back = render::load_window_rect(p);
+  ASSERT_TRUE(back.has_value());
+  eq(*back, 12, -34, 700, 500);
+  for (const char* bad : {"", "garbage", "[1, 2]", R"({"x": 0, "y": 0, "w": 1000000000, "h": 600})",
+                          R"({"x": 0, "y": 0, "w": 800.5, "h": 600})", R"({"x": 0, "y": 0, "w": 199, "h": 600})",
+                          R"({"x": 0, "y": 0, "w": 800, "h": 16385})", R"({"x": 1e300, "y": 0, "w": 800, "h": 600})",
+                          R"({"x": "0", "y": 0, "w": 800, "h": 600})", R"({"y": 0, "w": 800, "h": 600})"}) {
+    test::write_bytes(p, bad);
+    EXPECT_FALSE(render::load_window_rect(p).has_value()) << bad;
+  }
+  EXPECT_FALSE(render::save_window_rect(dir.file("no/such/dir/window.json"), {0, 0, 800, 600}));
 }
 
 TEST(Settings, UnwritablePathFailsCleanly) {

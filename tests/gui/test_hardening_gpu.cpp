@@ -4,6 +4,7 @@
 //     previous session (the same settings, the same numbers, bit for bit);
 //   - interop registration failing (DIFFSCOPE_FAULT=interop_register, core/fault_injection.h): the run goes
 //     on through host staging and gives exactly the numbers of the interop path;
+//   - a run whose samples overflow: found at the run's end on both GPU paths (SEMANTICS §9);
 //   - a GL context that is not on the CUDA device (Mesa's EGL on an NVIDIA machine, when the test is given
 //     Mesa's glvnd vendor file in DIFFSCOPE_TEST_MESA_EGL_VENDOR): staging, the same numbers.
 #include <gtest/gtest.h>
@@ -57,6 +58,26 @@ std::string staging_script(const std::string& dir) {
   return "set n 5000\nset steps 50\nset t_start 999\nset spl 7\nset budget_mb 16\nwait_complete 3000\n"
          "expect computed == 50\nexport state " + dir + "/state.npy\nexport trajectory " + dir + "/traj.npy\n"
          "print\nexpect gl_errors == 0\n";
+}
+
+// A run whose samples overflow (SEMANTICS §9) on the GPU paths, which do not check each step: the run's end is
+// read back and the kept frames bisected. The model of test::write_overflowing_model: eps = 0 for t >= 51 and inf
+// for t <= 50, so ddim from t_start 99 in 100 steps (t = 99 - k at step k) first overflows in frame 50; every
+// frame is kept, so the bisection names it exactly. Interop, then staging (DIFFSCOPE_FAULT=interop_register).
+TEST_F(HardeningGpu, OverflowingRunIsFoundAtItsEnd) {
+  const std::string model = test::write_overflowing_model(file("overflow.safetensors"));
+  for (const char* env : {"", "DIFFSCOPE_FAULT=interop_register"}) {
+    SCOPED_TRACE(env);
+    const Result r = run_gui("wait_complete 3000\nexpect computed == 50\nexpect complete == 0\nprint\n"
+                             "export snapshot " + file("a.png") + "\nexpect gl_errors == 0\n",
+                             "--n 64 --t-start 99 --steps 100 --model '" + model + "'", env);
+    EXPECT_EQ(r.code, 2) << r.out << r.err;  // the failed wait_complete and snapshot
+    EXPECT_NE(r.out.find("samples overflowed at step 50 of 100 (from t = 50): sample 0, coordinate 0 = "),
+              std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("expect "), std::string::npos) << r.out;  // the expectations held
+    EXPECT_NE(r.out.find("\"path\": \"cuda"), std::string::npos) << r.out;
+    EXPECT_FALSE(std::filesystem::exists(file("a.png")));
+  }
 }
 
 TEST_F(HardeningGpu, InteropRegistrationFailureFallsBackToStaging) {

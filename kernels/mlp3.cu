@@ -10,11 +10,13 @@
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "kernels/general_layer.cuh"
 #include "kernels/cuda_error.h"
 #include "kernels/kernels.h"
 #include "kernels/latency_stamps.cuh"
+#include "kernels/mlp3_tiled.h"
 #include "kernels/mma.cuh"
 #include "kernels/pdl.cuh"
 
@@ -346,7 +348,14 @@ size_t mlp3_small_smem(const DeviceMlp3& w, int B) {
                           al(size_t(B) * w.d0) + al(size_t(B) * w.d1) + al(size_t(B) * w.d2));
 }
 
-// Large batches, fp32, the reference sizes: one thread per row, activations in registers, weights (out, in) in
+// Large batches, fp32, the reference sizes: the register-blocked kernel (mlp3_tiled.cu), or with
+// DIFFSCOPE_MLP3_FP32=rows (benchmarking knob) kernel_mlp3_rows below, the one it replaced.
+bool fp32_rows_kernel() {
+  const char* e = std::getenv("DIFFSCOPE_MLP3_FP32");
+  return e && std::string(e) == "rows";
+}
+
+// Large batches, fp32, the reference sizes (before mlp3_tiled.cu): one thread per row, activations in registers, weights (out, in) in
 // shared memory read as 16-byte broadcasts (every lane of a warp reads the same weights).
 template <int D0, int D1, int D2, int D3>
 __global__ void __launch_bounds__(128) kernel_mlp3_rows(const DeviceMlp3 w, const float* __restrict__ x, int B,
@@ -415,7 +424,10 @@ __global__ void __launch_bounds__(128) kernel_mlp3_rows(const DeviceMlp3 w, cons
 // Padded sizes (multiples of 16) of the tensor-core instantiation.
 constexpr int P0 = 48, P1 = 64, P2 = 48, P3 = 32;
 
-template <class P>
+// PF (the default since session 6; DIFFSCOPE_MLP3_TC_PREFETCH=0 selects the loop without it): persistent CTAs, and
+// each warp issues the loads of its next tile's x right after turning the current one into A fragments, so they
+// are in flight during the three layers (session 5's ncu: the loop without it waited on the x loads, DRAM 56%).
+template <class P, bool PF>
 __global__ void __launch_bounds__(kThreads) kernel_mlp3_tc(const DeviceMlp3 w, const float* __restrict__ x, int B,
                                                             float* __restrict__ y, const BFrag<P>* __restrict__ g1,
                                                             const BFrag<P>* __restrict__ g2, const BFrag<P>* __restrict__ g3) {
@@ -431,10 +443,9 @@ __global__ void __launch_bounds__(kThreads) kernel_mlp3_tc(const DeviceMlp3 w, c
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, q = lane & 3;
   const int tiles = (B + 15) / 16;
   const int d0 = w.d0, d3 = w.d3;
-  for (int tile = blockIdx.x * (kThreads / 32) + warp; tile < tiles; tile += gridDim.x * (kThreads / 32)) {
-    const int r0 = tile * 16 + g, r1 = r0 + 8;
-    // x -> A fragments (3 k16 blocks); all loads first.
-    float2 v[P0 / 16][4];
+  // x of tile t -> v: 3 k16 blocks of A-fragment float pairs, every load issued before any is used.
+  auto load_x = [&](int t, float2 (&v)[P0 / 16][4]) {
+    const int r0 = t * 16 + g, r1 = r0 + 8;
 #pragma unroll
     for (int kb = 0; kb < P0 / 16; ++kb)
 #pragma unroll
@@ -447,6 +458,14 @@ __global__ void __launch_bounds__(kThreads) kernel_mlp3_tc(const DeviceMlp3 w, c
           v[kb][e].y = 0.f;
         }
       }
+  };
+  const int stride = gridDim.x * (kThreads / 32);
+  int tile = blockIdx.x * (kThreads / 32) + warp;
+  float2 v[P0 / 16][4];
+  if (PF && tile < tiles) load_x(tile, v);
+  for (; tile < tiles; tile += stride) {
+    const int r0 = tile * 16 + g, r1 = r0 + 8;
+    if (!PF) load_x(tile, v);
     AFrag<P> xa[P0 / 16];
 #pragma unroll
     for (int kb = 0; kb < P0 / 16; ++kb) {
@@ -454,6 +473,7 @@ __global__ void __launch_bounds__(kThreads) kernel_mlp3_tc(const DeviceMlp3 w, c
       const float c1[4] = {v[kb][2].x, v[kb][2].y, v[kb][3].x, v[kb][3].y};
       make_afrag(xa[kb], c0, c1);
     }
+    if (PF && tile + stride < tiles) load_x(tile + stride, v);
     // layer 1
     AFrag<P> h1[P1 / 16];
 #pragma unroll
@@ -509,6 +529,34 @@ __global__ void __launch_bounds__(kThreads) kernel_mlp3_tc(const DeviceMlp3 w, c
   }
 }
 
+bool tc_prefetch() {
+  const char* e = std::getenv("DIFFSCOPE_MLP3_TC_PREFETCH");
+  return !(e && std::string(e) == "0");
+}
+
+// Launches kernel_mlp3_tc: with PF one wave of persistent CTAs (as many as are resident, computed once per
+// instantiation), else (tiles / 8) CTAs capped at 16 per SM as before session 6.
+template <class P, bool PF>
+cudaError_t launch_tc(const DeviceMlp3& w, const float* x, int B, float* y, cudaStream_t s) {
+  auto* kernel = kernel_mlp3_tc<P, PF>;
+  const int tiles = (B + 15) / 16;
+  int grid = std::min((tiles + 7) / 8, 132 * 16);
+  if (PF) {
+    static const int resident = [&] {
+      int dev = 0, sms = 0, per_sm = 0;
+      check_cuda(cudaGetDevice(&dev), "cudaGetDevice");
+      check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute");
+      check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0), "cudaOccupancy");
+      return sms * std::max(per_sm, 1);
+    }();
+    grid = std::min((tiles + 7) / 8, resident);
+  }
+  using BF = BFrag<P>;
+  const void* const* f = std::is_same_v<P, Bf16Tag> ? w.f_bf16 : w.f_tf32;
+  return launch_pdl(kernel, dim3(grid), dim3(kThreads), 0, s, 0, w, x, B, y, static_cast<const BF*>(f[0]),
+                    static_cast<const BF*>(f[1]), static_cast<const BF*>(f[2]));
+}
+
 }  // namespace
 
 bool mlp3_tc_supported(int d0, int d1, int d2, int d3) {
@@ -533,22 +581,16 @@ Mlp3Path launch_mlp3(const DeviceMlp3& w, const float* x, int B, float* y, Preci
   if (path == Mlp3Path::Auto) path = tc_ok ? Mlp3Path::TensorCore : Mlp3Path::General;
   if (path == Mlp3Path::TensorCore && !tc_ok) throw std::invalid_argument("mlp3: tensor-core path unsupported here");
   if (path == Mlp3Path::TensorCore) {
-    const int tiles = (B + 15) / 16;
-    const int grid = std::min((tiles + 7) / 8, 132 * 16);
-    const cudaError_t e =
-        p == Precision::Bf16
-            ? launch_pdl(kernel_mlp3_tc<Bf16Tag>, dim3(grid), dim3(kThreads), 0, s, 0, w, x, B, y,
-                         static_cast<const uint2*>(w.f_bf16[0]), static_cast<const uint2*>(w.f_bf16[1]),
-                         static_cast<const uint2*>(w.f_bf16[2]))
-            : launch_pdl(kernel_mlp3_tc<Tf32Tag>, dim3(grid), dim3(kThreads), 0, s, 0, w, x, B, y,
-                         static_cast<const uint4*>(w.f_tf32[0]), static_cast<const uint4*>(w.f_tf32[1]),
-                         static_cast<const uint4*>(w.f_tf32[2]));
+    const bool bf = p == Precision::Bf16;
+    const bool pf = tc_prefetch();
+    const cudaError_t e = bf ? (pf ? launch_tc<Bf16Tag, true>(w, x, B, y, s) : launch_tc<Bf16Tag, false>(w, x, B, y, s))
+                             : (pf ? launch_tc<Tf32Tag, true>(w, x, B, y, s) : launch_tc<Tf32Tag, false>(w, x, B, y, s));
     if (e != cudaSuccess) throw_cuda_error(e, "mlp3 tensor-core launch");
     return path;
   }
   // fp32 fast paths: for small batches (B <= 16) the weights in registers at the reference sizes
-  // (kernel_mlp3_tiny_fixed, one CTA per row), else one CTA with them in shared memory (kernel_mlp3_tiny); one
-  // thread per row for the reference sizes at large batches.
+  // (kernel_mlp3_tiny_fixed, one CTA per row), else one CTA with them in shared memory (kernel_mlp3_tiny); the
+  // register-blocked tiles of mlp3_tiled.cu for the reference sizes at B > 64.
   const bool aligned = (reinterpret_cast<uintptr_t>(x) % 16 == 0) && (reinterpret_cast<uintptr_t>(y) % 16 == 0) &&
                        (reinterpret_cast<uintptr_t>(w.W1) % 16 == 0) && (reinterpret_cast<uintptr_t>(w.W2) % 16 == 0) &&
                        (reinterpret_cast<uintptr_t>(w.W3) % 16 == 0);
@@ -576,9 +618,13 @@ Mlp3Path launch_mlp3(const DeviceMlp3& w, const float* x, int B, float* y, Preci
     kernel_mlp3_small<<<1, kThreads, smem, s>>>(w, x, B, y);
     return Mlp3Path::General;
   }
-  if (aligned && w.d0 == 48 && w.d1 == 64 && w.d2 == 40 && w.d3 == 24) {
-    const int grid = std::min((B + 127) / 128, 132 * 16);
-    kernel_mlp3_rows<48, 64, 40, 24><<<grid, 128, 0, s>>>(w, x, B, y);
+  if (aligned && mlp3_tiled_supported(w.d0, w.d1, w.d2, w.d3)) {
+    if (fp32_rows_kernel()) {
+      const int grid = std::min((B + 127) / 128, 132 * 16);
+      kernel_mlp3_rows<48, 64, 40, 24><<<grid, 128, 0, s>>>(w, x, B, y);
+    } else {
+      check_cuda(launch_mlp3_tiled(w, x, B, y, s), "mlp3 tiled launch");
+    }
     return Mlp3Path::General;
   }
   // General: 32 rows per CTA when the activations fit in 96 KB, else 8.

@@ -4,7 +4,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "gpu/cuda_backend.h"
@@ -34,5 +36,12 @@ inline std::vector<float> random_x(size_t n, uint32_t seed, float scale = 1.5f) 
   for (float& x : v) x *= scale;
   return v;
 }
+
+// Sets an environment variable for the scope (the kernels' benchmarking knobs are read at each launch).
+struct ScopedEnv {
+  std::string name;
+  ScopedEnv(const char* n, const std::string& v) : name(n) { setenv(n, v.c_str(), 1); }
+  ~ScopedEnv() { unsetenv(name.c_str()); }
+};
 
 }  // namespace diffscope::test

@@ -23,12 +23,7 @@ namespace {
 using kernels::DenoisePath;
 using test::rel_err;
 
-// Sets an environment variable for the scope (the kernels' benchmarking knobs are read at each launch).
-struct ScopedEnv {
-  std::string name;
-  ScopedEnv(const char* n, const std::string& v) : name(n) { setenv(n, v.c_str(), 1); }
-  ~ScopedEnv() { unsetenv(name.c_str()); }
-};
+using test::ScopedEnv;
 
 struct DenoiseRun {
   std::vector<float> x, frames;

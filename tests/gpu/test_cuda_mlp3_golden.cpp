@@ -85,11 +85,53 @@ INSTANTIATE_TEST_SUITE_P(
                       // in shared memory elsewhere: rows < 16, odd sizes (scalar k), N = 256 / 130
                       MlpCase{13, 48, 64, 40, 24, F, false}, MlpCase{1, 48, 64, 40, 24, F, false}, MlpCase{16, 7, 33, 5, 3, F, false},
                       MlpCase{9, 20, 256, 130, 3, F, false}, MlpCase{4097, 48, 64, 40, 24, F, true},
-                      MlpCase{4097, 48, 64, 40, 24, T32, true}, MlpCase{4097, 48, 64, 40, 24, B16, true}),
+                      MlpCase{4097, 48, 64, 40, 24, T32, true}, MlpCase{4097, 48, 64, 40, 24, B16, true},
+                      // fp32 B > 64 at 48-64-40-24: the register-blocked tiles of 128 rows (mlp3_tiled.cu), one
+                      // partial tile (65), a full one and one row (129), several tiles per persistent CTA and a
+                      // partial last one (70001 = 546 x 128 + 113); tensor cores: several tiles per warp (prefetch)
+                      MlpCase{65, 48, 64, 40, 24, F, false}, MlpCase{129, 48, 64, 40, 24, F, false},
+                      MlpCase{70001, 48, 64, 40, 24, F, false}, MlpCase{70001, 48, 64, 40, 24, T32, false},
+                      MlpCase{70001, 48, 64, 40, 24, B16, false}),
     [](const ::testing::TestParamInfo<MlpCase>& i) {
       return "B" + std::to_string(i.param.B) + "_" + std::to_string(i.param.d0) + "_" + std::to_string(i.param.d1) +
              "_" + precision_name(i.param.p) + (i.param.unfused ? "_unfused" : "");
     });
+
+// The kernels the benchmarking knobs select instead of the defaults (the fp32 one-row-per-thread kernel, the
+// tensor-core loop without x prefetch), and an x not 16-byte aligned (the general kernel): float64 judges each.
+TEST(Mlp3Knobs, MatchFloat64) {
+  SKIP_WITHOUT_CUDA();
+  const int B = 4097;
+  const Mlp3Weights w = random_mlp3(48, 64, 40, 24, 77);
+  std::vector<float> x = test::random_x(size_t(B + 1) * w.d0, 78);
+  std::vector<double> xd(x.begin() + 1, x.begin() + 1 + size_t(B) * w.d0), yd(size_t(B) * w.d3);
+  cpu_ref::mlp3<double>(w, xd.data(), B, yd.data());
+  CudaBackend be;
+  be.set_mlp3(w);
+  gpu::GpuBuffer<float> dx(x.size()), dy(yd.size());
+  const std::vector<float> x_shift(x.begin() + 1, x.end());
+  auto run = [&](Precision p, bool misaligned, const std::string& what) {
+    dx.copy_from_host(misaligned ? x : x_shift);
+    std::vector<float> y(yd.size(), test::nan_f());
+    dy.copy_from_host(y);
+    be.mlp3_device(dx.data() + (misaligned ? 1 : 0), B, dy.data(), p, be.stream(), false);
+    dy.copy_to_host(y.data(), y.size(), be.stream());
+    cudaStreamSynchronize(be.stream());
+    const double err = rel_err(y, yd);
+    std::printf("[measured] mlp3 B=%d %s %s rel_err=%.3e\n", B, what.c_str(), precision_name(p), err);
+    EXPECT_LT(err, p == F ? 1e-5 : (p == T32 ? 2.5e-3 : 2e-2)) << what << " " << precision_name(p);
+  };
+  {
+    test::ScopedEnv e("DIFFSCOPE_MLP3_FP32", "rows");
+    run(F, false, "fp32 rows kernel");
+  }
+  {
+    test::ScopedEnv e("DIFFSCOPE_MLP3_TC_PREFETCH", "0");
+    run(T32, false, "tensor cores without prefetch");
+    run(B16, false, "tensor cores without prefetch");
+  }
+  run(F, true, "x misaligned (general kernel)");
+}
 
 // ---- PyTorch golden cases ------------------------------------------------------------------------------------
 std::string golden(const std::string& name) { return test::data_path("golden/" + name); }

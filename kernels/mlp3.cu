@@ -350,10 +350,13 @@ size_t mlp3_small_smem(const DeviceMlp3& w, int B) {
 
 // Large batches, fp32, the reference sizes: the register-blocked kernel (mlp3_tiled.cu), or with
 // DIFFSCOPE_MLP3_FP32=rows (benchmarking knob) kernel_mlp3_rows below, the one it replaced.
-bool fp32_rows_kernel() {
+// DIFFSCOPE_MLP3_FP32=unroll16 selects the tiled kernel with its k loops unrolled whole.
+const char* fp32_knob() {
   const char* e = std::getenv("DIFFSCOPE_MLP3_FP32");
-  return e && std::string(e) == "rows";
+  return e ? e : "";
 }
+bool fp32_rows_kernel() { return std::string(fp32_knob()) == "rows"; }
+int fp32_tiled_unroll() { return std::string(fp32_knob()) == "unroll16" ? 16 : 2; }
 
 // Large batches, fp32, the reference sizes (before mlp3_tiled.cu): one thread per row, activations in registers, weights (out, in) in
 // shared memory read as 16-byte broadcasts (every lane of a warp reads the same weights).
@@ -424,10 +427,10 @@ __global__ void __launch_bounds__(128) kernel_mlp3_rows(const DeviceMlp3 w, cons
 // Padded sizes (multiples of 16) of the tensor-core instantiation.
 constexpr int P0 = 48, P1 = 64, P2 = 48, P3 = 32;
 
-// PF (the default since session 6; DIFFSCOPE_MLP3_TC_PREFETCH=0 selects the loop without it): persistent CTAs, and
-// each warp issues the loads of its next tile's x right after turning the current one into A fragments, so they
-// are in flight during the three layers (session 5's ncu: the loop without it waited on the x loads, DRAM 56%).
-template <class P, bool PF>
+// PF = 1 (the default since session 6; DIFFSCOPE_MLP3_TC_PREFETCH=0 selects PF = 0): persistent CTAs, and each warp
+// issues the loads of its next tile's x right after turning the current one into A fragments, so they are in flight during the three layers (session 5's ncu: the loop without it waited on the x
+// loads, DRAM 56%). PF = 0 is the loop before session 6.
+template <class P, int PF>
 __global__ void __launch_bounds__(kThreads) kernel_mlp3_tc(const DeviceMlp3 w, const float* __restrict__ x, int B,
                                                             float* __restrict__ y, const BFrag<P>* __restrict__ g1,
                                                             const BFrag<P>* __restrict__ g2, const BFrag<P>* __restrict__ g3) {
@@ -460,12 +463,9 @@ __global__ void __launch_bounds__(kThreads) kernel_mlp3_tc(const DeviceMlp3 w, c
       }
   };
   const int stride = gridDim.x * (kThreads / 32);
-  int tile = blockIdx.x * (kThreads / 32) + warp;
-  float2 v[P0 / 16][4];
-  if (PF && tile < tiles) load_x(tile, v);
-  for (; tile < tiles; tile += stride) {
+  // One tile from x values v (loaded); `next` (if < tiles) is loaded into v once v is in A fragments.
+  auto run_tile = [&](int tile, float2 (&v)[P0 / 16][4], int next) {
     const int r0 = tile * 16 + g, r1 = r0 + 8;
-    if (!PF) load_x(tile, v);
     AFrag<P> xa[P0 / 16];
 #pragma unroll
     for (int kb = 0; kb < P0 / 16; ++kb) {
@@ -473,7 +473,7 @@ __global__ void __launch_bounds__(kThreads) kernel_mlp3_tc(const DeviceMlp3 w, c
       const float c1[4] = {v[kb][2].x, v[kb][2].y, v[kb][3].x, v[kb][3].y};
       make_afrag(xa[kb], c0, c1);
     }
-    if (PF && tile + stride < tiles) load_x(tile + stride, v);
+    if (next < tiles) load_x(next, v);
     // layer 1
     AFrag<P> h1[P1 / 16];
 #pragma unroll
@@ -526,17 +526,28 @@ __global__ void __launch_bounds__(kThreads) kernel_mlp3_tc(const DeviceMlp3 w, c
         }
       }
     }
+  };
+  int tile = blockIdx.x * (kThreads / 32) + warp;
+  float2 va[P0 / 16][4];
+  if constexpr (PF == 0) {
+    for (; tile < tiles; tile += stride) {
+      load_x(tile, va);
+      run_tile(tile, va, tiles);
+    }
+  } else {
+    if (tile < tiles) load_x(tile, va);
+    for (; tile < tiles; tile += stride) run_tile(tile, va, tile + stride);
   }
 }
 
-bool tc_prefetch() {
+int tc_prefetch() {
   const char* e = std::getenv("DIFFSCOPE_MLP3_TC_PREFETCH");
-  return !(e && std::string(e) == "0");
+  return e && std::string(e) == "0" ? 0 : 1;
 }
 
 // Launches kernel_mlp3_tc: with PF one wave of persistent CTAs (as many as are resident, computed once per
 // instantiation), else (tiles / 8) CTAs capped at 16 per SM as before session 6.
-template <class P, bool PF>
+template <class P, int PF>
 cudaError_t launch_tc(const DeviceMlp3& w, const float* x, int B, float* y, cudaStream_t s) {
   auto* kernel = kernel_mlp3_tc<P, PF>;
   const int tiles = (B + 15) / 16;
@@ -582,9 +593,9 @@ Mlp3Path launch_mlp3(const DeviceMlp3& w, const float* x, int B, float* y, Preci
   if (path == Mlp3Path::TensorCore && !tc_ok) throw std::invalid_argument("mlp3: tensor-core path unsupported here");
   if (path == Mlp3Path::TensorCore) {
     const bool bf = p == Precision::Bf16;
-    const bool pf = tc_prefetch();
-    const cudaError_t e = bf ? (pf ? launch_tc<Bf16Tag, true>(w, x, B, y, s) : launch_tc<Bf16Tag, false>(w, x, B, y, s))
-                             : (pf ? launch_tc<Tf32Tag, true>(w, x, B, y, s) : launch_tc<Tf32Tag, false>(w, x, B, y, s));
+    const int pf = tc_prefetch();
+    const cudaError_t e = bf ? (pf ? launch_tc<Bf16Tag, 1>(w, x, B, y, s) : launch_tc<Bf16Tag, 0>(w, x, B, y, s))
+                             : (pf ? launch_tc<Tf32Tag, 1>(w, x, B, y, s) : launch_tc<Tf32Tag, 0>(w, x, B, y, s));
     if (e != cudaSuccess) throw_cuda_error(e, "mlp3 tensor-core launch");
     return path;
   }
@@ -623,7 +634,7 @@ Mlp3Path launch_mlp3(const DeviceMlp3& w, const float* x, int B, float* y, Preci
       const int grid = std::min((B + 127) / 128, 132 * 16);
       kernel_mlp3_rows<48, 64, 40, 24><<<grid, 128, 0, s>>>(w, x, B, y);
     } else {
-      check_cuda(launch_mlp3_tiled(w, x, B, y, s), "mlp3 tiled launch");
+      check_cuda(launch_mlp3_tiled(w, x, B, y, s, fp32_tiled_unroll()), "mlp3 tiled launch");
     }
     return Mlp3Path::General;
   }

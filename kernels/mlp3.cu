@@ -350,13 +350,10 @@ size_t mlp3_small_smem(const DeviceMlp3& w, int B) {
 
 // Large batches, fp32, the reference sizes: the register-blocked kernel (mlp3_tiled.cu), or with
 // DIFFSCOPE_MLP3_FP32=rows (benchmarking knob) kernel_mlp3_rows below, the one it replaced.
-// DIFFSCOPE_MLP3_FP32=unroll16 selects the tiled kernel with its k loops unrolled whole.
-const char* fp32_knob() {
+bool fp32_rows_kernel() {
   const char* e = std::getenv("DIFFSCOPE_MLP3_FP32");
-  return e ? e : "";
+  return e && std::string(e) == "rows";
 }
-bool fp32_rows_kernel() { return std::string(fp32_knob()) == "rows"; }
-int fp32_tiled_unroll() { return std::string(fp32_knob()) == "unroll16" ? 16 : 2; }
 
 // Large batches, fp32, the reference sizes (before mlp3_tiled.cu): one thread per row, activations in registers, weights (out, in) in
 // shared memory read as 16-byte broadcasts (every lane of a warp reads the same weights).
@@ -634,7 +631,7 @@ Mlp3Path launch_mlp3(const DeviceMlp3& w, const float* x, int B, float* y, Preci
       const int grid = std::min((B + 127) / 128, 132 * 16);
       kernel_mlp3_rows<48, 64, 40, 24><<<grid, 128, 0, s>>>(w, x, B, y);
     } else {
-      check_cuda(launch_mlp3_tiled(w, x, B, y, s, fp32_tiled_unroll()), "mlp3 tiled launch");
+      check_cuda(launch_mlp3_tiled(w, x, B, y, s), "mlp3 tiled launch");
     }
     return Mlp3Path::General;
   }

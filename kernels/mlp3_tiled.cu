@@ -86,8 +86,9 @@ struct WPlan {
 };
 
 // out = in (kTM, K; row stride SIN) x W^T (K, N) for thread (rg, cg); fin(row, acc) gets each of its 8 rows'
-// CW sums (k summed in order 0 .. K-1). U: unroll factor of the k loop (4 k per iteration).
-template <int K, int N, int SIN, int U, class Fin>
+// CW sums (k summed in order 0 .. K-1). The k loop is unrolled twice: unrolled whole (all ~6,600 FMAs of a tile in
+// straight-line code) it ran 385 us instead of 369 us at B = 2^20 (bench/RESULTS.md "Session 6, mlp6").
+template <int K, int N, int SIN, class Fin>
 __device__ __forceinline__ void tile_layer(const float* in, const float* ws, int rg, int cg, Fin fin) {
   using P = WPlan<K, N>;
   constexpr int CW = P::CW;
@@ -96,7 +97,7 @@ __device__ __forceinline__ void tile_layer(const float* in, const float* ws, int
   for (int i = 0; i < kRPT; ++i)
 #pragma unroll
     for (int j = 0; j < CW; ++j) acc[i][j] = 0.f;
-#pragma unroll U
+#pragma unroll 2
   for (int k4 = 0; k4 < K; k4 += 4) {
     float4 a[kRPT];
 #pragma unroll
@@ -165,7 +166,7 @@ struct TiledLayout {
   static constexpr size_t bytes = sizeof(float) * total;
 };
 
-template <int D0, int D1, int D2, int D3, int U>
+template <int D0, int D1, int D2, int D3>
 __global__ void __launch_bounds__(kTT, 2) kernel_mlp3_tiled(const DeviceMlp3 w, const float* __restrict__ x, int B,
                                                             float* __restrict__ y) {
   using L = TiledLayout<D0, D1, D2, D3>;
@@ -188,16 +189,16 @@ __global__ void __launch_bounds__(kTT, 2) kernel_mlp3_tiled(const DeviceMlp3 w, 
   for (; tile < tiles; tile += gridDim.x) {
     asm volatile("cp.async.wait_all;" ::: "memory");
     __syncthreads();  // x tile in place; the previous tile's y copy has read ys
-    tile_layer<D0, D1, L::S0, U>(xs, w1, rg, cg, [&](int r, const float(&v)[D1 / kCG]) {
+    tile_layer<D0, D1, L::S0>(xs, w1, rg, cg, [&](int r, const float(&v)[D1 / kCG]) {
       store_cols<D1 / kCG, true>(h1 + r * L::S1 + cg * (D1 / kCG), v);
     });
     __syncthreads();  // layer 1 has read xs
     if (tile + static_cast<int>(gridDim.x) < tiles) load_x_tile<D0, L::S0>(xs, x, B, tile + gridDim.x);
-    tile_layer<D1, D2, L::S1, U>(h1, w2, rg, cg, [&](int r, const float(&v)[D2 / kCG]) {
+    tile_layer<D1, D2, L::S1>(h1, w2, rg, cg, [&](int r, const float(&v)[D2 / kCG]) {
       store_cols<D2 / kCG, true>(h2 + r * L::S2 + cg * (D2 / kCG), v);
     });
     __syncthreads();
-    tile_layer<D2, D3, L::S2, U>(h2, w3, rg, cg, [&](int r, const float(&v)[D3 / kCG]) {
+    tile_layer<D2, D3, L::S2>(h2, w3, rg, cg, [&](int r, const float(&v)[D3 / kCG]) {
       store_cols<D3 / kCG, false>(ys + r * L::S3 + cg * (D3 / kCG), v);
     });
     __syncthreads();
@@ -210,9 +211,9 @@ __global__ void __launch_bounds__(kTT, 2) kernel_mlp3_tiled(const DeviceMlp3 w, 
   }
 }
 
-template <int D0, int D1, int D2, int D3, int U>
+template <int D0, int D1, int D2, int D3>
 cudaError_t launch_tiled(const DeviceMlp3& w, const float* x, int B, float* y, cudaStream_t s) {
-  auto* kernel = kernel_mlp3_tiled<D0, D1, D2, D3, U>;
+  auto* kernel = kernel_mlp3_tiled<D0, D1, D2, D3>;
   constexpr size_t smem = TiledLayout<D0, D1, D2, D3>::bytes;
   static const int ctas_per_gpu = [&] {  // resident CTAs (two per SM when the carveout allows), computed once
     set_max_dynamic_smem(kernel, smem);
@@ -231,10 +232,9 @@ cudaError_t launch_tiled(const DeviceMlp3& w, const float* x, int B, float* y, c
 
 bool mlp3_tiled_supported(int d0, int d1, int d2, int d3) { return d0 == 48 && d1 == 64 && d2 == 40 && d3 == 24; }
 
-cudaError_t launch_mlp3_tiled(const DeviceMlp3& w, const float* x, int B, float* y, cudaStream_t s, int unroll) {
+cudaError_t launch_mlp3_tiled(const DeviceMlp3& w, const float* x, int B, float* y, cudaStream_t s) {
   if (B <= 0) return cudaSuccess;
-  // 16: every k loop unrolled whole (K / 4 <= 16)
-  return unroll == 16 ? launch_tiled<48, 64, 40, 24, 16>(w, x, B, y, s) : launch_tiled<48, 64, 40, 24, 2>(w, x, B, y, s);
+  return launch_tiled<48, 64, 40, 24>(w, x, B, y, s);
 }
 
 }  // namespace diffscope::kernels

@@ -33,6 +33,7 @@
 #include "core/sampling.h"
 #include "core/scheduler_config.h"
 #include "core/step_table.h"
+#include "core/stop_signal.h"
 #include "core/video_writer.h"
 
 #if defined(DIFFSCOPE_HAVE_GUI) && __has_include("ui/sample_png.h")
@@ -256,6 +257,7 @@ std::string image_grid_note(const DiffusionModel& model, int n, int cols) {
 #endif
 
 void run_sample(SampleOptions o) {
+  const StopSignalScope stop;  // SIGINT / SIGTERM stop the run cleanly: exit 130 / 143, nothing written
   // Everything is checked before any computation; outputs are written only at the end.
   AppSettings pic;  // the picture's settings: the GUI's defaults, then --config, then the flags (which win)
   bool camera_given = false, size_given = false;
@@ -369,6 +371,9 @@ void run_sample(SampleOptions o) {
       throw InvalidInput("--png = " + o.png + ": the picture is written as PNG; valid: a name ending in .png");
   }
   check_output_space(outputs);
+#ifdef DIFFSCOPE_SAMPLE_PNG
+  if (!o.video.empty()) check_ffmpeg_available("--video", o.video);  // before any work: nothing written without it
+#endif
   std::vector<float> x = allocate_floats("--n", static_cast<double>(n) * dim);
   std::vector<float> traj, prev_x0;  // prev_x0: dpmpp's previous data prediction, kept across the chunks
   if (table.uses_prev()) prev_x0 = allocate_floats("--n", static_cast<double>(n) * dim);
@@ -404,6 +409,7 @@ void run_sample(SampleOptions o) {
     backend->run_steps(model, table, k, stop, x.data(), n, o.seed, step_frames, precision, 0,
                        prev_x0.empty() ? nullptr : prev_x0.data());
     k = stop;
+    throw_if_stopped();  // SIGINT / SIGTERM: nothing written (core/stop_signal.h)
     if (!every_frame && !traj.empty() && next_frame < frames.size() && frames[next_frame] == k) {
       std::memcpy(traj.data() + next_frame * frame_elems, x.data(), sizeof(float) * frame_elems);
       ++next_frame;
@@ -538,7 +544,7 @@ void register_sample(CLI::App& app, Action& action) {
                       std::string("setting '") + f.key + "'" + (f.lo < f.hi ? ", in [" + num_text(f.lo) + ", " + num_text(f.hi) + "]" : "") +
                           " (SEMANTICS §6 Settings keys; as --set " + f.key + "=... in the app)");
   sub->add_option("--video", o->video, "also render every kept frame into a video: .mp4 (H.264), .gif or .webp "
-                                       "(needs ffmpeg; without it the frames are written as PNGs)");
+                                       "(needs ffmpeg: without it exit 3 at once, nothing written)");
   sub->add_flag("--no-png-text", o->no_png_text, "do not put the sidecar JSON into the PNG (iTXt chunk 'diffscope')");
   sub->add_option("--fps", o->fps, "video frames per second, in [1, 240]")->capture_default_str();
   sub->add_flag("--video-lossless", o->video_lossless, "exact video: .mp4 as libx264rgb -qp 0, .webp lossless");

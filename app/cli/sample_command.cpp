@@ -256,6 +256,36 @@ std::string image_grid_note(const DiffusionModel& model, int n, int cols) {
 }
 #endif
 
+// One line on stderr for each option given that this solver or spacing does not use (SEMANTICS §3): eta is ddim's;
+// steps_offset is added by the leading spacing only.
+void note_ignored_options(const SampleOptions& o, Sampler sampler, Spacing spacing) {
+  if (o.given("--eta") && sampler != Sampler::Ddim)
+    std::fprintf(stderr, "note: --eta has no effect with --sampler %s (only ddim takes eta; the stochastic solvers "
+                         "fix their own noise, SEMANTICS §3)\n", sampler_name(sampler));
+  if (o.given("--steps-offset") && spacing != Spacing::Leading)
+    std::fprintf(stderr, "note: --steps-offset has no effect with --spacing %s (only leading adds it)\n",
+                 spacing_name(spacing));
+}
+
+// The spacing written by --write-scheduler-config. The default spacing has no diffusers name; diffusers' linspace
+// differs from it only in the rounding of ties, so when this run's step list is linspace's (t_start, N) the config
+// says linspace (with a note), else it is refused saying what to pass.
+Spacing written_spacing(const SampleOptions& o, Sampler sampler, Spacing spacing, int t_start, int n_steps) {
+  if (spacing != Spacing::Default) return spacing;
+  const bool per_t = sampler == Sampler::Ddpm || sampler == Sampler::DdpmMean;  // t_start, t_start-1, ...
+  if ((!per_t || n_steps == t_start + 1) &&
+      spacing_timesteps(Spacing::Default, t_start, n_steps) == spacing_timesteps(Spacing::Linspace, t_start, n_steps)) {
+    std::fprintf(stderr, "note: --write-scheduler-config %s: the default spacing has no diffusers name; written as "
+                         "timestep_spacing linspace, which gives this run's %d steps from t_start %d exactly\n",
+                 o.write_scheduler_config.c_str(), n_steps, t_start);
+    return Spacing::Linspace;
+  }
+  throw InvalidInput("--write-scheduler-config " + o.write_scheduler_config + ": the default spacing has no diffusers "
+                     "timestep_spacing, and linspace (its nearest) rounds a tie differently for --steps " +
+                     std::to_string(n_steps) + " from --t-start " + std::to_string(t_start) +
+                     "; valid: pass --spacing linspace, leading, trailing or karras");
+}
+
 void run_sample(SampleOptions o) {
   const StopSignalScope stop;  // SIGINT / SIGTERM stop the run cleanly: exit 130 / 143, nothing written
   // Everything is checked before any computation; outputs are written only at the end.
@@ -298,6 +328,10 @@ void run_sample(SampleOptions o) {
     // ddpm and ddpm-mean take one timestep per step: a config's spacing does not apply to them.
     const bool per_t = sampler == Sampler::Ddpm || sampler == Sampler::DdpmMean;
     if (o.spacing_option->count() == 0 && !o.spacing_from_config && !per_t) spacing = config.spacing;
+    if (per_t && config.spacing != Spacing::Default)
+      std::fprintf(stderr, "note: --scheduler-config %s: its spacing (%s%s) has no effect with --sampler %s, which "
+                           "steps t -> t-1 (SEMANTICS §3)\n", o.scheduler_config.c_str(), spacing_name(config.spacing),
+                   config.spacing == Spacing::Karras ? ": use_karras_sigmas" : "", sampler_name(sampler));
     if (o.steps_offset_option->count() == 0 && !o.steps_offset_from_config) o.steps_offset = config.steps_offset;
   }
   const Matrix2D start_noise = load_start_noise(o, model.net.dim);
@@ -307,6 +341,7 @@ void run_sample(SampleOptions o) {
   check_range("--steps", steps, sample_steps_range(t_start));
   const StepTable table = build_step_table(model.schedule, sampler, t_start, static_cast<int>(steps), o.eta, spacing,
                                           static_cast<int>(o.steps_offset));
+  note_ignored_options(o, sampler, spacing);
   if (o.from_data && model.n_data <= 0)
     throw InvalidInput("--from-data: the model '" + o.model + "' has no data_samples tensor");
 
@@ -364,7 +399,8 @@ void run_sample(SampleOptions o) {
   check_distinct_outputs(named);
   const std::string config_text = o.write_scheduler_config.empty()
                                       ? ""
-                                      : scheduler_config_json(model.schedule, sampler, spacing, table.steps_offset);
+                                      : scheduler_config_json(model.schedule, sampler, written_spacing(o, sampler, spacing, t_start, N),
+                                                              table.steps_offset);
   if (!o.png.empty()) {  // after the collision check, which names both colliding arguments
     const std::string ext = o.png.size() >= 4 ? o.png.substr(o.png.size() - 4) : "";
     if (ext != ".png" && ext != ".PNG")

@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 
 #include <CLI/CLI.hpp>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <new>
@@ -11,20 +12,21 @@
 
 #include "cli/parse_errors.h"
 #include "core/errors.h"
+#include "core/stop_signal.h"
 
 namespace diffscope::cli {
 namespace {
 
 #ifdef DIFFSCOPE_HAVE_GUI
-// A positional argument that names a model file: not a subcommand, and ends in .safetensors or is an
-// existing regular file.
+// A positional argument that names a file for the app: not a subcommand, and ends in .safetensors or is an
+// existing regular file (a model, or an export's .png / .json to restore).
 bool is_model_file_arg(const CLI::App& app, const std::string& a) {
   for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
     if (sub->check_name(a)) return false;
-  const std::string ext = ".safetensors";
+  std::string ext = std::filesystem::path(a).extension().string();
+  for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
   std::error_code ec;
-  return (a.size() > ext.size() && a.compare(a.size() - ext.size(), ext.size(), ext) == 0) ||
-         std::filesystem::is_regular_file(a, ec);
+  return ext == ".safetensors" || ext == ".png" || ext == ".json" || std::filesystem::is_regular_file(a, ec);
 }
 #endif
 
@@ -83,11 +85,11 @@ int main(int argc, char** argv) {
   // `diffscope --model digits8x8` means `diffscope gui --model digits8x8`: options without a subcommand are
   // the app's (the top level itself has only --help and --version).
   std::vector<char*> args(argv, argv + argc);
-  // `diffscope FILE.safetensors` (a file manager's "Open with", the .desktop entry's %f) means
-  // `diffscope gui --model FILE`.
+  // `diffscope FILE` (a file manager's "Open with", the .desktop entry's %f) means `diffscope gui FILE`: a model
+  // (gui --model FILE), or an export's .png / .json sidecar (gui --restore FILE; gui_command.cpp tells them apart).
   if (argc > 1 && argv[1][0] != '-' && is_model_file_arg(app, argv[1])) {
-    static char model_word[] = "--model";
-    args.insert(args.begin() + 1, model_word);
+    static char gui_word[] = "gui";
+    args.insert(args.begin() + 1, gui_word);
   }
   if (args.size() > 1 && args[1][0] == '-') {
     const std::string first = args[1];
@@ -105,6 +107,8 @@ int main(int argc, char** argv) {
     return fail(2, e.what());
   } catch (const ResourceUnavailable& e) {
     return fail(3, e.what());
+  } catch (const Interrupted& e) {  // SIGINT / SIGTERM in a long loop: 128 + the signal, as a shell reports it
+    return fail(128 + e.signo, e.what());
   } catch (const std::bad_alloc&) {
     return fail(3, "out of memory");
   } catch (const CLI::ParseError& e) {

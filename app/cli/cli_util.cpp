@@ -2,8 +2,12 @@
 #include "cli/cli_util.h"
 
 #include <sys/resource.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <cmath>
 #include <cstdio>
@@ -94,6 +98,15 @@ void check_output_path(const std::string& arg, const std::string& path) {
     throw InvalidInput(arg + " '" + path + "': folder '" + dir + "' does not exist; valid: a path in an existing folder");
   if (::access(dir.c_str(), W_OK) != 0)
     throw InvalidInput(arg + " '" + path + "': folder '" + dir + "' is not writable");
+  // access() says yes to root everywhere, also in /proc or on a read-only mount: create (and remove) a probe file.
+  const std::string probe = dir + "/.diffscope-probe-" + std::to_string(::getpid());
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0 && errno != EEXIST)
+    throw InvalidInput(arg + " '" + path + "': folder '" + dir + "' is not writable (" + std::strerror(errno) + ")");
+  if (fd >= 0) {
+    ::close(fd);
+    ::unlink(probe.c_str());
+  }
 }
 
 std::vector<float> allocate_floats(const std::string& what, double count) {

@@ -6,7 +6,9 @@
 
 #include "cli/cli.h"
 #include "core/errors.h"
+#include "core/model_paths.h"
 #include "core/settings_schema.h"
+#include "core/stop_signal.h"
 #include "shell/run.h"
 #include "ui/settings_keys.h"
 #include "ui/restore.h"
@@ -16,6 +18,7 @@ namespace diffscope::cli {
 namespace {
 struct GuiOptions {
   std::string model, backend = "", script, size, screenshot, config_dir, restore;
+  std::string file;  // the positional FILE: a model, or an export's .png / .json (then as --restore)
   bool headless = false, no_persist = false;
   std::vector<std::string> sets;
   std::string n, steps, t_start;  // text: checked with the --set values (ui/settings_keys.h)
@@ -60,10 +63,20 @@ void register_gui(CLI::App& app, Action& action) {
                                         "; out-of-range values are refused (app/core/ranges.h)");
   sub->add_option("--restore", o->restore, "open the model and settings of an export: its .png (text chunk) or "
                                            ".json sidecar (ui/restore.h); --model and --set still win");
+  sub->add_option("file", o->file, "FILE: a model (.safetensors; as --model) or an export's .png / .json sidecar "
+                                   "(as --restore): what a file manager's \"Open with\" passes");
   sub->add_flag("--no-persist", o->no_persist, "do not read or write the settings in the config folder");
   sub->add_option("--config-dir", o->config_dir, "settings folder (default $XDG_CONFIG_HOME/diffscope)");
   sub->callback([o, &action] {
     action = [o] {
+      if (!o->file.empty()) {  // FILE: an export to restore (by its extension, as a dropped file) or a model
+        std::string& slot = ui::is_restore_file(o->file) ? o->restore : o->model;
+        const char* flag = ui::is_restore_file(o->file) ? "--restore" : "--model";
+        if (!slot.empty())
+          throw InvalidInput("FILE '" + o->file + "' and " + flag + " '" + slot + "' both name the " +
+                             (ui::is_restore_file(o->file) ? "export to restore" : "model") + "; valid: one of them");
+        slot = o->file;
+      }
       ui::AppOptions ao;
       ao.model = o->model;
       ao.backend = o->backend;
@@ -80,18 +93,24 @@ void register_gui(CLI::App& app, Action& action) {
           throw InvalidInput("--set " + kv + ": want KEY=VALUE; keys: " + ui::setting_keys());
         ao.sets.push_back({kv.substr(0, eq), kv.substr(eq + 1), "--set " + kv.substr(0, eq)});
       }
+      // Checked before a window or an EGL context is made (the app applies them again, with the model's ranges).
+      AppSettings probe;
+      for (const ui::SettingOverride& s : ao.sets) ui::apply_setting(probe, s.key, s.value, s.arg);
+      if (o->headless && !ao.model.empty())  // headless: a mistyped name is exit 2 (the window shows the default)
+        (void)resolve_model_arg("--model", ao.model);
       if (o->headless) {
         shell::HeadlessOptions ho;
         parse_size(o->size, &ho.width, &ho.height);
         ho.script = o->script;
         ho.screenshot = o->screenshot;
+        const StopSignalScope stop;  // SIGINT / SIGTERM end the script cleanly (exit 130 / 143)
         const shell::HeadlessResult r = shell::run_headless(ao, ho);
         const std::string what = o->script.empty() ? std::string("gui --headless") : "--script " + o->script;
-        if (r.failed_exports > 0) {  // exit 2 (an unwritable path, ...), 3 when a resource was missing (SEMANTICS §9)
-          const std::string m = what + ": " + std::to_string(r.failed_exports) + " export(s) failed, the first: " +
-                                r.first_export_error +
+        if (r.failed_commands > 0) {  // exit 2 (an unwritable path, ...), 3 when a resource was missing (SEMANTICS §9)
+          const std::string m = what + ": " + std::to_string(r.failed_commands) + " command(s) failed, the first: " +
+                                r.first_failure +
                                 (r.failed_expects ? "; " + std::to_string(r.failed_expects) + " expectation(s) failed too" : "");
-          if (r.export_unavailable) throw ResourceUnavailable(m);
+          if (r.unavailable) throw ResourceUnavailable(m);
           throw InvalidInput(m);
         }
         if (r.failed_expects > 0)

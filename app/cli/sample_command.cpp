@@ -33,6 +33,7 @@
 #include "core/sampling.h"
 #include "core/scheduler_config.h"
 #include "core/step_table.h"
+#include "core/stop_signal.h"
 #include "core/video_writer.h"
 
 #if defined(DIFFSCOPE_HAVE_GUI) && __has_include("ui/sample_png.h")
@@ -255,7 +256,38 @@ std::string image_grid_note(const DiffusionModel& model, int n, int cols) {
 }
 #endif
 
+// One line on stderr for each option given that this solver or spacing does not use (SEMANTICS §3): eta is ddim's;
+// steps_offset is added by the leading spacing only.
+void note_ignored_options(const SampleOptions& o, Sampler sampler, Spacing spacing) {
+  if (o.given("--eta") && sampler != Sampler::Ddim)
+    std::fprintf(stderr, "note: --eta has no effect with --sampler %s (only ddim takes eta; the stochastic solvers "
+                         "fix their own noise, SEMANTICS §3)\n", sampler_name(sampler));
+  if (o.given("--steps-offset") && spacing != Spacing::Leading)
+    std::fprintf(stderr, "note: --steps-offset has no effect with --spacing %s (only leading adds it)\n",
+                 spacing_name(spacing));
+}
+
+// The spacing written by --write-scheduler-config. The default spacing has no diffusers name; diffusers' linspace
+// differs from it only in the rounding of ties, so when this run's step list is linspace's (t_start, N) the config
+// says linspace (with a note), else it is refused saying what to pass.
+Spacing written_spacing(const SampleOptions& o, Sampler sampler, Spacing spacing, int t_start, int n_steps) {
+  if (spacing != Spacing::Default) return spacing;
+  const bool per_t = sampler == Sampler::Ddpm || sampler == Sampler::DdpmMean;  // t_start, t_start-1, ...
+  if ((!per_t || n_steps == t_start + 1) &&
+      spacing_timesteps(Spacing::Default, t_start, n_steps) == spacing_timesteps(Spacing::Linspace, t_start, n_steps)) {
+    std::fprintf(stderr, "note: --write-scheduler-config %s: the default spacing has no diffusers name; written as "
+                         "timestep_spacing linspace, which gives this run's %d steps from t_start %d exactly\n",
+                 o.write_scheduler_config.c_str(), n_steps, t_start);
+    return Spacing::Linspace;
+  }
+  throw InvalidInput("--write-scheduler-config " + o.write_scheduler_config + ": the default spacing has no diffusers "
+                     "timestep_spacing, and linspace (its nearest) rounds a tie differently for --steps " +
+                     std::to_string(n_steps) + " from --t-start " + std::to_string(t_start) +
+                     "; valid: pass --spacing linspace, leading, trailing or karras");
+}
+
 void run_sample(SampleOptions o) {
+  const StopSignalScope stop;  // SIGINT / SIGTERM stop the run cleanly: exit 130 / 143, nothing written
   // Everything is checked before any computation; outputs are written only at the end.
   AppSettings pic;  // the picture's settings: the GUI's defaults, then --config, then the flags (which win)
   bool camera_given = false, size_given = false;
@@ -296,6 +328,10 @@ void run_sample(SampleOptions o) {
     // ddpm and ddpm-mean take one timestep per step: a config's spacing does not apply to them.
     const bool per_t = sampler == Sampler::Ddpm || sampler == Sampler::DdpmMean;
     if (o.spacing_option->count() == 0 && !o.spacing_from_config && !per_t) spacing = config.spacing;
+    if (per_t && config.spacing != Spacing::Default)
+      std::fprintf(stderr, "note: --scheduler-config %s: its spacing (%s%s) has no effect with --sampler %s, which "
+                           "steps t -> t-1 (SEMANTICS §3)\n", o.scheduler_config.c_str(), spacing_name(config.spacing),
+                   config.spacing == Spacing::Karras ? ": use_karras_sigmas" : "", sampler_name(sampler));
     if (o.steps_offset_option->count() == 0 && !o.steps_offset_from_config) o.steps_offset = config.steps_offset;
   }
   const Matrix2D start_noise = load_start_noise(o, model.net.dim);
@@ -305,6 +341,7 @@ void run_sample(SampleOptions o) {
   check_range("--steps", steps, sample_steps_range(t_start));
   const StepTable table = build_step_table(model.schedule, sampler, t_start, static_cast<int>(steps), o.eta, spacing,
                                           static_cast<int>(o.steps_offset));
+  note_ignored_options(o, sampler, spacing);
   if (o.from_data && model.n_data <= 0)
     throw InvalidInput("--from-data: the model '" + o.model + "' has no data_samples tensor");
 
@@ -362,13 +399,17 @@ void run_sample(SampleOptions o) {
   check_distinct_outputs(named);
   const std::string config_text = o.write_scheduler_config.empty()
                                       ? ""
-                                      : scheduler_config_json(model.schedule, sampler, spacing, table.steps_offset);
+                                      : scheduler_config_json(model.schedule, sampler, written_spacing(o, sampler, spacing, t_start, N),
+                                                              table.steps_offset);
   if (!o.png.empty()) {  // after the collision check, which names both colliding arguments
     const std::string ext = o.png.size() >= 4 ? o.png.substr(o.png.size() - 4) : "";
     if (ext != ".png" && ext != ".PNG")
       throw InvalidInput("--png = " + o.png + ": the picture is written as PNG; valid: a name ending in .png");
   }
   check_output_space(outputs);
+#ifdef DIFFSCOPE_SAMPLE_PNG
+  if (!o.video.empty()) check_ffmpeg_available("--video", o.video);  // before any work: nothing written without it
+#endif
   std::vector<float> x = allocate_floats("--n", static_cast<double>(n) * dim);
   std::vector<float> traj, prev_x0;  // prev_x0: dpmpp's previous data prediction, kept across the chunks
   if (table.uses_prev()) prev_x0 = allocate_floats("--n", static_cast<double>(n) * dim);
@@ -404,6 +445,7 @@ void run_sample(SampleOptions o) {
     backend->run_steps(model, table, k, stop, x.data(), n, o.seed, step_frames, precision, 0,
                        prev_x0.empty() ? nullptr : prev_x0.data());
     k = stop;
+    throw_if_stopped();  // SIGINT / SIGTERM: nothing written (core/stop_signal.h)
     if (!every_frame && !traj.empty() && next_frame < frames.size() && frames[next_frame] == k) {
       std::memcpy(traj.data() + next_frame * frame_elems, x.data(), sizeof(float) * frame_elems);
       ++next_frame;
@@ -538,7 +580,7 @@ void register_sample(CLI::App& app, Action& action) {
                       std::string("setting '") + f.key + "'" + (f.lo < f.hi ? ", in [" + num_text(f.lo) + ", " + num_text(f.hi) + "]" : "") +
                           " (SEMANTICS §6 Settings keys; as --set " + f.key + "=... in the app)");
   sub->add_option("--video", o->video, "also render every kept frame into a video: .mp4 (H.264), .gif or .webp "
-                                       "(needs ffmpeg; without it the frames are written as PNGs)");
+                                       "(needs ffmpeg: without it exit 3 at once, nothing written)");
   sub->add_flag("--no-png-text", o->no_png_text, "do not put the sidecar JSON into the PNG (iTXt chunk 'diffscope')");
   sub->add_option("--fps", o->fps, "video frames per second, in [1, 240]")->capture_default_str();
   sub->add_flag("--video-lossless", o->video_lossless, "exact video: .mp4 as libx264rgb -qp 0, .webp lossless");

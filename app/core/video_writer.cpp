@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "core/errors.h"
+#include "core/stop_signal.h"
 
 extern char** environ;
 
@@ -47,6 +48,36 @@ void check_video_fps(const std::string& arg, double fps) {
 std::string ffmpeg_command() {
   const char* e = std::getenv("DIFFSCOPE_FFMPEG");
   return e && *e ? e : "ffmpeg";
+}
+
+namespace {
+std::string ffmpeg_missing(const std::string& arg, const std::string& path, const std::string& prog, const std::string& why) {
+  return arg + " " + path + ": cannot start '" + prog + "' (" + why +
+         "); video export needs ffmpeg: install Debian's package (apt-get install ffmpeg) or set DIFFSCOPE_FFMPEG to its path";
+}
+bool executable(const std::string& file) {
+  struct stat st {};
+  return ::stat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(file.c_str(), X_OK) == 0;
+}
+}  // namespace
+
+void check_ffmpeg_available(const std::string& arg, const std::string& path) {
+  const std::string prog = ffmpeg_command();
+  if (prog.find('/') != std::string::npos) {
+    if (executable(prog)) return;
+  } else {  // PATH as posix_spawnp searches it
+    const char* env = std::getenv("PATH");
+    const std::string dirs = env ? env : "/usr/local/bin:/usr/bin:/bin";
+    size_t a = 0;
+    for (;;) {
+      const size_t b = dirs.find(':', a);
+      const std::string dir = dirs.substr(a, b == std::string::npos ? std::string::npos : b - a);
+      if (executable((dir.empty() ? "." : dir) + "/" + prog)) return;
+      if (b == std::string::npos) break;
+      a = b + 1;
+    }
+  }
+  throw ResourceUnavailable(ffmpeg_missing(arg, path, prog, "not found"));
 }
 
 std::vector<std::string> ffmpeg_args(const VideoOptions& o, VideoFormat f, const std::string& out) {
@@ -114,9 +145,7 @@ VideoWriter::VideoWriter(const VideoOptions& o) : m_o(o), m_format(video_format_
     ::close(pipe_fd[1]);
     ::unlink(m_log.c_str());
     m_pid = -1;
-    throw ResourceUnavailable(o.arg + " " + o.path + ": cannot start '" + prog + "' (" + std::strerror(rc) +
-                              "); video export needs ffmpeg: install Debian's package (apt-get install ffmpeg) "
-                              "or set DIFFSCOPE_FFMPEG to its path");
+    throw ResourceUnavailable(ffmpeg_missing(o.arg, o.path, prog, std::strerror(rc)));
   }
   m_fd = pipe_fd[1];
   m_buf.resize(size_t(w) * h * 4);
@@ -162,6 +191,7 @@ void VideoWriter::cancel() {
 
 void VideoWriter::add_frame(const uint8_t* rgba) {
   if (m_fd < 0) throw InvalidInput(m_o.arg + " " + m_o.path + ": the encode has ended");
+  throw_if_stopped();  // SIGINT / SIGTERM (core/stop_signal.h): the caller unwinds and cleanup() removes the file
   std::memcpy(m_buf.data(), rgba, m_buf.size());
   for (size_t i = 3; i < m_buf.size(); i += 4) m_buf[i] = 255;
   // A write to a pipe whose reader died raises SIGPIPE; block it on this thread and take back a pending
@@ -175,7 +205,8 @@ void VideoWriter::add_frame(const uint8_t* rgba) {
   while (done < m_buf.size()) {
     const ssize_t n = ::write(m_fd, m_buf.data() + done, m_buf.size() - done);
     if (n < 0) {
-      if (errno == EINTR) continue;
+      if (errno == EINTR && stop_signal() == 0) continue;
+      if (errno == EINTR) break;  // a stop signal: thrown below, after the signal mask is put back
       err = errno;
       break;
     }
@@ -186,6 +217,7 @@ void VideoWriter::add_frame(const uint8_t* rgba) {
     sigtimedwait(&pipe_set, nullptr, &zero);
   }
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  throw_if_stopped();
   if (err) fail(std::string("ffmpeg stopped reading frames: ") + std::strerror(err));
   ++m_frames;
 }

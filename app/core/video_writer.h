@@ -33,6 +33,9 @@ void video_frame_size(VideoFormat f, int* w, int* h);
 void check_video_fps(const std::string& arg, double fps);
 // The ffmpeg command: $DIFFSCOPE_FFMPEG when set, else `ffmpeg` on PATH.
 std::string ffmpeg_command();
+// Throws ResourceUnavailable (naming `arg` and `path`, and how to install ffmpeg) unless ffmpeg_command() names an
+// executable file, directly or on PATH: checked before any work so that a run without ffmpeg writes nothing.
+void check_ffmpeg_available(const std::string& arg, const std::string& path);
 // The ffmpeg arguments (without the program name) that read raw RGBA frames of `o` from stdin and write
 // `out` in format `f`. Exposed for the tests and for the fallback's hint.
 std::vector<std::string> ffmpeg_args(const VideoOptions& o, VideoFormat f, const std::string& out);

@@ -1,15 +1,19 @@
 // headless.cpp — the app without a window: the one frame loop (shell/frame_loop.h) on a render::EglDisplay
 // (an EGL context, an offscreen target as the "screen"), ImGui with io.DisplaySize set by hand and input from
 // a script (ImGui 1.86: io.MousePos, io.MouseDown[], io.KeysDown[] directly). Script lines (one command each,
-// '#' starts a comment; the commands are the table kCommands below: a new command is one entry there):
-//   frames N                      run N UI frames
+// '#' starts a comment; the commands are the table kCommands below: a new command is one entry there). Words split
+// at blanks; a value with blanks goes in double quotes (set export_dir "/a/my runs"); a word a command does not
+// take, a non-number or a number out of its range is exit 2 at once (core/script_args.h, README "Headless scripts"):
+//   frames N                      run N UI frames, N in [0, 1000000]
 //   wait_complete [MAX]           run frames until the run is complete (at most MAX frames)
 //   set KEY VALUE                 a setting by its key in the settings schema (core/settings_schema.h: steps,
 //                                 t_start, n, sampler, eta, seed, steps_per_launch, trail_frames, show_data,
 //                                 camera X,Y,H|auto, export_size WxH, ...; old names such as spl, trail, data
 //                                 still work, with a note), then one frame
-//   model NAME|PATH / backend auto|cpu|cuda / restore FILE (an export's .png or .json, as if dropped)
-//   key Space|Left|Right|Home|End|S|V|H [shift]   press and release a key
+//   model NAME|PATH / backend auto|cpu|cuda / restore FILE (an export's .png or .json, as if dropped); a model or
+//                                 restore that does not load is printed, the script goes on, the run exits 2
+//   key Space|Left|Right|Home|End|S|V|H [shift]   press and release a key (an export S / V started that fails
+//                                 counts as a failed export)
 //   drag_timeline FROM TO [FRAMES]  mouse drag on the timeline slider, positions as fractions of its width
 //   mouse X Y [down|up]           move the mouse (pixels) and set the left button
 //   wheel X Y CLICKS              turn the mouse wheel at (X, Y) (zooms the 2D view about that point)
@@ -45,6 +49,8 @@
 #include "core/errors.h"
 #include "core/exact_lab.h"
 #include "core/frame_probe.h"
+#include "core/script_args.h"
+#include "core/stop_signal.h"
 #include "render/egl_display.h"
 #include "shell/compute_select.h"
 #include "shell/frame_loop.h"
@@ -114,9 +120,34 @@ struct Script {
   FrameLoop& loop;
   ImGuiIO& io;
   int line_no = 0;
-  HeadlessResult result;  // the failed expect / wait_complete lines and exports
+  HeadlessResult result;  // the failed expect / wait_complete lines and commands
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
-  void frame() { loop.run_frame(); }
+  int key_export_line = 0;  // > 0: the S or V key of that line started an export not yet checked
+  // A failed command of this line: printed by the command, counted here (the script goes on).
+  void failed(const std::string& what, bool unavailable) {
+    result.command_failed("script:" + std::to_string(line_no) + ": " + what, unavailable);
+  }
+  // The S / V key of this line may start an export; its outcome is checked once no export is running.
+  void watch_key_export() {
+    check_key_export();
+    app.exporter->last_error.clear();
+    key_export_line = line_no;
+  }
+  void check_key_export() {
+    if (key_export_line == 0 || app.exporter->video_active() || app.exporter->sequence_active()) return;
+    if (!app.exporter->last_error.empty()) {
+      std::printf("script:%d: key: export error: %s\n", key_export_line, app.exporter->last_error.c_str());
+      result.command_failed("script:" + std::to_string(key_export_line) + ": export started by a key: " +
+                                app.exporter->last_error, app.exporter->last_error_unavailable);
+      app.exporter->last_error.clear();
+    }
+    key_export_line = 0;
+  }
+  void frame() {
+    loop.run_frame();
+    if (line_no > key_export_line) check_key_export();  // the key's own line checks after its frames
+    throw_if_stopped();  // SIGINT / SIGTERM: unwind (an unfinished video's temporary file goes with it)
+  }
 };
 
 std::string json_string(const std::string& v) {
@@ -173,17 +204,21 @@ bool compare(double a, const std::string& op, double b) {
 }
 
 // ---- the commands (one function each; kCommands lists them) ----------------------------------------------
+// Each reads its words through ScriptArgs (core/script_args.h: quoting, strict numbers with their ranges) and
+// ends with a.end(), so a word it does not take is an error, never dropped.
 
-void cmd_frames(Script& sc, std::istringstream& in) {
-  int n = 1;
-  in >> n;
-  for (int k = 0; k < n; ++k) sc.frame();
+constexpr IntRange kFramesRange{0, 1'000'000};  // frames N, wait_complete MAX, measure FRAMES: minutes of frames at most
+
+void cmd_frames(Script& sc, ScriptArgs& a) {
+  const int64_t n = a.integer_or("N", kFramesRange, 1);
+  a.end();
+  for (int64_t k = 0; k < n; ++k) sc.frame();
 }
 
-void cmd_wait_complete(Script& sc, std::istringstream& in) {
+void cmd_wait_complete(Script& sc, ScriptArgs& a) {
   App& app = sc.app;
-  int max = 100000;
-  in >> max;
+  const int max = int(a.integer_or("MAX", {1, kFramesRange.hi}, 100000));
+  a.end();
   for (int k = 0; k < max && !app.session->complete() && app.session->error().empty(); ++k) sc.frame();
   sc.frame();  // let the cursor follow the last frame
   if (!app.session->complete()) {
@@ -193,10 +228,10 @@ void cmd_wait_complete(Script& sc, std::istringstream& in) {
   }
 }
 
-void cmd_set(Script& sc, std::istringstream& in) {
+void cmd_set(Script& sc, ScriptArgs& a) {
   App& app = sc.app;
-  std::string key, val;
-  in >> key >> val;
+  const std::string key = a.word("KEY"), val = a.word("VALUE");
+  a.end();
   std::string note;  // an old key name: a note (core/settings_schema.h)
   apply_setting(app.settings, key, val, "set " + key, &note);  // out of range: refused (SEMANTICS §3)
   if (!note.empty()) std::printf("script:%d: %s", sc.line_no, note.c_str());
@@ -206,74 +241,87 @@ void cmd_set(Script& sc, std::istringstream& in) {
   sc.frame();
 }
 
-void cmd_restore(Script& sc, std::istringstream& in) {  // restore FILE: as a file dropped on the window (ui/restore.h)
-  std::string p;
-  in >> p;
-  restore_into_app(sc.app, p);
+void cmd_restore(Script& sc, ScriptArgs& a) {  // restore FILE: as a file dropped on the window (ui/restore.h)
+  const std::string p = a.word("FILE");
+  a.end();
+  sc.app.model_error.clear();
+  const bool ok = restore_into_app(sc.app, p);
   sc.frame();
   std::printf("restore: %s\n", sc.app.exporter->messages.back().c_str());
+  if (!ok) sc.failed("restore " + p + ": " + sc.app.exporter->messages.back(), false);
+  else if (!sc.app.model_error.empty()) sc.failed("restore " + p + ": model: " + sc.app.model_error, false);
 }
 
-void cmd_model(Script& sc, std::istringstream& in) {
-  std::string p;
-  in >> p;
+void cmd_model(Script& sc, ScriptArgs& a) {  // a model that does not load is a failed line (exit 2 after the script)
+  const std::string p = a.word("NAME|PATH");
+  a.end();
   sc.app.load_model(p);
   sc.frame();
-  if (!sc.app.model_error.empty()) std::printf("script:%d: model: %s\n", sc.line_no, sc.app.model_error.c_str());
+  if (!sc.app.model_error.empty()) {
+    std::printf("script:%d: model: %s\n", sc.line_no, sc.app.model_error.c_str());
+    sc.failed("model " + p + ": " + sc.app.model_error, false);
+  }
 }
 
-void cmd_backend(Script& sc, std::istringstream& in) {
-  std::string b;
-  in >> b;
+void cmd_backend(Script& sc, ScriptArgs& a) {
+  const std::string b = a.word("auto|cpu|cuda");
+  a.end();
   sc.app.select_backend(b);
   sc.frame();
 }
 
-void cmd_key(Script& sc, std::istringstream& in) {
-  std::string k, mod;
-  in >> k >> mod;
+void cmd_key(Script& sc, ScriptArgs& a) {
+  const std::string k = a.word("KEY (Space Left Right Home End S V H)"), mod = a.word_or("");
+  a.end();
+  if (!mod.empty() && mod != "shift") throw InvalidInput("key: '" + mod + "' is not a modifier; valid: shift");
   const int code = key_code(k);
+  const bool exports = code == kKeyS || code == kKeyV;
+  if (exports) sc.watch_key_export();
   sc.io.KeyShift = mod == "shift";
   sc.io.KeysDown[code] = true;
   sc.frame();
   sc.io.KeysDown[code] = false;
   sc.io.KeyShift = false;
   sc.frame();
+  if (exports) sc.check_key_export();  // a snapshot is written by now; a video is checked when it ends
 }
 
-void cmd_mouse(Script& sc, std::istringstream& in) {
-  float x = 0, y = 0;
-  std::string b;
-  in >> x >> y >> b;
-  sc.io.MousePos = ImVec2(x, y);
+constexpr RealRange kPixelRange{-1e6, 1e6};  // mouse positions, pixels (off the display is allowed)
+
+void cmd_mouse(Script& sc, ScriptArgs& a) {
+  const double x = a.real("X", kPixelRange), y = a.real("Y", kPixelRange);
+  const std::string b = a.word_or("");
+  a.end();
+  if (!b.empty() && b != "down" && b != "up") throw InvalidInput("mouse: '" + b + "' is not a button state; valid: down up");
+  sc.io.MousePos = ImVec2(float(x), float(y));
   if (b == "down") sc.io.MouseDown[0] = true;
   if (b == "up") sc.io.MouseDown[0] = false;
   sc.frame();
 }
 
-void cmd_wheel(Script& sc, std::istringstream& in) {  // wheel X Y CLICKS: the mouse wheel at (X, Y) pixels (zoom)
-  float x = 0, y = 0, clicks = 0;
-  in >> x >> y >> clicks;
-  sc.io.MousePos = ImVec2(x, y);
+void cmd_wheel(Script& sc, ScriptArgs& a) {  // wheel X Y CLICKS: the mouse wheel at (X, Y) pixels (zoom)
+  const double x = a.real("X", kPixelRange), y = a.real("Y", kPixelRange), clicks = a.real("CLICKS", {-1000, 1000});
+  a.end();
+  sc.io.MousePos = ImVec2(float(x), float(y));
   sc.frame();
-  sc.io.MouseWheel = clicks;
+  sc.io.MouseWheel = float(clicks);
   sc.frame();
   sc.io.MouseWheel = 0;
 }
 
-void cmd_drag_timeline(Script& sc, std::istringstream& in) {
+void cmd_drag_timeline(Script& sc, ScriptArgs& a) {
   App& app = sc.app;
   ImGuiIO& io = sc.io;
-  float a = 0, b = 1;
-  int n = 8;
-  in >> a >> b >> n;
+  const float from = float(a.real("FROM", {-1, 2})), to = float(a.real("TO", {-1, 2}));
+  const int n = int(a.integer_or("FRAMES", {1, 10000}, 8));
+  a.end();
   auto x_at = [&](float u) { return app.timeline_x0 + 1.0f + u * (app.timeline_x1 - app.timeline_x0 - 2.0f); };
-  io.MousePos = ImVec2(x_at(a), app.timeline_y);
+  io.MousePos = ImVec2(x_at(from), app.timeline_y);
   sc.frame();
   io.MouseDown[0] = true;
   sc.frame();
-  for (int k = 1; k <= std::max(1, n); ++k) {
-    io.MousePos = ImVec2(x_at(a + (b - a) * k / float(std::max(1, n))), app.timeline_y);
+  for (int k = 1; k <= n; ++k) {
+    io.MousePos = ImVec2(x_at(from + (to - from) * k / float(n)), app.timeline_y);
     sc.frame();
   }
   io.MouseDown[0] = false;
@@ -282,17 +330,18 @@ void cmd_drag_timeline(Script& sc, std::istringstream& in) {
   sc.frame();
 }
 
-void cmd_export(Script& sc, std::istringstream& in) {
+void cmd_export(Script& sc, ScriptArgs& a) {
   App& app = sc.app;
-  std::string what, path;
-  in >> what >> path;
+  const std::string what = a.word("KIND (snapshot grid state trajectory frames video)");
   const ExportKind kind = parse_export_kind(what);
+  const std::string path = kind == ExportKind::Video ? a.word("PATH (.mp4, .gif or .webp)") : a.word_or("");
+  const int fps = kind == ExportKind::Video ? int(a.integer_or("fps", {1, 240}, 0)) : 0;
+  a.end();
+  while (app.exporter->video_active() || app.exporter->sequence_active()) sc.frame();  // one started by a key
   if (kind == ExportKind::Video) {  // export video PATH [fps]: frames 0..shown, waits until written
-    int fps = 0;
-    if (in >> fps) app.exporter->video.fps = fps;
+    if (fps > 0) app.exporter->video.fps = fps;
     app.exporter->last_error.clear();
   }
-  while (app.exporter->video_active() || app.exporter->sequence_active()) sc.frame();  // one started by a key
   ExportResult r = app.run_export(kind, path);  // the S key, the buttons and scripts share it
   while (app.exporter->video_active() || app.exporter->sequence_active()) sc.frame();
   if (kind == ExportKind::Video && !app.exporter->last_error.empty())
@@ -301,23 +350,22 @@ void cmd_export(Script& sc, std::istringstream& in) {
     std::printf("export %s: %s\n", what.c_str(), r.path.c_str());
   } else {  // reported; the script goes on, as the app does, and the exit status says it failed
     std::printf("export %s: error: %s\n", what.c_str(), r.error.c_str());
-    sc.result.export_failed("script:" + std::to_string(sc.line_no) + ": export " + what + ": " + r.error,
-                            r.unavailable);
+    sc.failed("export " + what + ": " + r.error, r.unavailable);
   }
   sc.frame();
 }
 
-void cmd_screenshot(Script& sc, std::istringstream& in) {
-  std::string path;
-  in >> path;
+void cmd_screenshot(Script& sc, ScriptArgs& a) {
+  const std::string path = a.word("PATH");
+  a.end();
   save_screenshot(sc.display, path);
   std::printf("screenshot: %s\n", path.c_str());
 }
 
-void cmd_expect(Script& sc, std::istringstream& in) {
-  std::string what, op;
-  double v = 0;
-  in >> what >> op >> v;
+void cmd_expect(Script& sc, ScriptArgs& a) {
+  const std::string what = a.word("QUANTITY"), op = a.word("OP (== != >= <= > <)");
+  const double v = a.real("VALUE", {-1e300, 1e300});
+  a.end();
   const double got = state_value(sc, what);
   if (!compare(got, op, v)) {
     std::printf("script:%d: expect %s %s %g failed: got %g\n", sc.line_no, what.c_str(), op.c_str(), v, got);
@@ -325,10 +373,11 @@ void cmd_expect(Script& sc, std::istringstream& in) {
   }
 }
 
-void cmd_bench(Script& sc, std::istringstream& in) {  // bench [cpu|gpu] [filter]: the kernel panel's rows
+void cmd_bench(Script& sc, ScriptArgs& a) {  // bench [cpu|gpu] [filter]: the kernel panel's rows
   App& app = sc.app;
-  std::string which = "cpu", filter;
-  in >> which >> filter;
+  const std::string which = a.word_or("cpu"), filter = a.word_or("");
+  a.end();
+  if (which != "cpu" && which != "gpu") throw InvalidInput("bench: '" + which + "' is not a backend; valid: cpu gpu");
   app.open_kernels = true;
   if (which == "gpu") {
     if (!app.bench.run_gpu(filter)) std::printf("bench gpu: %s\n", app.bench.gpu_note().c_str());
@@ -342,11 +391,10 @@ void cmd_bench(Script& sc, std::istringstream& in) {  // bench [cpu|gpu] [filter
   sc.frame();
 }
 
-void cmd_measure(Script& sc, std::istringstream& in) {  // measure FRAMES: frames/s of the loop, with the phases
+void cmd_measure(Script& sc, ScriptArgs& a) {  // measure FRAMES: frames/s of the loop, with the phases
   App& app = sc.app;
-  int n = 120;
-  in >> n;
-  n = std::max(1, n);
+  const int n = int(a.integer_or("FRAMES", {1, kFramesRange.hi}, 120));
+  a.end();
   for (int k = 0; k < 10; ++k) sc.frame();  // warm-up
   const int runs0 = app.session->runs_completed();
   const FrameCounts counts0 = frame_counts_total();
@@ -389,25 +437,25 @@ void cmd_measure(Script& sc, std::istringstream& in) {  // measure FRAMES: frame
               phase_ms_json(phase_sum, frame_ms.empty() ? 0.0 : 1.0 / frame_ms.size()).c_str());
 }
 
-void cmd_stop_after(Script& sc, std::istringstream& in) {
-  double secs = 0;
-  in >> secs;
+void cmd_stop_after(Script& sc, ScriptArgs& a) {
+  const double secs = a.real("SECONDS", {0, 1e7});
+  a.end();
   sc.deadline = std::chrono::steady_clock::now() +
                 std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(secs));
 }
 
-void cmd_size(Script& sc, std::istringstream& in) {
-  int w = -1, h = -1;
-  in >> w >> h;
-  if (w < 0 || h < 0 || w > 16384 || h > 16384) throw InvalidInput("script: size W H with each in [0, 16384]");
+void cmd_size(Script& sc, ScriptArgs& a) {
+  const int w = int(a.integer("W", {0, 16384})), h = int(a.integer("H", {0, 16384}));
+  a.end();
   sc.display.set_size(w, h);
   sc.frame();
 }
 
 // schedule [wait]: open the Schedule section; wait: run frames until its exact-ODE job is done (at most 60 s).
-void cmd_schedule(Script& sc, std::istringstream& in) {
-  std::string wait;
-  in >> wait;
+void cmd_schedule(Script& sc, ScriptArgs& a) {
+  const std::string wait = a.word_or("");
+  a.end();
+  if (!wait.empty() && wait != "wait") throw InvalidInput("schedule: '" + wait + "' is not an option; valid: wait");
   sc.app.open_schedule = true;
   sc.frame();
   sc.frame();
@@ -418,22 +466,28 @@ void cmd_schedule(Script& sc, std::istringstream& in) {
   sc.frame();
 }
 
-void cmd_scheduler_config(Script& sc, std::istringstream& in) {
-  std::string path;
-  in >> path;
+void cmd_scheduler_config(Script& sc, ScriptArgs& a) {
+  const std::string path = a.word_or("");
+  a.end();
   sc.app.load_scheduler_config(path);
   if (!sc.app.model_error.empty()) throw InvalidInput("script: " + sc.app.model_error);
   sc.frame();
 }
 
-void cmd_reset_counts(Script& sc, std::istringstream&) { sc.loop.reset_counts(); }
+void cmd_reset_counts(Script& sc, ScriptArgs& a) {
+  a.end();
+  sc.loop.reset_counts();
+}
 
-void cmd_print(Script& sc, std::istringstream&) { std::printf("%s\n", state_json(sc).c_str()); }
+void cmd_print(Script& sc, ScriptArgs& a) {
+  a.end();
+  std::printf("%s\n", state_json(sc).c_str());
+}
 
 // The script's commands: a new command is one line here (and its line in the list at the top of this file).
 struct ScriptCommand {
   const char* name;
-  void (*run)(Script&, std::istringstream& args);
+  void (*run)(Script&, ScriptArgs& args);
 };
 constexpr ScriptCommand kCommands[] = {
     {"frames", cmd_frames},
@@ -476,13 +530,25 @@ std::vector<std::string> script_lines(const HeadlessOptions& opts) {
 
 }  // namespace
 
-void HeadlessResult::export_failed(const std::string& what, bool unavailable) {
-  if (failed_exports++ == 0) first_export_error = what;
-  export_unavailable = export_unavailable || unavailable;
+void HeadlessResult::command_failed(const std::string& what, bool unavailable_) {
+  if (failed_commands++ == 0) first_failure = what;
+  unavailable = unavailable || unavailable_;
 }
 
 HeadlessResult run_headless(const AppOptions& app_opts, const HeadlessOptions& opts) {
   check_screenshot_path("--screenshot", opts.screenshot);  // before the GL context: a bad name costs nothing
+  // The script is read and each line's words and command checked before any GL context exists: a bad script
+  // costs no EGL start-up (the values are checked as each line runs).
+  const std::vector<std::string> lines = script_lines(opts);
+  for (size_t k = 0; k < lines.size(); ++k) {
+    try {
+      const std::vector<std::string> words = script_words(lines[k]);
+      if (!words.empty() && !find_command(words.front()))
+        throw InvalidInput("unknown command '" + words.front() + "'");
+    } catch (const InvalidInput& e) {
+      throw InvalidInput("script:" + std::to_string(k + 1) + ": " + e.what());
+    }
+  }
   // Declared in the order they are made; destroyed in reverse, also when something below throws.
   render::EglDisplay display;  // throws ResourceUnavailable
   std::fprintf(stderr, "diffscope gui --headless: %s\n", display.description().c_str());
@@ -500,20 +566,20 @@ HeadlessResult run_headless(const AppOptions& app_opts, const HeadlessOptions& o
   Script sc{app, display, loop, ImGui::GetIO()};
   sc.frame();
 
-  const std::vector<std::string> lines = script_lines(opts);
   for (const std::string& raw : lines) {
     ++sc.line_no;
     if (std::chrono::steady_clock::now() >= sc.deadline) {
       std::printf("script:%d: stop_after: time is up after %d frames\n", sc.line_no, loop.frames());
       break;
     }
-    std::istringstream in(raw.substr(0, raw.find('#')));
-    std::string cmd;
-    if (!(in >> cmd)) continue;
     try {
+      std::vector<std::string> words = script_words(raw);
+      if (words.empty()) continue;
+      const std::string cmd = words.front();
       const ScriptCommand* c = find_command(cmd);
       if (!c) throw InvalidInput("script:" + std::to_string(sc.line_no) + ": unknown command '" + cmd + "'");
-      c->run(sc, in);
+      ScriptArgs args(cmd, std::vector<std::string>(words.begin() + 1, words.end()));
+      c->run(sc, args);
     } catch (const InvalidInput& e) {
       std::string m = e.what();
       if (m.rfind("script", 0) != 0) m = "script:" + std::to_string(sc.line_no) + ": " + m;
@@ -523,15 +589,8 @@ HeadlessResult run_headless(const AppOptions& app_opts, const HeadlessOptions& o
   }
   // An export still being written (a video or frame sequence the V key or the Export section started) is
   // finished, not dropped, before the app closes.
-  if (app.exporter->video_active() || app.exporter->sequence_active()) {
-    app.exporter->last_error.clear();
-    while (app.exporter->video_active() || app.exporter->sequence_active()) sc.frame();
-    if (!app.exporter->last_error.empty()) {
-      std::printf("export: error: %s\n", app.exporter->last_error.c_str());
-      sc.result.export_failed("export started by a key: " + app.exporter->last_error,
-                              app.exporter->last_error_unavailable);
-    }
-  }
+  while (app.exporter->video_active() || app.exporter->sequence_active()) sc.frame();
+  sc.check_key_export();
   if (!opts.screenshot.empty()) {
     save_screenshot(display, opts.screenshot);
     std::printf("screenshot: %s\n", opts.screenshot.c_str());

@@ -25,15 +25,15 @@ struct HeadlessOptions {
 };
 
 // What went wrong in a headless run that ran to its end (the script goes on after a failed line, as the app
-// does; the caller turns this into the exit status: `diffscope gui --headless` exits 2, or 3 when an export
+// does; the caller turns this into the exit status: `diffscope gui --headless` exits 2, or 3 when a command
 // failed for want of a resource such as ffmpeg).
 struct HeadlessResult {
   int failed_expects = 0;          // `expect` and `wait_complete` lines that failed (or the run did not complete)
-  int failed_exports = 0;          // `export` lines (and exports started by a key) that wrote nothing
-  bool export_unavailable = false; // one of them failed for want of a resource (ResourceUnavailable)
-  std::string first_export_error;  // "script:LINE: export KIND: why" of the first failed export
-  bool ok() const { return failed_expects == 0 && failed_exports == 0; }
-  void export_failed(const std::string& what, bool unavailable);
+  int failed_commands = 0;         // `export`, `model` and `restore` lines that failed, exports started by S / V
+  bool unavailable = false;        // one of them failed for want of a resource (ResourceUnavailable)
+  std::string first_failure;       // "script:LINE: export KIND: why" (or "model NAME: why", ...) of the first
+  bool ok() const { return failed_expects == 0 && failed_commands == 0; }
+  void command_failed(const std::string& what, bool unavailable);
 };
 
 // Runs the UI frame loop in an EGL context without a window, then the script (each line's failure is printed

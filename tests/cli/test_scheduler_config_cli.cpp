@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <nlohmann/json.hpp>
+
 #include "../gui/gui_test_util.h"
 #include "core/npy.h"
 
@@ -59,12 +61,54 @@ TEST(SchedulerConfigCli, BadConfigExitsTwoWritingNothing) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("'prediction_type' = \"v_prediction\""), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("epsilon"), std::string::npos) << r.err;
-  // The default spacing has no diffusers name: refused before anything is written.
-  r = guitest::run_cli(base + "--write-scheduler-config '" + dir.file("c.json") + "'", dir.path());
+  // The default spacing has no diffusers name. From t_start 5 in 3 steps it visits round(5 * (2 - i) / 2) with
+  // ties away from zero: 5, 3, 0; diffusers' linspace(0, 5, 3) rounds 2.5 half to even: 5, 2, 0. Refused before
+  // anything is written, saying what to pass.
+  r = guitest::run_cli("sample --backend cpu --model '" + exact_model() + "' --t-start 5 --steps 3 --n 4 --out '" +
+                           dir.file("x.npy") + "' --write-scheduler-config '" + dir.file("c.json") + "'", dir.path());
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("--spacing = default"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("valid: pass --spacing linspace, leading, trailing or karras"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir.file("x.npy")));
   EXPECT_FALSE(std::filesystem::exists(dir.file("c.json")));
+}
+
+// The obvious first try, --write-scheduler-config with the default spacing, works when the run's step list is
+// linspace's: from t_start 999 in 4 steps both visit 999, 666, 333, 0 (999 * k / 3 is an integer: no tie). The
+// config says linspace and runs the same samples back.
+TEST(SchedulerConfigCli, DefaultSpacingIsWrittenAsLinspaceWhenTheListsAgree) {
+  if (!std::filesystem::exists(exact_model())) GTEST_SKIP() << "no " << exact_model();
+  test::TempDir dir;
+  const std::string base = "sample --backend cpu --model '" + exact_model() + "' --steps 4 --n 8 --seed 2 ";
+  guitest::Result r = guitest::run_cli(base + "--out '" + dir.file("a.npy") + "' --write-scheduler-config '" +
+                                           dir.file("c.json") + "'", dir.path());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("written as timestep_spacing linspace"), std::string::npos) << r.err;
+  const auto j = nlohmann::json::parse(guitest::slurp(dir.file("c.json")));
+  EXPECT_EQ(j["timestep_spacing"], "linspace");
+  EXPECT_EQ(j["use_karras_sigmas"], false);
+  r = guitest::run_cli(base + "--out '" + dir.file("b.npy") + "' --scheduler-config '" + dir.file("c.json") + "'", dir.path());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(read_npy_float(dir.file("a.npy"), "a").data, read_npy_float(dir.file("b.npy"), "b").data);
+}
+
+// Options this solver or spacing does not use get a one-line note (they used to be dropped silently).
+TEST(SchedulerConfigCli, IgnoredOptionsAreNoted) {
+  if (!std::filesystem::exists(exact_model())) GTEST_SKIP() << "no " << exact_model();
+  test::TempDir dir;
+  const std::string base = "sample --backend cpu --model '" + exact_model() + "' --steps 4 --n 4 --out '" + dir.file("x.npy") + "' ";
+  guitest::Result r = guitest::run_cli(base + "--sampler heun --eta 0.5", dir.path());
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("note: --eta has no effect with --sampler heun"), std::string::npos) << r.err;
+  r = guitest::run_cli(base + "--sampler ddim --eta 0.5 --steps-offset 1", dir.path());
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err.find("--eta has no effect"), std::string::npos) << r.err;  // ddim takes eta
+  EXPECT_NE(r.err.find("note: --steps-offset has no effect with --spacing default"), std::string::npos) << r.err;
+  r = guitest::run_cli(base + "--spacing leading --steps-offset 1", dir.path());
+  EXPECT_EQ(r.err.find("--steps-offset has no effect"), std::string::npos) << r.err;
+  write_text(dir.file("k.json"), R"({"use_karras_sigmas": true, "beta_schedule": "linear"})");
+  r = guitest::run_cli(base + "--sampler ddpm --scheduler-config '" + dir.file("k.json") + "'", dir.path());
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("use_karras_sigmas) has no effect with --sampler ddpm"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -65,7 +65,7 @@ TEST_F(GuiHeadless, ScriptedTimelineStepsTStartAndExports) {
   const Result r = run_gui("--no-persist --size 1024x700 --model '" + model + "' --script '" + m_dir.file("s.txt") + "'");
   // The one unwritable export makes the run fail (exit 2, the export named) after the whole script ran.
   ASSERT_EQ(r.code, 2) << r.out << r.err;
-  EXPECT_NE(r.err.find("1 export(s) failed, the first: script:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("1 command(s) failed, the first: script:"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(": export snapshot: export /proc/no/such/dir/x.png: cannot write"), std::string::npos) << r.err;
 
   // The scrubbed frame after Right, Left, Left is one before the dragged-to frame.
@@ -235,8 +235,12 @@ TEST_F(GuiHeadless, BadModelKeepsTheCurrentOne) {
                      "\nwait_complete 1000\nexpect steps == 5\nexpect complete == 1\n");
   const Result r = run_gui("--no-persist --size 640x480 --model '" + guitest::model_2d() + "' --script '" +
                            m_dir.file("s.txt") + "'");
-  EXPECT_EQ(r.code, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("script:"), std::string::npos) << "the load error is reported: " << r.out;
+  // The script goes on with the current model (its expectations hold) and the run fails after it, naming the line.
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_NE(r.out.find("script:4: model: "), std::string::npos) << "the load error is reported: " << r.out;
+  EXPECT_NE(r.err.find("1 command(s) failed, the first: script:4: model " + m_dir.file("bad.safetensors") + ": "),
+            std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("expectation(s) failed"), std::string::npos) << r.err;
 }
 
 TEST_F(GuiHeadless, SettingsPersistAndCorruptFileFallsBack) {

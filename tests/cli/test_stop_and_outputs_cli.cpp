@@ -1,0 +1,58 @@
+// test_stop_and_outputs_cli.cpp — newcomer-trial fixes of session 6 through the diffscope binary: an output in a
+// folder that cannot take files (/proc) is "not writable", exit 2, not a free-space error; SIGINT / SIGTERM during
+// `sample` end it with 128 + the signal (130 / 143, as a shell reports it) and nothing written (SEMANTICS §9).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../core/io_test_util.h"
+#include "../signal_run.h"
+#include "../test_paths.h"
+
+namespace diffscope {
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+TEST(StopAndOutputsCli, OutputInProcIsNotWritableExit2) {
+  test::TempDir logs;
+  const std::string cmd = "'" + test::cli_binary() + "' sample --backend cpu --model '" +
+                          test::data_path("golden/d2_h256.safetensors") + "' --n 16 --steps 2 --out /proc/a.npy 2>'" +
+                          logs.file("err") + "' >/dev/null";
+  const int status = std::system(cmd.c_str());
+  const std::string err = slurp(logs.file("err"));
+  EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 2) << err;
+  EXPECT_NE(err.find("--out '/proc/a.npy': folder '/proc' is not writable"), std::string::npos) << err;
+  EXPECT_EQ(err.find("free"), std::string::npos) << err;
+}
+
+// A run of many short chunks (2,000 samples, 1,000 steps on the CPU: seconds) stopped after 1.5 s.
+void expect_stopped(int signo, int code) {
+  test::TempDir dir, logs;
+  const test::SignalRun r = test::run_and_signal({"sample", "--backend", "cpu", "--model", test::data_path("golden/d2_h256.safetensors"),
+                                "--n", "2000", "--steps", "1000", "--out", dir.file("x.npy"), "--trajectory",
+                                dir.file("t.npy"), "--trajectory-stride", "100"},
+                               signo, std::chrono::milliseconds(1500), logs.file("err"));
+  EXPECT_EQ(r.killed_by, 0) << "ended by signal " << r.killed_by << " instead of exiting: " << r.err;
+  EXPECT_EQ(r.code, code) << r.err;
+  EXPECT_NE(r.err.find(signo == SIGINT ? "interrupted by SIGINT" : "interrupted by SIGTERM"), std::string::npos) << r.err;
+  EXPECT_TRUE(dir.entries().empty()) << dir.entries().front();  // nothing written, no temporary file
+}
+
+TEST(StopAndOutputsCli, SigintDuringSampleExits130WritingNothing) { expect_stopped(SIGINT, 130); }
+TEST(StopAndOutputsCli, SigtermDuringSampleExits143WritingNothing) { expect_stopped(SIGTERM, 143); }
+
+}  // namespace
+}  // namespace diffscope

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/atomic_write.h"
 #include "core/errors.h"
 #include "core/npy.h"
 
@@ -92,8 +93,10 @@ void check_output_path(const std::string& arg, const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
     throw InvalidInput(arg + " '" + path + "' is a folder; valid: a file path");
-  const size_t slash = path.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  // A device or FIFO is refused; through a symbolic link, the link's target is what is written.
+  const std::string target = output_target(path, arg);
+  const size_t slash = target.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : target.substr(0, slash));
   if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
     throw InvalidInput(arg + " '" + path + "': folder '" + dir + "' does not exist; valid: a path in an existing folder");
   if (::access(dir.c_str(), W_OK) != 0)

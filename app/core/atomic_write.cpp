@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -35,6 +36,27 @@ bool write_all(int fd, const char* p, size_t n) {
 
 }  // namespace
 
+std::string output_target(const std::string& path, const std::string& arg) {
+  std::string p = path;
+  struct stat st {};
+  for (int links = 0; ::lstat(p.c_str(), &st) == 0 && S_ISLNK(st.st_mode); ++links) {
+    if (links == 40) throw InvalidInput(arg + " '" + path + "': too many symbolic links; valid: a file path");
+    std::vector<char> buf(static_cast<size_t>(st.st_size > 0 ? st.st_size : 4095) + 1);
+    const ssize_t n = ::readlink(p.c_str(), buf.data(), buf.size() - 1);
+    if (n < 0) break;
+    const std::string target(buf.data(), static_cast<size_t>(n));
+    const size_t slash = p.find_last_of('/');
+    p = target.empty() || target[0] == '/' || slash == std::string::npos ? target : p.substr(0, slash + 1) + target;
+  }
+  if (::stat(p.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) fail(arg, path, "it is a folder; valid: a file path");
+    if (!S_ISREG(st.st_mode))
+      throw InvalidInput(arg + " '" + path + "' is not a regular file (a device, FIFO or socket), which a write would " +
+                         "replace; valid: a path to a regular file or to a new one");
+  }
+  return p;
+}
+
 void AtomicFileSet::add(std::string path, std::string arg, std::string head, const void* data, size_t size) {
   m_files.push_back({std::move(path), std::move(arg), std::move(head), data, size, {}});
 }
@@ -47,6 +69,12 @@ void AtomicFileSet::commit() {
   };
   for (File& f : m_files) {
     if (f.path.empty()) remove_temps(), fail(f.arg, f.path, "empty path");
+    try {
+      f.path = output_target(f.path, f.arg);
+    } catch (...) {
+      remove_temps();
+      throw;
+    }
     int fd = -1;
     for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
       const std::string tmp = f.path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);

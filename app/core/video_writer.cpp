@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/atomic_write.h"
 #include "core/errors.h"
 #include "core/stop_signal.h"
 
@@ -121,17 +122,27 @@ VideoWriter::VideoWriter(const VideoOptions& o) : m_o(o), m_format(video_format_
     throw InvalidInput(o.arg + " " + o.path + ": frame size " + std::to_string(o.width) + "x" +
                        std::to_string(o.height) + " does not suit the format; valid: even sizes for .mp4");
   static std::atomic<unsigned> counter{0};
-  // The temporary name keeps the extension last so that nothing mistakes it for the finished file.
-  m_tmp = o.path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+  // The temporary name keeps the extension last so that nothing mistakes it for the finished file; it sits beside
+  // the file the video replaces (a link's target; a device or FIFO is refused: output_target).
+  m_target = output_target(o.path, o.arg);
+  m_tmp = m_target + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
   m_log = m_tmp + ".log";
+  // ffmpeg's log is opened here, so a missing or unwritable folder is named as such (not as a missing ffmpeg).
+  const int log_fd = ::open(m_log.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (log_fd < 0) throw InvalidInput(o.arg + " " + o.path + ": cannot write (" + std::strerror(errno) + ")");
   int pipe_fd[2];
-  if (::pipe2(pipe_fd, O_CLOEXEC) != 0) throw ResourceUnavailable(o.arg + ": cannot create a pipe: " + std::strerror(errno));
+  if (::pipe2(pipe_fd, O_CLOEXEC) != 0) {
+    const std::string why = std::strerror(errno);
+    ::close(log_fd);
+    ::unlink(m_log.c_str());
+    throw ResourceUnavailable(o.arg + ": cannot create a pipe: " + why);
+  }
   (void)::fcntl(pipe_fd[1], F_SETPIPE_SZ, 1 << 20);  // fewer blocking writes per frame; ignored when refused
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, pipe_fd[0], 0);
   posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 2, m_log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&fa, log_fd, 2);
   const std::string prog = ffmpeg_command();
   std::vector<std::string> args = ffmpeg_args(o, m_format, m_tmp);
   args.insert(args.begin(), prog);
@@ -141,6 +152,7 @@ VideoWriter::VideoWriter(const VideoOptions& o) : m_o(o), m_format(video_format_
   const int rc = ::posix_spawnp(&m_pid, prog.c_str(), &fa, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&fa);
   ::close(pipe_fd[0]);
+  ::close(log_fd);
   if (rc != 0) {
     ::close(pipe_fd[1]);
     ::unlink(m_log.c_str());
@@ -247,7 +259,7 @@ std::string VideoWriter::finish() {
     (void)::fsync(fd);
     ::close(fd);
   }
-  if (::rename(m_tmp.c_str(), m_o.path.c_str()) != 0) {
+  if (::rename(m_tmp.c_str(), m_target.c_str()) != 0) {
     const std::string why = std::strerror(errno);
     ::unlink(m_tmp.c_str());
     ::unlink(m_log.c_str());

@@ -65,7 +65,7 @@ class VideoWriter {
   void cleanup();
   VideoOptions m_o;
   VideoFormat m_format;
-  std::string m_tmp, m_log;
+  std::string m_target, m_tmp, m_log;  // the file replaced (output_target), the temporary video, ffmpeg's log
   pid_t m_pid = -1;
   int m_fd = -1;  // ffmpeg's stdin
   int m_frames = 0;

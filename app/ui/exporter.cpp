@@ -7,6 +7,7 @@
 #include <ctime>
 #include <filesystem>
 #include <functional>
+#include <unistd.h>
 
 #include "core/atomic_write.h"
 #include "core/command_line.h"
@@ -246,7 +247,7 @@ ExportResult Exporter::run(ExportKind kind, const ExportView& v, std::string pat
     case ExportKind::ImageGrid: return image_grid(v, path);
     case ExportKind::State: return state_npy(v, path);
     case ExportKind::Trajectory: return trajectory_npy(v, path);
-    case ExportKind::Frames: return start_frame_sequence(v);
+    case ExportKind::Frames: return start_frame_sequence(v, path);
     case ExportKind::Video: return start_video(v, path);
   }
   return {};
@@ -329,13 +330,29 @@ ExportResult Exporter::trajectory_npy(const ExportView& v, std::string path) {
   });
 }
 
-ExportResult Exporter::start_frame_sequence(const ExportView& v) {
+Exporter::~Exporter() { abandon_sequence(); }
+
+void Exporter::abandon_sequence() {
+  if (m_seq_dir.empty()) return;
+  std::error_code ec;
+  fs::remove_all(m_seq_dir, ec);
+  m_seq_dir.clear();
+  m_seq_next = -1;
+}
+
+ExportResult Exporter::start_frame_sequence(const ExportView& v, std::string dir) {
   ExportResult r;
   try {
     check_frames_exportable(v, v.session->newest_slot());
-    m_seq_dir = next_free_name(resolve_export_dir(v.settings->export_dir), "frames", "");
+    if (dir.empty()) dir = next_free_name(resolve_export_dir(v.settings->export_dir), "frames", "");
     std::error_code ec;
-    if (!fs::create_directories(m_seq_dir, ec)) throw InvalidInput("cannot create " + m_seq_dir);
+    if (fs::exists(fs::symlink_status(dir, ec)))
+      throw InvalidInput("export frames '" + dir + "' already exists; valid: a new folder");
+    static unsigned counter = 0;
+    m_seq_final = dir;
+    m_seq_dir = dir + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+    if (!fs::create_directories(m_seq_dir, ec))
+      throw InvalidInput("export frames '" + dir + "': cannot create it (" + (ec ? ec.message() : "exists") + ")");
     m_seq_next = 0;
     m_seq_total = v.session->newest_slot() + 1;
     nlohmann::json j = sidecar(v, "frame_sequence");
@@ -343,11 +360,11 @@ ExportResult Exporter::start_frame_sequence(const ExportView& v) {
     write_file_atomic(m_seq_dir + "/sequence.json", sidecar_text(j), "export");
     m_seq_sidecar = j;
     r.ok = true;
-    r.path = m_seq_dir;
-    messages.push_back("writing frames into " + m_seq_dir);
+    r.path = m_seq_final;
+    messages.push_back("writing frames into " + m_seq_final);
     return r;
   } catch (const std::exception& e) {
-    m_seq_next = -1;
+    abandon_sequence();
     r.error = e.what();
   }
   return finish(r);
@@ -366,11 +383,15 @@ void Exporter::tick(const ExportView& v) {
     j["frame"] = v.session->layout().frame_of_slot(m_seq_next);
     write_png_rgba(m_seq_dir + name, px, w, h, 3, png_text(j));
     if (++m_seq_next >= m_seq_total) {
+      std::error_code ec;
+      fs::rename(m_seq_dir, m_seq_final, ec);
+      if (ec) throw InvalidInput("export frames '" + m_seq_final + "': cannot write (" + ec.message() + ")");
+      m_seq_dir.clear();
       m_seq_next = -1;
-      finish({true, m_seq_dir, ""});
+      finish({true, m_seq_final, ""});
     }
   } catch (const std::exception& e) {
-    m_seq_next = -1;
+    abandon_sequence();
     finish({false, "", e.what()});
   }
 }

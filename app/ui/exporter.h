@@ -82,8 +82,12 @@ class Exporter {
   ExportResult image_grid(const ExportView& v, std::string path = "");
   ExportResult state_npy(const ExportView& v, std::string path = "");
   ExportResult trajectory_npy(const ExportView& v, std::string path = "");
-  // Starts writing one PNG per computed kept frame into a new numbered folder; tick() writes one per call.
-  ExportResult start_frame_sequence(const ExportView& v);
+  // Starts writing one PNG per computed kept frame into the folder `dir` ("" = a new numbered folder in the export
+  // folder; an existing `dir` is refused); tick() writes one per call. The frames go into a temporary folder
+  // beside it, renamed to `dir` when the last one is written: a failed, cancelled or interrupted sequence leaves
+  // nothing (SEMANTICS §9).
+  ExportResult start_frame_sequence(const ExportView& v, std::string dir = "");
+  ~Exporter();
   void tick(const ExportView& v);
   bool sequence_active() const { return m_seq_next >= 0; }
   float sequence_progress() const { return m_seq_total ? float(m_seq_next) / m_seq_total : 0.f; }
@@ -119,6 +123,7 @@ class Exporter {
   bool last_error_unavailable = false;  // last_error came from a missing resource (ExportResult::unavailable)
 
  private:
+  void abandon_sequence();  // removes an unfinished sequence's temporary folder
   ExportResult finish(ExportResult r);
   std::string png_text(const nlohmann::json& j) const;  // sidecar_text(j), or "" with embed_sidecar off
   // Runs one export: `write` writes the file(s) and returns the main path; an exception becomes the error.
@@ -131,7 +136,7 @@ class Exporter {
   render::OffscreenTarget m_target;
   std::string m_sha_path, m_sha;  // cached SHA-256 of the model file
   int m_seq_next = -1, m_seq_total = 0;
-  std::string m_seq_dir;
+  std::string m_seq_dir, m_seq_final;  // the temporary folder being written, the folder it becomes
   nlohmann::json m_seq_sidecar;
   void tick_video(const ExportView& v);
   std::shared_ptr<VideoWriter> m_video;  // shared_ptr: VideoWriter is incomplete here

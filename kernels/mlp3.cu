@@ -1,8 +1,9 @@
 // mlp3.cu — the fused bias-free 3-layer MLP y = relu(relu(x W1^T) W2^T) W3^T (SEMANTICS §5) in one launch.
 // General path: any sizes, fp32 FMA, activations in shared memory (general_layer.cuh).
 // Tensor-core path (bf16 / tf32 operands, fp32 accumulation) for the reference sizes (48-64-40-24, and any sizes
-// that pad to the same multiples of 16): one warp per 16 rows, activations in registers, weights in shared
-// memory in fragment order; x is read once and y written once, so large batches are bound by memory bandwidth.
+// that pad to the same multiples of 16): one warp per 16 rows (bf16) or 32 rows (tf32) at a time, activations in
+// registers, weights in shared memory in fragment order, the next rows' x staged in shared memory by cp.async; x is
+// read once and y written once, so large batches are bound by memory bandwidth.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -431,8 +432,8 @@ constexpr int P0 = 48, P1 = 64, P2 = 48, P3 = 32;
 // fragment read from shared memory feeds T mma (session 6's ncu of T = 1: short-scoreboard stalls on those reads
 // 39%, and the mma -> ReLU -> pack chains of one tile left the scheduler idle 34%: two tiles interleave two chains).
 // XS (d0 = 48, x 16-byte aligned): each warp's next unit of x goes to shared memory by cp.async (zero-filled past
-// B) instead of registers (T = 2: the 48 registers of the prefetched x freed). Rows of kXs floats (48 + 8: the float2 A-fragment reads
-// of a half-warp hit 16 distinct bank pairs).
+// B) instead of registers (24 registers per tile no longer held while the loads are in flight). Rows of kXs floats
+// (48 + 8: the float2 A-fragment reads of a half-warp hit 16 distinct bank pairs).
 constexpr int kXs = 56;
 template <int T>
 constexpr size_t tc_xs_smem() {
@@ -591,8 +592,9 @@ __device__ __forceinline__ void mlp3_tc_body(const DeviceMlp3& w, const float* _
   }
 }
 
-// MB = 2: the registers capped so that two CTAs fit per SM (bf16 T = 2 needs 167 unbounded: one CTA); MB = 0: no
-// minimum (ptxas's choice; bf16 T = 1: 80 registers, three CTAs; an explicit minimum of 1 gave 91 here).
+// MB > 0: the registers capped so that MB CTAs fit per SM (bf16 "2s" at MB = 2: 128 registers, 64 B spilled;
+// "1s" at 4: 64 registers, 16 B spilled; tf32 "1s" at 3: 80 registers, 52 B spilled); MB = 0: no minimum (ptxas's
+// choice; bf16 T = 1: 80 registers, three CTAs; an explicit minimum of 1 gave 91 here).
 template <class P, int PF, int T, int MB, bool XS>
 __global__ void __launch_bounds__(kThreads, MB) kernel_mlp3_tc_mb(const DeviceMlp3 w, const float* __restrict__ x,
                                                                   int B, float* __restrict__ y, const BFrag<P>* g1,
@@ -611,14 +613,17 @@ int tc_prefetch() {
   return e && std::string(e) == "0" ? 0 : 1;
 }
 
-// Tiles of 16 rows per warp at a time (with prefetch): DIFFSCOPE_MLP3_TC_TILES (benchmarking knob: "1", "2",
-// "2r": two tiles, registers not capped for bf16, "2s": two tiles, x staged in shared memory (XS; where d0 != 48 or
-// x is misaligned, "2"), or "1s": one tile, XS, registers capped for 4 (bf16) / 3 (tf32) CTAs per SM), else kTcTiles.
-constexpr const char* kTcTiles = "2s";
-std::string tc_tiles() {
+// The x staging and tiles per warp of the tensor-core path (with prefetch): DIFFSCOPE_MLP3_TC_TILES (benchmarking
+// knob: "1": one 16-row tile per warp, the next x in registers, the default before mlpbf6; "1s": one tile, x staged
+// in shared memory (XS), registers capped for 4 (bf16) / 3 (tf32) CTAs per SM; "2s": two tiles, XS, bf16 capped for
+// 2 CTAs per SM, tf32 not capped (220 registers, one CTA)), else the faster per precision (bench/RESULTS.md
+// "Session 6, mlpbf6": bf16 "1s" 94.0 us, tf32 "2s" 121.1 us, against "1" 103.1 / 128.0 us). Two tiles with x in
+// registers measured slower (bf16 125.4 us capped at 128 registers with 248 B spilled, 103.5 us uncapped at 164;
+// tf32 141.6 us at 212) and were removed. XS needs d0 = 48 and x 16-byte aligned, else "1".
+std::string tc_tiles(bool bf16) {
   const char* e = std::getenv("DIFFSCOPE_MLP3_TC_TILES");
   const std::string t = e ? e : "";
-  return (t == "1" || t == "1s" || t == "2" || t == "2r" || t == "2s") ? t : kTcTiles;
+  return (t == "1" || t == "1s" || t == "2s") ? t : (bf16 ? "1s" : "2s");
 }
 
 // Launches kernel_mlp3_tc: with PF one wave of persistent CTAs (as many as are resident, computed once per
@@ -655,21 +660,16 @@ cudaError_t launch_tc(const DeviceMlp3& w, const float* x, int B, float* y, cuda
                     static_cast<const BF*>(f[1]), static_cast<const BF*>(f[2]));
 }
 
-// The tensor-core variant the knobs select: PF = 0 (T = 1), or PF = 1 with tc_tiles() tiles per warp (tf32 with
-// T = 2 needs 212 registers: one CTA per SM, MB = 1, whichever knob).
+// The tensor-core variant the knobs select: PF = 0 (T = 1), or PF = 1 with tc_tiles()'s staging and tiles.
 template <class P>
 cudaError_t launch_tc_any(const DeviceMlp3& w, const float* x, int B, float* y, cudaStream_t s) {
   if (!tc_prefetch()) return launch_tc<P, 0, 1, 0>(w, x, B, y, s);
-  const std::string t = tc_tiles();
-  if (t == "1") return launch_tc<P, 1, 1, 0>(w, x, B, y, s);
   constexpr bool bf = std::is_same_v<P, Bf16Tag>;
+  const std::string t = tc_tiles(bf);
   const bool xs_ok = w.d0 == 48 && reinterpret_cast<uintptr_t>(x) % 16 == 0;
   if (t == "2s" && xs_ok) return launch_tc<P, 1, 2, bf ? 2 : 0, true>(w, x, B, y, s);
   if (t == "1s" && xs_ok) return launch_tc<P, 1, 1, bf ? 4 : 3, true>(w, x, B, y, s);
-  if (t == "1s") return launch_tc<P, 1, 1, 0>(w, x, B, y, s);
-  if constexpr (bf)
-    if (t != "2r") return launch_tc<P, 1, 2, 2>(w, x, B, y, s);
-  return launch_tc<P, 1, 2, 0>(w, x, B, y, s);
+  return launch_tc<P, 1, 1, 0>(w, x, B, y, s);
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
 // mlp3.cu — the fused bias-free 3-layer MLP y = relu(relu(x W1^T) W2^T) W3^T (SEMANTICS §5) in one launch.
 // General path: any sizes, fp32 FMA, activations in shared memory (general_layer.cuh).
 // Tensor-core path (bf16 / tf32 operands, fp32 accumulation) for the reference sizes (48-64-40-24, and any sizes
-// that pad to the same multiples of 16): one warp per 16 rows, activations in registers, weights in shared
-// memory in fragment order; x is read once and y written once, so large batches are bound by memory bandwidth.
+// that pad to the same multiples of 16): one warp per 16 rows (bf16) or 32 rows (tf32) at a time, activations in
+// registers, weights in shared memory in fragment order, the next rows' x staged in shared memory by cp.async; x is
+// read once and y written once, so large batches are bound by memory bandwidth.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -425,12 +426,25 @@ __global__ void __launch_bounds__(128) kernel_mlp3_rows(const DeviceMlp3 w, cons
 constexpr int P0 = 48, P1 = 64, P2 = 48, P3 = 32;
 
 // PF = 1 (the default since session 6; DIFFSCOPE_MLP3_TC_PREFETCH=0 selects PF = 0): persistent CTAs, and each warp
-// issues the loads of its next tile's x right after turning the current one into A fragments, so they are in flight during the three layers (session 5's ncu: the loop without it waited on the x
-// loads, DRAM 56%). PF = 0 is the loop before session 6.
-template <class P, int PF>
-__global__ void __launch_bounds__(kThreads) kernel_mlp3_tc(const DeviceMlp3 w, const float* __restrict__ x, int B,
-                                                            float* __restrict__ y, const BFrag<P>* __restrict__ g1,
-                                                            const BFrag<P>* __restrict__ g2, const BFrag<P>* __restrict__ g3) {
+// issues the loads of its next unit's x right after turning the current one into A fragments, so they are in flight
+// during the three layers (session 5's ncu: the loop without it waited on the x loads, DRAM 56%). PF = 0 is the loop
+// before session 6. T = tiles of 16 rows per warp at a time (a unit of 16 T contiguous rows): with T = 2 each B
+// fragment read from shared memory feeds T mma (session 6's ncu of T = 1: short-scoreboard stalls on those reads
+// 39%, and the mma -> ReLU -> pack chains of one tile left the scheduler idle 34%: two tiles interleave two chains).
+// XS (d0 = 48, x 16-byte aligned): each warp's next unit of x goes to shared memory by cp.async (zero-filled past
+// B) instead of registers (24 registers per tile no longer held while the loads are in flight). Rows of kXs floats
+// (48 + 8: the float2 A-fragment reads of a half-warp hit 16 distinct bank pairs).
+constexpr int kXs = 56;
+template <int T>
+constexpr size_t tc_xs_smem() {
+  return sizeof(float) * (kThreads / 32) * T * 16 * kXs;
+}
+
+// The body of kernel_mlp3_tc (below: the launch bounds differ by variant).
+template <class P, int PF, int T, bool XS>
+__device__ __forceinline__ void mlp3_tc_body(const DeviceMlp3& w, const float* __restrict__ x, int B,
+                                             float* __restrict__ y, const BFrag<P>* __restrict__ g1,
+                                             const BFrag<P>* __restrict__ g2, const BFrag<P>* __restrict__ g3) {
   using BF = BFrag<P>;
   constexpr int n1 = (P1 / 8) * (P0 / 16) * 32, n2 = (P2 / 8) * (P1 / 16) * 32, n3 = (P3 / 8) * (P2 / 16) * 32;
   __shared__ BF s1[n1], s2[n2], s3[n3];
@@ -441,100 +455,157 @@ __global__ void __launch_bounds__(kThreads) kernel_mlp3_tc(const DeviceMlp3 w, c
   pdl_wait();  // x and y may be used by the previous kernel (pdl.cuh); the fragments are not
   __syncthreads();
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, g = lane >> 2, q = lane & 3;
-  const int tiles = (B + 15) / 16;
+  const int units = (B + 16 * T - 1) / (16 * T);
   const int d0 = w.d0, d3 = w.d3;
-  // x of tile t -> v: 3 k16 blocks of A-fragment float pairs, every load issued before any is used.
-  auto load_x = [&](int t, float2 (&v)[P0 / 16][4]) {
-    const int r0 = t * 16 + g, r1 = r0 + 8;
+  // XS: x of unit u -> this warp's xs rows, 16 bytes per cp.async, 6 per lane per tile (rows >= B: zeros).
+  extern __shared__ float4 smem_tc_xs[];
+  float* xs = reinterpret_cast<float*>(smem_tc_xs) + warp * (T * 16 * kXs);
+  auto issue_xs = [&](int u) {
 #pragma unroll
-    for (int kb = 0; kb < P0 / 16; ++kb)
+    for (int i = 0; i < T * 16 * 12 / 32; ++i) {
+      const int idx = i * 32 + lane, rr = idx / 12, c4 = idx % 12, r = u * T * 16 + rr;
+      const unsigned sa = static_cast<unsigned>(__cvta_generic_to_shared(xs + rr * kXs + 4 * c4));
+      const float* src = x + static_cast<size_t>(min(r, B - 1)) * 48 + 4 * c4;
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(sa), "l"(src), "r"(r < B ? 16 : 0));
+    }
+    asm volatile("cp.async.commit_group;" ::: "memory");
+  };
+  // x of unit u -> v: per tile, 3 k16 blocks of A-fragment float pairs, every load issued before any is used
+  // (rows >= B read as 0).
+  auto load_x = [&](int u, float2 (&v)[T][P0 / 16][4]) {
 #pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int r = (e & 1) ? r1 : r0, c = kb * 16 + 2 * q + ((e & 2) ? 8 : 0);
-        if (r < B && c + 1 < d0) {
-          v[kb][e] = __ldcs(reinterpret_cast<const float2*>(x + static_cast<size_t>(r) * d0 + c));
-        } else {
-          v[kb][e].x = (r < B && c < d0) ? x[static_cast<size_t>(r) * d0 + c] : 0.f;
-          v[kb][e].y = 0.f;
+    for (int t = 0; t < T; ++t) {
+      const int r0 = (u * T + t) * 16 + g, r1 = r0 + 8;
+#pragma unroll
+      for (int kb = 0; kb < P0 / 16; ++kb)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const int r = (e & 1) ? r1 : r0, c = kb * 16 + 2 * q + ((e & 2) ? 8 : 0);
+          if (r < B && c + 1 < d0) {
+            v[t][kb][e] = __ldcs(reinterpret_cast<const float2*>(x + static_cast<size_t>(r) * d0 + c));
+          } else {
+            v[t][kb][e].x = (r < B && c < d0) ? x[static_cast<size_t>(r) * d0 + c] : 0.f;
+            v[t][kb][e].y = 0.f;
+          }
         }
-      }
+    }
   };
   const int stride = gridDim.x * (kThreads / 32);
-  // One tile from x values v (loaded); `next` (if < tiles) is loaded into v once v is in A fragments.
-  auto run_tile = [&](int tile, float2 (&v)[P0 / 16][4], int next) {
-    const int r0 = tile * 16 + g, r1 = r0 + 8;
-    AFrag<P> xa[P0 / 16];
+  // Layer of hidden outputs: h[t][j] = relu(a[t] W^T) for the NB/2 A fragments j of N = 8 NB outputs, K = 16 KB;
+  // each B fragment (one shared-memory read) feeds the T tiles' mma.
+  auto hidden = [&](auto& h, const auto& a, const BF* s, auto nb_c, auto kb_c) {
+    constexpr int NB = decltype(nb_c)::value, KB = decltype(kb_c)::value;
 #pragma unroll
-    for (int kb = 0; kb < P0 / 16; ++kb) {
-      const float c0[4] = {v[kb][0].x, v[kb][0].y, v[kb][1].x, v[kb][1].y};
-      const float c1[4] = {v[kb][2].x, v[kb][2].y, v[kb][3].x, v[kb][3].y};
-      make_afrag(xa[kb], c0, c1);
-    }
-    if (next < tiles) load_x(next, v);
-    // layer 1
-    AFrag<P> h1[P1 / 16];
-#pragma unroll
-    for (int j = 0; j < P1 / 16; ++j) {
-      float c[2][4] = {};
+    for (int j = 0; j < NB / 2; ++j) {
+      float c[T][2][4] = {};
 #pragma unroll
       for (int hf = 0; hf < 2; ++hf)
 #pragma unroll
-        for (int kb = 0; kb < P0 / 16; ++kb) mma16(c[hf], xa[kb], s1[((2 * j + hf) * (P0 / 16) + kb) * 32 + lane]);
+        for (int kb = 0; kb < KB; ++kb) {
+          const BF b = s[((2 * j + hf) * KB + kb) * 32 + lane];
 #pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        c[0][e] = fmaxf(c[0][e], 0.f);
-        c[1][e] = fmaxf(c[1][e], 0.f);
+          for (int t = 0; t < T; ++t) mma16(c[t][hf], a[t][kb], b);
+        }
+#pragma unroll
+      for (int t = 0; t < T; ++t) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          c[t][0][e] = fmaxf(c[t][0][e], 0.f);
+          c[t][1][e] = fmaxf(c[t][1][e], 0.f);
+        }
+        make_afrag(h[t][j], c[t][0], c[t][1]);
       }
-      make_afrag(h1[j], c[0], c[1]);
     }
-    // layer 2
-    AFrag<P> h2[P2 / 16];
+  };
+  // One unit from x values v (loaded); unit `next` (if < units) is loaded into v once v is in A fragments.
+  auto run_unit = [&](int u, float2 (&v)[T][P0 / 16][4], int next) {
+    AFrag<P> xa[T][P0 / 16];
+    if constexpr (XS) {
+      asm volatile("cp.async.wait_group 0;" ::: "memory");
+      __syncwarp();
 #pragma unroll
-    for (int j = 0; j < P2 / 16; ++j) {
-      float c[2][4] = {};
+      for (int t = 0; t < T; ++t)
 #pragma unroll
-      for (int hf = 0; hf < 2; ++hf)
+        for (int kb = 0; kb < P0 / 16; ++kb)
 #pragma unroll
-        for (int kb = 0; kb < P1 / 16; ++kb) mma16(c[hf], h1[kb], s2[((2 * j + hf) * (P1 / 16) + kb) * 32 + lane]);
+          for (int e = 0; e < 4; ++e) {
+            const int r = t * 16 + g + ((e & 1) ? 8 : 0), c = kb * 16 + 2 * q + ((e & 2) ? 8 : 0);
+            v[t][kb][e] = *reinterpret_cast<const float2*>(xs + r * kXs + c);
+          }
+      __syncwarp();  // every lane has read the unit before the next one overwrites it
+      if (next < units) issue_xs(next);
+    }
 #pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        c[0][e] = fmaxf(c[0][e], 0.f);
-        c[1][e] = fmaxf(c[1][e], 0.f);
+    for (int t = 0; t < T; ++t)
+#pragma unroll
+      for (int kb = 0; kb < P0 / 16; ++kb) {
+        const float c0[4] = {v[t][kb][0].x, v[t][kb][0].y, v[t][kb][1].x, v[t][kb][1].y};
+        const float c1[4] = {v[t][kb][2].x, v[t][kb][2].y, v[t][kb][3].x, v[t][kb][3].y};
+        make_afrag(xa[t][kb], c0, c1);
       }
-      make_afrag(h2[j], c[0], c[1]);
-    }
+    if (!XS && next < units) load_x(next, v);
+    AFrag<P> h1[T][P1 / 16], h2[T][P2 / 16];
+    hidden(h1, xa, s1, std::integral_constant<int, P1 / 8>{}, std::integral_constant<int, P0 / 16>{});
+    hidden(h2, h1, s2, std::integral_constant<int, P2 / 8>{}, std::integral_constant<int, P1 / 16>{});
     // layer 3 -> y
 #pragma unroll
     for (int nb = 0; nb < P3 / 8; ++nb) {
-      float c[4] = {};
+      float c[T][4] = {};
 #pragma unroll
-      for (int kb = 0; kb < P2 / 16; ++kb) mma16(c, h2[kb], s3[(nb * (P2 / 16) + kb) * 32 + lane]);
+      for (int kb = 0; kb < P2 / 16; ++kb) {
+        const BF b = s3[(nb * (P2 / 16) + kb) * 32 + lane];
+#pragma unroll
+        for (int t = 0; t < T; ++t) mma16(c[t], h2[t][kb], b);
+      }
       const int col = nb * 8 + 2 * q;
 #pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int r = h ? r1 : r0;
-        if (r >= B) continue;
-        float* dst = y + static_cast<size_t>(r) * d3 + col;
-        if (col + 1 < d3 && (d3 % 2) == 0) {
-          __stcs(reinterpret_cast<float2*>(dst), make_float2(c[2 * h], c[2 * h + 1]));
-        } else {
-          if (col < d3) dst[0] = c[2 * h];
-          if (col + 1 < d3) dst[1] = c[2 * h + 1];
+      for (int t = 0; t < T; ++t)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int r = (u * T + t) * 16 + g + 8 * h;
+          if (r >= B) continue;
+          float* dst = y + static_cast<size_t>(r) * d3 + col;
+          if (col + 1 < d3 && (d3 % 2) == 0) {
+            __stcs(reinterpret_cast<float2*>(dst), make_float2(c[t][2 * h], c[t][2 * h + 1]));
+          } else {
+            if (col < d3) dst[0] = c[t][2 * h];
+            if (col + 1 < d3) dst[1] = c[t][2 * h + 1];
+          }
         }
-      }
     }
   };
-  int tile = blockIdx.x * (kThreads / 32) + warp;
-  float2 va[P0 / 16][4];
+  int u = blockIdx.x * (kThreads / 32) + warp;
+  float2 va[T][P0 / 16][4];
   if constexpr (PF == 0) {
-    for (; tile < tiles; tile += stride) {
-      load_x(tile, va);
-      run_tile(tile, va, tiles);
+    for (; u < units; u += stride) {
+      load_x(u, va);
+      run_unit(u, va, units);
     }
   } else {
-    if (tile < tiles) load_x(tile, va);
-    for (; tile < tiles; tile += stride) run_tile(tile, va, tile + stride);
+    if (u < units) {
+      if constexpr (XS)
+        issue_xs(u);
+      else
+        load_x(u, va);
+    }
+    for (; u < units; u += stride) run_unit(u, va, u + stride);
   }
+}
+
+// MB > 0: the registers capped so that MB CTAs fit per SM (bf16 "2s" at MB = 2: 128 registers, 64 B spilled;
+// "1s" at 4: 64 registers, 16 B spilled; tf32 "1s" at 3: 80 registers, 52 B spilled); MB = 0: no minimum (ptxas's
+// choice; bf16 T = 1: 80 registers, three CTAs; an explicit minimum of 1 gave 91 here).
+template <class P, int PF, int T, int MB, bool XS>
+__global__ void __launch_bounds__(kThreads, MB) kernel_mlp3_tc_mb(const DeviceMlp3 w, const float* __restrict__ x,
+                                                                  int B, float* __restrict__ y, const BFrag<P>* g1,
+                                                                  const BFrag<P>* g2, const BFrag<P>* g3) {
+  mlp3_tc_body<P, PF, T, XS>(w, x, B, y, g1, g2, g3);
+}
+template <class P, int PF, int T, bool XS>
+__global__ void __launch_bounds__(kThreads) kernel_mlp3_tc(const DeviceMlp3 w, const float* __restrict__ x, int B,
+                                                            float* __restrict__ y, const BFrag<P>* g1,
+                                                            const BFrag<P>* g2, const BFrag<P>* g3) {
+  mlp3_tc_body<P, PF, T, XS>(w, x, B, y, g1, g2, g3);
 }
 
 int tc_prefetch() {
@@ -542,27 +613,63 @@ int tc_prefetch() {
   return e && std::string(e) == "0" ? 0 : 1;
 }
 
+// The x staging and tiles per warp of the tensor-core path (with prefetch): DIFFSCOPE_MLP3_TC_TILES (benchmarking
+// knob: "1": one 16-row tile per warp, the next x in registers, the default before mlpbf6; "1s": one tile, x staged
+// in shared memory (XS), registers capped for 4 (bf16) / 3 (tf32) CTAs per SM; "2s": two tiles, XS, bf16 capped for
+// 2 CTAs per SM, tf32 not capped (220 registers, one CTA)), else the faster per precision (bench/RESULTS.md
+// "Session 6, mlpbf6": bf16 "1s" 94.0 us, tf32 "2s" 121.1 us, against "1" 103.1 / 128.0 us). Two tiles with x in
+// registers measured slower (bf16 125.4 us capped at 128 registers with 248 B spilled, 103.5 us uncapped at 164;
+// tf32 141.6 us at 212) and were removed. XS needs d0 = 48 and x 16-byte aligned, else "1".
+std::string tc_tiles(bool bf16) {
+  const char* e = std::getenv("DIFFSCOPE_MLP3_TC_TILES");
+  const std::string t = e ? e : "";
+  return (t == "1" || t == "1s" || t == "2s") ? t : (bf16 ? "1s" : "2s");
+}
+
 // Launches kernel_mlp3_tc: with PF one wave of persistent CTAs (as many as are resident, computed once per
 // instantiation), else (tiles / 8) CTAs capped at 16 per SM as before session 6.
-template <class P, int PF>
+template <class P, int PF, int T, int MB, bool XS = false>
 cudaError_t launch_tc(const DeviceMlp3& w, const float* x, int B, float* y, cudaStream_t s) {
-  auto* kernel = kernel_mlp3_tc<P, PF>;
-  const int tiles = (B + 15) / 16;
-  int grid = std::min((tiles + 7) / 8, 132 * 16);
+  auto* kernel = [] {
+    if constexpr (MB == 0)
+      return kernel_mlp3_tc<P, PF, T, XS>;
+    else
+      return kernel_mlp3_tc_mb<P, PF, T, MB, XS>;
+  }();
+  const size_t smem = XS ? tc_xs_smem<T>() : 0;
+  static const bool smem_set = [&] {
+    if (smem > 0) set_max_dynamic_smem(kernel, smem);
+    return true;
+  }();
+  (void)smem_set;
+  const int units = (B + 16 * T - 1) / (16 * T);
+  int grid = std::min((units + 7) / 8, 132 * 16);
   if (PF) {
     static const int resident = [&] {
       int dev = 0, sms = 0, per_sm = 0;
       check_cuda(cudaGetDevice(&dev), "cudaGetDevice");
       check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute");
-      check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, 0), "cudaOccupancy");
+      check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, smem), "cudaOccupancy");
       return sms * std::max(per_sm, 1);
     }();
-    grid = std::min((tiles + 7) / 8, resident);
+    grid = std::min((units + 7) / 8, resident);
   }
   using BF = BFrag<P>;
   const void* const* f = std::is_same_v<P, Bf16Tag> ? w.f_bf16 : w.f_tf32;
-  return launch_pdl(kernel, dim3(grid), dim3(kThreads), 0, s, 0, w, x, B, y, static_cast<const BF*>(f[0]),
+  return launch_pdl(kernel, dim3(grid), dim3(kThreads), smem, s, 0, w, x, B, y, static_cast<const BF*>(f[0]),
                     static_cast<const BF*>(f[1]), static_cast<const BF*>(f[2]));
+}
+
+// The tensor-core variant the knobs select: PF = 0 (T = 1), or PF = 1 with tc_tiles()'s staging and tiles.
+template <class P>
+cudaError_t launch_tc_any(const DeviceMlp3& w, const float* x, int B, float* y, cudaStream_t s) {
+  if (!tc_prefetch()) return launch_tc<P, 0, 1, 0>(w, x, B, y, s);
+  constexpr bool bf = std::is_same_v<P, Bf16Tag>;
+  const std::string t = tc_tiles(bf);
+  const bool xs_ok = w.d0 == 48 && reinterpret_cast<uintptr_t>(x) % 16 == 0;
+  if (t == "2s" && xs_ok) return launch_tc<P, 1, 2, bf ? 2 : 0, true>(w, x, B, y, s);
+  if (t == "1s" && xs_ok) return launch_tc<P, 1, 1, bf ? 4 : 3, true>(w, x, B, y, s);
+  return launch_tc<P, 1, 1, 0>(w, x, B, y, s);
 }
 
 }  // namespace
@@ -589,10 +696,8 @@ Mlp3Path launch_mlp3(const DeviceMlp3& w, const float* x, int B, float* y, Preci
   if (path == Mlp3Path::Auto) path = tc_ok ? Mlp3Path::TensorCore : Mlp3Path::General;
   if (path == Mlp3Path::TensorCore && !tc_ok) throw std::invalid_argument("mlp3: tensor-core path unsupported here");
   if (path == Mlp3Path::TensorCore) {
-    const bool bf = p == Precision::Bf16;
-    const int pf = tc_prefetch();
-    const cudaError_t e = bf ? (pf ? launch_tc<Bf16Tag, 1>(w, x, B, y, s) : launch_tc<Bf16Tag, 0>(w, x, B, y, s))
-                             : (pf ? launch_tc<Tf32Tag, 1>(w, x, B, y, s) : launch_tc<Tf32Tag, 0>(w, x, B, y, s));
+    const cudaError_t e = p == Precision::Bf16 ? launch_tc_any<Bf16Tag>(w, x, B, y, s)
+                                               : launch_tc_any<Tf32Tag>(w, x, B, y, s);
     if (e != cudaSuccess) throw_cuda_error(e, "mlp3 tensor-core launch");
     return path;
   }

@@ -133,6 +133,35 @@ TEST(Mlp3Knobs, MatchFloat64) {
   run(F, true, "x misaligned (general kernel)");
 }
 
+// Every tensor-core variant DIFFSCOPE_MLP3_TC_TILES selects (one 16-row tile per warp with x through registers or
+// staged in shared memory, two tiles per warp with x staged) at B = 70001 (several units per warp, so the prefetch
+// of the next unit runs, and a partial last unit: 70001 = 2187 x 32 + 17); float64 judges each.
+TEST(Mlp3TcTiles, MatchFloat64) {
+  SKIP_WITHOUT_CUDA();
+  const int B = 70001;
+  const Mlp3Weights w = random_mlp3(48, 64, 40, 24, 79);
+  std::vector<float> x = test::random_x(size_t(B) * w.d0, 80);
+  std::vector<double> xd = test::widen(x), yd(size_t(B) * w.d3);
+  cpu_ref::mlp3<double>(w, xd.data(), B, yd.data());
+  CudaBackend be;
+  be.set_mlp3(w);
+  gpu::GpuBuffer<float> dx, dy(yd.size());
+  dx.copy_from_host(x);
+  for (const char* tiles : {"1", "1s", "2s"}) {
+    test::ScopedEnv e("DIFFSCOPE_MLP3_TC_TILES", tiles);
+    for (Precision p : {T32, B16}) {
+      std::vector<float> y(yd.size(), test::nan_f());
+      dy.copy_from_host(y);
+      be.mlp3_device(dx.data(), B, dy.data(), p, be.stream(), false);
+      dy.copy_to_host(y.data(), y.size(), be.stream());
+      cudaStreamSynchronize(be.stream());
+      const double err = rel_err(y, yd);
+      std::printf("[measured] mlp3 B=%d tiles %s %s rel_err=%.3e\n", B, tiles, precision_name(p), err);
+      EXPECT_LT(err, p == T32 ? 2.5e-3 : 2e-2) << "tiles " << tiles << " " << precision_name(p);
+    }
+  }
+}
+
 // ---- PyTorch golden cases ------------------------------------------------------------------------------------
 std::string golden(const std::string& name) { return test::data_path("golden/" + name); }
 std::vector<nlohmann::json> cases_of(const std::string& kind) {

@@ -55,7 +55,8 @@ void register_gui(CLI::App& app, Action& action) {
   sub->add_option("--script", o->script, "headless: a script of UI input and commands (see app/shell/headless.cpp)");
   sub->add_option("--size", o->size, "window or offscreen size WxH");
   sub->add_option("--frames", o->frames, "window: close after this many frames (smoke tests)");
-  sub->add_option("--screenshot", o->screenshot, "write the last frame, UI included: .png, or .jpg / .jpeg (JPEG)");
+  sub->add_option("--screenshot", o->screenshot, "write the last frame, UI included: .png, or .jpg / .jpeg (JPEG)")
+      ->check([](const std::string& v) { return v.empty() ? std::string("is empty; valid: a .png, .jpg or .jpeg path") : ""; });
   sub->add_option("--n", o->n, "number of samples, in [1, 1000000] (this run only)")->type_name("INT");
   sub->add_option("--steps", o->steps, "steps N, in [1, t_start+1] (this run only)")->type_name("INT");
   sub->add_option("--t-start", o->t_start, "start timestep, in [0, T-1] (this run only)")->type_name("INT");

@@ -120,6 +120,7 @@ struct Script {
   FrameLoop& loop;
   ImGuiIO& io;
   int line_no = 0;
+  bool implicit = false;  // no --script: the one implicit line "wait_complete 100000"
   HeadlessResult result;  // the failed expect / wait_complete lines and commands
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   int key_export_line = 0;  // > 0: the S or V key of that line started an export not yet checked
@@ -222,8 +223,12 @@ void cmd_wait_complete(Script& sc, ScriptArgs& a) {
   for (int k = 0; k < max && !app.session->complete() && app.session->error().empty(); ++k) sc.frame();
   sc.frame();  // let the cursor follow the last frame
   if (!app.session->complete()) {
-    std::printf("script:%d: wait_complete: not complete after %d frames%s%s\n", sc.line_no, max,
-                app.session->error().empty() ? "" : "; the run failed: ", app.session->error().c_str());
+    // Without --script the one line is implicit: "the run", not a script line the user never wrote.
+    const std::string where = sc.implicit ? "the run" : "script:" + std::to_string(sc.line_no) + ": wait_complete";
+    if (!app.session->error().empty())
+      std::printf("%s: failed: %s\n", where.c_str(), app.session->error().c_str());
+    else
+      std::printf("%s: not complete after %d frames\n", where.c_str(), max);
     ++sc.result.failed_expects;
   }
 }
@@ -525,6 +530,8 @@ std::vector<std::string> script_lines(const HeadlessOptions& opts) {
   if (!f) throw InvalidInput("--script " + opts.script + ": cannot be read");
   std::vector<std::string> lines;
   for (std::string l; std::getline(f, l);) lines.push_back(l);
+  // A UTF-8 byte-order mark (some editors write one) is not part of the first command.
+  if (!lines.empty() && lines[0].rfind("\xEF\xBB\xBF", 0) == 0) lines[0].erase(0, 3);
   return lines;
 }
 
@@ -564,6 +571,7 @@ HeadlessResult run_headless(const AppOptions& app_opts, const HeadlessOptions& o
   display.set_size(opts.width, opts.height);
   FrameLoop loop(app, display, platform);
   Script sc{app, display, loop, ImGui::GetIO()};
+  sc.implicit = opts.script.empty();
   sc.frame();
 
   for (const std::string& raw : lines) {

@@ -42,7 +42,7 @@ TEST_F(NewcomerGui, OverflowingRunStopsWithAnErrorAndItsPicturesAreRefused) {
           "'",
       logs.path());
   EXPECT_EQ(r.code, 2) << r.out << r.err;  // the failed wait_complete and exports
-  EXPECT_TRUE(has(r.out, "wait_complete: not complete after 500 frames; the run failed: samples overflowed at step "
+  EXPECT_TRUE(has(r.out, "wait_complete: failed: samples overflowed at step "
                          "50 of 100 (from t = 50): sample 0, coordinate 0 = "))
       << r.out;
   EXPECT_TRUE(has(r.out, "Try a lower t_start, another sampler, or check the model")) << r.out;

@@ -1,0 +1,31 @@
+// test_headless_edges.cpp — small edges of `gui --headless` from the newcomer trial of session 6: a script saved
+// with a UTF-8 byte-order mark runs (the mark used to make its first command "unknown"); `--screenshot ""` is
+// refused, exit 2 (it used to write nothing and exit 0).
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "gui_test_util.h"
+
+namespace diffscope {
+namespace {
+
+TEST(HeadlessEdges, ScriptWithAByteOrderMarkRuns) {
+  test::TempDir dir, logs;
+  std::ofstream(dir.file("s.txt"), std::ios::binary) << "\xEF\xBB\xBF" "frames 2\nexpect frame >= 0\n";
+  const guitest::Result r = guitest::run_cli("gui --headless --backend cpu --no-persist --size 320x240 --model '" +
+                                                 guitest::model_2d() + "' --script '" + dir.file("s.txt") + "'",
+                                             logs.path());
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_EQ(r.err.find("unknown command"), std::string::npos) << r.err;
+}
+
+TEST(HeadlessEdges, EmptyScreenshotNameIsRefused) {
+  test::TempDir logs;
+  const guitest::Result r = guitest::run_cli("gui --headless --backend cpu --no-persist --screenshot ''", logs.path());
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--screenshot: is empty; valid: a .png, .jpg or .jpeg path"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace diffscope

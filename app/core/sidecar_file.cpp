@@ -7,6 +7,7 @@
 
 #include "core/errors.h"
 #include "core/json_bounded.h"
+#include "core/output_files.h"
 #include "core/png_text.h"
 
 namespace diffscope {
@@ -16,9 +17,14 @@ nlohmann::json read_sidecar(const std::string& file, std::string* note, const st
   const std::string ext = std::filesystem::path(file).extension().string();
   if (ext == ".png" || ext == ".PNG") {
     auto t = read_png_text(file, "diffscope", arg);
-    if (!t) {
-      *note += file + " carries no diffscope settings (an older export): opened with the defaults\n";
-      return nlohmann::json::object();
+    if (!t) {  // written with --no-png-text (or before the chunk existed): its .json sidecar beside it, if any
+      const std::string json = png_sidecar_path(file);
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(json, ec))
+        throw InvalidInput(arg + " " + file + ": carries no diffscope settings and has no sidecar " + json +
+                           " beside it; valid: a PNG exported by diffscope, or an export's .json sidecar");
+      *note += file + " carries no diffscope settings: read from its sidecar " + json + "\n";
+      return read_sidecar(json, note, arg);
     }
     text = *t;
   } else {

@@ -8,8 +8,9 @@
 namespace diffscope {
 
 // The sidecar JSON of `file`: a .png's `diffscope` text chunk, else the JSON file itself. A PNG without the
-// chunk gives an empty object and a line in `note` (an old export: restored with defaults). Throws
-// InvalidInput naming `arg` (e.g. "--restore", "--config") for an unreadable file or malformed JSON.
+// chunk (--no-png-text) is read through its .json sidecar beside it (png_sidecar_path), with a line in `note`.
+// Throws InvalidInput naming `arg` (e.g. "--restore", "--config") for an unreadable file, malformed JSON, or a
+// PNG with neither the chunk nor a sidecar (not a diffscope export).
 nlohmann::json read_sidecar(const std::string& file, std::string* note, const std::string& arg = "--restore");
 
 // The sidecar's values as one flat object: the top level and "view" merged. Format 1 sidecars (no "format")

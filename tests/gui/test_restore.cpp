@@ -111,14 +111,21 @@ TEST(Restore, BundledModelIsStoredByNameAndFoundInAnotherCheckout) {
 
 TEST(Restore, OldPngAndNonSidecarFiles) {
   test::TempDir dir, logs;
-  // An old export: a PNG without the chunk (written with --no-png-text) opens with defaults and a note.
+  // A PNG without the chunk (written with --no-png-text) is read through its .json sidecar beside it, with a note;
+  // without that sidecar it is not a diffscope export: exit 2.
   guitest::Result r = guitest::run_cli("sample --backend cpu --model '" + guitest::model_2d() + "' --n 50 --steps 3 --out '" +
                                            dir.file("x.npy") + "' --png '" + dir.file("old.png") + "' --size 64x64 --no-png-text",
                                        logs.path());
   ASSERT_EQ(r.code, 0) << r.err;
   r = run_gui("--model '" + guitest::model_2d() + "' --restore '" + dir.file("old.png") + "'", "frames 1\n", dir, logs);
   EXPECT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.err.find("carries no diffscope settings"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("carries no diffscope settings: read from its sidecar " + dir.file("old.json")), std::string::npos)
+      << r.err;
+  std::filesystem::remove(dir.file("old.json"));
+  r = run_gui("--model '" + guitest::model_2d() + "' --restore '" + dir.file("old.png") + "'", "frames 1\n", dir, logs);
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("carries no diffscope settings and has no sidecar " + dir.file("old.json")), std::string::npos)
+      << r.err;
   std::ofstream(dir.file("bad.json")) << "[1, 2";
   r = run_gui("--restore '" + dir.file("bad.json") + "'", "frames 1\n", dir, logs);
   EXPECT_EQ(r.code, 2) << r.err;

@@ -56,8 +56,19 @@ std::string extras(const CLI::App& app, const CLI::App& sub, const std::string& 
   std::vector<std::string> stray = sub.remaining();
   if (stray.empty()) return what;
   auto opt = std::find_if(stray.begin(), stray.end(), [](const std::string& a) { return a.size() > 1 && a[0] == '-'; });
-  if (opt == stray.end()) return "unexpected argument '" + stray.front() + "' (" + command_name(app, sub) +
-                                 " takes options only)";
+  if (opt == stray.end()) {
+    // The top level and gui take one FILE (an existing file, .safetensors, .png or .json); a near miss of a
+    // command name is most likely a typo of the command (`diffscope smaple`).
+    const bool takes_file = &sub == &app || sub.get_name() == "gui";
+    std::string near_cmd;
+    if (&sub == &app)
+      for (const CLI::App* c : app.get_subcommands([](const CLI::App*) { return true; }))
+        if (edit_distance(stray.front(), c->get_name()) <= 2) near_cmd = c->get_name();
+    return "unexpected argument '" + stray.front() + "' (" + command_name(app, sub) +
+           (takes_file ? " takes options and one FILE: an existing file, .safetensors, .png or .json"
+                       : " takes options only") +
+           (near_cmd.empty() ? "" : "; did you mean the command '" + near_cmd + "'?") + ")";
+  }
   const std::string word = opt->substr(0, opt->find('='));
   const std::string near = nearest_option(sub, word);
   return word + " is not an option of " + command_name(app, sub) + (near.empty() ? "" : " (did you mean " + near + "?)");

@@ -118,6 +118,14 @@ TEST_F(CliRanges, NonNumbersAndUnknownOptionsNameTheRangeOrTheNearestOption) {
   EXPECT_EQ(gui.code, 2);
   EXPECT_NE(gui.err.find("diffscope: error: --n = '1e3' is not an integer; valid: [1, 1000000]\n"), std::string::npos)
       << gui.err;
+  // A near miss of a command (`diffscope smaple`) names the command it probably meant (it said "diffscope takes
+  // options only", although diffscope takes a FILE).
+  const CliRun typo = run("smaple");
+  EXPECT_EQ(typo.code, 2);
+  EXPECT_NE(typo.err.find("unexpected argument 'smaple' (diffscope takes options and one FILE: an existing file, "
+                          ".safetensors, .png or .json; did you mean the command 'sample'?)"),
+            std::string::npos)
+      << typo.err;
 #endif
 }
 

@@ -25,7 +25,6 @@
 #include "core/output_files.h"
 #include "core/ranges.h"
 #include "core/command_line.h"
-#include "core/json_path.h"
 #include "core/settings_schema.h"
 #include "core/sidecar_file.h"
 #include "core/view_fit.h"
@@ -130,7 +129,14 @@ void apply_config(SampleOptions& o, AppSettings* pic, bool* camera_given, bool* 
     get_path(j["model"], "file", &o.model);
 #endif
   }
-  if (o.model.empty()) throw InvalidInput("--config " + o.config + " names no model; valid: give --model");
+  if (o.model.empty()) {
+    std::string named;  // a sidecar whose model file is gone (and matches no bundled model) still names it
+    if (j.contains("model") && j["model"].is_object()) get_path(j["model"], "file", &named);
+    throw InvalidInput("--config " + o.config +
+                       (named.empty() ? " names no model"
+                                      : " names the model " + named + ", which is gone (no bundled model has its bytes)") +
+                       "; valid: give --model");
+  }
   // "backend" is the compute path's name in GUI sidecars ("cuda + interop", ...): read below, not as the setting.
   const std::vector<std::string> used = apply_settings_json(*pic, flat, "--config " + o.config + ": ", {"backend"}, note);
   auto has = [&](const char* key) {

@@ -13,6 +13,8 @@
 namespace diffscope {
 
 std::string read_file_bytes(const std::string& path, const std::string& label, const std::string& what) {
+  if (path.empty())  // the label is often the path itself: say what is missing rather than ": cannot open"
+    throw InvalidInput((label.empty() ? std::string() : label + ": ") + "the " + what + " path is empty; valid: a file path");
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw InvalidInput(label + ": cannot open " + what + ": " + std::strerror(errno));
   struct stat st {};

@@ -38,6 +38,27 @@ TEST(StopAndOutputsCli, OutputInProcIsNotWritableExit2) {
   EXPECT_EQ(err.find("free"), std::string::npos) << err;
 }
 
+#ifdef DIFFSCOPE_HAVE_GUI
+// A sidecar whose model file is gone (a copy, so no bundled model has its bytes): `sample --config` names that
+// model (it said the sidecar "names no model").
+TEST(StopAndOutputsCli, ConfigWhoseModelIsGoneNamesIt) {
+  test::TempDir dir, logs;
+  const std::string model = dir.file("m.safetensors");
+  std::filesystem::copy_file(test::data_path("golden/d2_h256.safetensors"), model);
+  const std::string base = "'" + test::cli_binary() + "' sample --backend cpu --n 8 --steps 2 ";
+  ASSERT_EQ(std::system((base + "--model '" + model + "' --out '" + dir.file("a.npy") + "' --png '" + dir.file("a.png") +
+                                "' --size 64x64 2>/dev/null").c_str()),
+            0);
+  std::filesystem::remove(model);
+  const int status = std::system((base + "--config '" + dir.file("a.png") + "' --out '" + dir.file("b.npy") + "' 2>'" +
+                                  logs.file("err") + "' >/dev/null").c_str());
+  const std::string err = slurp(logs.file("err"));
+  EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 2) << err;
+  EXPECT_NE(err.find("names the model " + model + ", which is gone"), std::string::npos) << err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("b.npy")));
+}
+#endif
+
 // A run of many short chunks (2,000 samples, 1,000 steps on the CPU: seconds) stopped after 1.5 s.
 void expect_stopped(int signo, int code) {
   test::TempDir dir, logs;

@@ -33,6 +33,12 @@ TEST(Safetensors, SixteenByteFileWithHugeHeaderLength) {
   EXPECT_TRUE(has(msg, "16 bytes")) << msg;
 }
 
+// An empty path (Python's load("")) says so, instead of ": cannot open model file" (newcomer trial, session 6).
+TEST(Safetensors, EmptyPathSaysItIsEmpty) {
+  const std::string msg = invalid_input_message([&] { SafetensorsFile::open(""); });
+  EXPECT_EQ(msg, "the model file path is empty; valid: a file path") << msg;
+}
+
 // Issue 2: a zip archive renamed .safetensors: its first 8 bytes read as an absurd header length.
 TEST(Safetensors, ZipFileRenamed) {
   TempDir dir;

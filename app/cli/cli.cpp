@@ -37,6 +37,7 @@ int fail(int code, const std::string& message) {
 
 // Parses and runs; exceptions escape to main().
 int parse_and_run(CLI::App& app, Action& action, int argc, char** argv) {
+  check_integer_text(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

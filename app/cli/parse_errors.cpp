@@ -2,6 +2,7 @@
 #include "cli/parse_errors.h"
 
 #include <algorithm>
+#include <charconv>
 #include <regex>
 #include <vector>
 
@@ -90,6 +91,29 @@ std::string nearest_option(const CLI::App& sub, const std::string& word) {
   }
   if (best.empty() && prefixed == 1) return prefix_of;
   return best;
+}
+
+void check_integer_text(CLI::App& app) {
+  std::vector<CLI::App*> apps{&app};
+  for (CLI::App* s : app.get_subcommands([](CLI::App*) { return true; })) apps.push_back(s);
+  for (CLI::App* a : apps) {
+    for (CLI::Option* o : a->get_options([](CLI::Option*) { return true; })) {
+      const std::string type = o->get_type_name();
+      if (type != "INT" && type != "UINT") continue;
+      const std::string name = o->get_name();
+      const bool is_unsigned = type == "UINT";
+      o->check(CLI::Validator(
+          [name, is_unsigned](std::string& v) -> std::string {
+            const char *b = v.data(), *end = v.data() + v.size();
+            long long s = 0;
+            unsigned long long u = 0;
+            const std::from_chars_result r = is_unsigned ? std::from_chars(b, end, u) : std::from_chars(b, end, s);
+            if (v.empty() || r.ec != std::errc() || r.ptr != end) throw CLI::ConversionError(name, std::vector<std::string>{v});
+            return "";
+          },
+          "", "integer text"));
+    }
+  }
 }
 
 std::string explain_parse_error(const CLI::App& app, const CLI::ParseError& e) {

@@ -102,6 +102,10 @@ TEST_F(CliRanges, SampleCountBoundaries) {
 TEST_F(CliRanges, NonNumbersAndUnknownOptionsNameTheRangeOrTheNearestOption) {
   expect_refused(m_golden, "--n 1e3", "--n = '1e3' is not an integer; valid: [1, 1000000]; see diffscope sample --help");
   expect_refused(m_golden, "--n 2 --eta x", "--eta = 'x' is not a number; valid: [0, 1]; see diffscope sample --help");
+  // CLI11 read "" as 0 and a number past 64 bits as the largest one: the message named a value nobody typed.
+  expect_refused(m_golden, "--n 99999999999999999999",
+                 "--n = '99999999999999999999' is not an integer; valid: [1, 1000000]; see diffscope sample --help");
+  expect_refused(m_golden, "--n ''", "--n = '' is not an integer; valid: [1, 1000000]; see diffscope sample --help");
   expect_refused(m_golden, "--n 2 --setps 3",
                  "--setps is not an option of diffscope sample (did you mean --steps?); see diffscope sample --help");
   expect_refused(m_golden, "--n 2 --bogus 3", "--bogus is not an option of diffscope sample; see diffscope sample --help");
@@ -116,7 +120,8 @@ TEST_F(CliRanges, NonNumbersAndUnknownOptionsNameTheRangeOrTheNearestOption) {
   // with the driver kept loaded), so this run does not ask for the leak report.
   const CliRun gui = run("gui --headless --no-persist --backend cpu --n 1e3", "ASAN_OPTIONS=detect_leaks=0 ");
   EXPECT_EQ(gui.code, 2);
-  EXPECT_NE(gui.err.find("diffscope: error: --n = '1e3' is not an integer; valid: [1, 1000000]\n"), std::string::npos)
+  EXPECT_NE(gui.err.find("diffscope: error: --n = '1e3' is not an integer; valid: [1, 1000000]; see diffscope gui --help\n"),
+            std::string::npos)
       << gui.err;
   // A near miss of a command (`diffscope smaple`) names the command it probably meant (it said "diffscope takes
   // options only", although diffscope takes a FILE).

@@ -262,9 +262,41 @@ std::string image_grid_note(const DiffusionModel& model, int n, int cols) {
 }
 #endif
 
-// One line on stderr for each option given that this solver or spacing does not use (SEMANTICS §3): eta is ddim's;
-// steps_offset is added by the leading spacing only.
+// Options that act only together with one of the outputs named after them (the picture's and the video's flags;
+// the stride picks the frames of --trajectory, the video and the PNG's trails).
+struct OutputDependentOption {
+  const char* option;
+  std::vector<const char*> outputs;
+};
+const std::vector<OutputDependentOption>& output_dependent_options() {
+  static const std::vector<OutputDependentOption> k = {
+      {"--trajectory-stride", {"--trajectory", "--video", "--png"}},
+      {"--fps", {"--video"}},
+      {"--video-lossless", {"--video"}},
+      {"--video-yuv420", {"--video"}},
+      {"--video-frames", {"--video"}},
+      {"--frame", {"--png"}},
+      {"--no-png-text", {"--png"}},
+      {"--size", {"--png", "--video"}},
+      {"--camera-aspect", {"--png", "--video"}},
+      {"--ui-scale", {"--png", "--video"}},
+  };
+  return k;
+}
+
+// One line on stderr for each option given that this run does not use (SEMANTICS §3): eta is ddim's;
+// steps_offset is added by the leading spacing only; the picture and video flags without their output.
 void note_ignored_options(const SampleOptions& o, Sampler sampler, Spacing spacing) {
+  for (const OutputDependentOption& d : output_dependent_options()) {
+    if (!o.given(d.option)) continue;
+    std::string with;
+    bool any = false;
+    for (const char* out : d.outputs) {
+      any = any || o.given(out);
+      with += std::string(with.empty() ? "" : " or ") + out;
+    }
+    if (!any) std::fprintf(stderr, "note: %s has no effect without %s\n", d.option, with.c_str());
+  }
   if (o.given("--eta") && sampler != Sampler::Ddim)
     std::fprintf(stderr, "note: --eta has no effect with --sampler %s (only ddim takes eta; the stochastic solvers "
                          "fix their own noise, SEMANTICS §3)\n", sampler_name(sampler));

@@ -111,5 +111,30 @@ TEST(SchedulerConfigCli, IgnoredOptionsAreNoted) {
   EXPECT_NE(r.err.find("use_karras_sigmas) has no effect with --sampler ddpm"), std::string::npos) << r.err;
 }
 
+// Picture and video flags (and the trajectory stride) given without their output get a note too (newcomer trial
+// of session 6: they were dropped silently).
+TEST(SchedulerConfigCli, OutputFlagsWithoutTheirOutputAreNoted) {
+  if (!std::filesystem::exists(exact_model())) GTEST_SKIP() << "no " << exact_model();
+  test::TempDir dir;
+  const std::string base = "sample --backend cpu --model '" + exact_model() + "' --steps 4 --n 4 --out '" + dir.file("x.npy") + "' ";
+  guitest::Result r = guitest::run_cli(base + "--fps 10 --trajectory-stride 2", dir.path());
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("note: --fps has no effect without --video\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("note: --trajectory-stride has no effect without --trajectory or --video or --png\n"),
+            std::string::npos)
+      << r.err;
+  r = guitest::run_cli(base + "--trajectory '" + dir.file("t.npy") + "' --trajectory-stride 2", dir.path());
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err.find("has no effect"), std::string::npos) << r.err;
+#ifdef DIFFSCOPE_HAVE_GUI
+  r = guitest::run_cli(base + "--size 64x64 --frame 1", dir.path());
+  EXPECT_NE(r.err.find("note: --size has no effect without --png or --video\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("note: --frame has no effect without --png\n"), std::string::npos) << r.err;
+  r = guitest::run_cli(base + "--png '" + dir.file("p.png") + "' --size 64x64 --frame 1", dir.path());
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err.find("has no effect"), std::string::npos) << r.err;
+#endif
+}
+
 }  // namespace
 }  // namespace diffscope

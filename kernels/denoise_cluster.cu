@@ -15,7 +15,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <stdexcept>
 
 #include "core/philox_normal.h"
@@ -25,6 +24,7 @@
 #include "kernels/latency_stamps.cuh"
 #include "kernels/mma.cuh"
 #include "kernels/pdl.cuh"
+#include "kernels/plan/kernel_shapes.h"
 
 namespace cg = cooperative_groups;
 
@@ -32,44 +32,9 @@ namespace diffscope::kernels {
 
 namespace {
 
-constexpr int kThreads = 256;
-constexpr int kBM = 8;   // rows
+constexpr int kThreads = kClusterThreads;
+constexpr int kBM = kClusterRows;  // rows
 [[maybe_unused]] constexpr int kCH = kThreads / kBM;  // steps per coefficient chunk (one RowStep per thread)
-
-// Row stride of a weight slice [k][o] with N outputs: padded so that the two k-chunks a warp reads at once
-// (N = 16: 16 outputs x 2 chunks 4 k apart) fall in different banks.
-__host__ __device__ inline int w_ld(int N) { return (N % 32 == 0) ? N : N + 4; }
-
-struct ClusterLayout {
-  int C, HC, K1, K1p, DC;  // DC: output dims owned by each CTA (eps reduce, x update)
-  size_t w1, w2, w3, b1, b2, b3, u, h1, h2, ep, epr, xs, red, total;  // float offsets
-};
-
-__host__ __device__ inline ClusterLayout cluster_layout(int dim, int H, int C) {
-  ClusterLayout L;
-  L.C = C;
-  L.HC = H / C;
-  L.K1 = dim + 1;
-  L.K1p = (L.K1 + 3) & ~3;
-  L.DC = (dim + C - 1) / C;
-  size_t o = 0;
-  auto al = [](size_t v) { return (v + 3) & ~size_t(3); };
-  L.w1 = o; o += static_cast<size_t>(L.K1p) * w_ld(L.HC);             // [k][o], rows K1..K1p-1 zero
-  o = al(o); L.w2 = o; o += static_cast<size_t>(H) * w_ld(L.HC);      // [k][o]
-  o = al(o); L.w3 = o; o += static_cast<size_t>(L.HC) * w_ld(dim);    // [k in slice][d]
-  o = al(o); L.b1 = o; o += L.HC;
-  o = al(o); L.b3 = o; o += dim;
-  L.b2 = o; o += L.HC;
-  o = al(o); L.u = o;  o += static_cast<size_t>(kBM) * L.K1p;         // [r][K1p]: x, t/T, zero pad
-  o = al(o); L.h1 = o; o += static_cast<size_t>(kBM) * H;
-  o = al(o); L.h2 = o; o += static_cast<size_t>(kBM) * L.HC;
-  o = al(o); L.ep = o; o += static_cast<size_t>(kBM) * dim;           // this CTA's eps partial [r][d]
-  o = al(o); L.epr = o; o += static_cast<size_t>(C) * kBM * L.DC;     // partials of the owned dims [c][r][j]
-  o = al(o); L.xs = o; o += static_cast<size_t>(kBM) * L.DC;          // new x of the owned dims [r][j]
-  o = al(o); L.red = o; o += static_cast<size_t>(kThreads) * kBM + static_cast<size_t>(kBM) * L.HC;
-  L.total = o;
-  return L;
-}
 
 // Partial products of one layer: out(r, o) = sum_k act[r*lda + k] Ws[k*ldw + o] for o < N (<= 256), r < kBM,
 // split over NS = 256/N k-slices, reduced through `red`. Calls fin(r, o, value); mid() once the partial products
@@ -80,7 +45,7 @@ template <bool V, class Fin, class Mid>
 __device__ __forceinline__ void cl_layer(const float* act, int lda, int K, const float* Ws, int N, float* red, Fin fin,
                                          Mid mid) {
   const int NS = kThreads / N;
-  const int ldw = w_ld(N);
+  const int ldw = cluster_w_ld(N);
   const int o = threadIdx.x % N, ks = threadIdx.x / N;
   if (ks < NS) {
     float acc[kBM];
@@ -134,7 +99,7 @@ __device__ __forceinline__ void cl_layer_any(bool vec, const float* act, int lda
     cl_layer<false>(act, lda, K, Ws, N, red, fin, mid);
 }
 
-// diag: benchmarking knob (DIFFSCOPE_CLUSTER_DIAG): bit 0 skips the DSMEM pushes (wrong results, timing only).
+// diag: the kernel option cluster_no_push (plan/kernel_plan.h): bit 0 skips the DSMEM pushes (wrong results, timing only).
 // Per step: h1 slices all-gathered (cluster barrier 1); h2 local; eps partials reduce-scattered to the CTA that
 // owns each output dim (barrier 2); the owner sums them in rank order, updates x of its dims and all-gathers
 // x (barrier 3).
@@ -146,7 +111,7 @@ __device__ __forceinline__ void cl_layer_any(bool vec, const float* act, int lda
 template <bool ST>
 __global__ void __launch_bounds__(kThreads, 1) kernel_denoise_cluster(const DenoiseArgs a, int diag, long long* stp) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-  __trap();  // thread-block clusters need sm_90: denoise_cluster_supported() is false on older devices
+  __trap();  // thread-block clusters need sm_90: the plan (DeviceCaps::clusters) never chooses this kernel below
 #else
   cg::cluster_group cluster = cg::this_cluster();
   const int C = static_cast<int>(cluster.num_blocks());
@@ -163,7 +128,7 @@ __global__ void __launch_bounds__(kThreads, 1) kernel_denoise_cluster(const Deno
   __shared__ float4 cf[kCH * kBM];  // A, C, S, t/T
   __shared__ int cft[kCH * kBM];    // t, or -1: frozen
   const int HC = L.HC, K1 = L.K1, K1p = L.K1p, DC = L.DC, h0 = rank * HC;
-  const int ldw1 = w_ld(HC), ldw3 = w_ld(dim);
+  const int ldw1 = cluster_w_ld(HC), ldw3 = cluster_w_ld(dim);
   const int d0 = rank * DC, nd = max(0, min(dim, d0 + DC) - d0);  // owned dims [d0, d0 + nd)
   const int nst = a.k_end - a.k_begin;
   stamp<ST>(stp, rank, -1, 0, nst);
@@ -339,46 +304,27 @@ __global__ void __launch_bounds__(kThreads, 1) kernel_denoise_cluster(const Deno
 #endif
 }
 
-int cluster_size_for(int H) {
-  static const int forced = [] {
-    const char* e = std::getenv("DIFFSCOPE_CLUSTER_SIZE");  // benchmarking knob: 8 or 16
-    return e ? std::atoi(e) : 0;
-  }();
-  if ((forced == 8 || forced == 16) && H % forced == 0) return forced;
-  return H % 16 == 0 ? 16 : (H % 8 == 0 ? 8 : 0);
-}
-
 }  // namespace
 
-bool denoise_cluster_supported(int dim, int hidden, int B) {
-  int dev = 0, major = 0;  // thread-block clusters: sm_90 and newer
-  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
-      major < 9)
-    return false;
-  const int C = cluster_size_for(hidden);
-  if (C == 0 || B > kBM || B < 1 || dim > 256 || hidden / C > 256) return false;
-  return cluster_layout(dim, hidden, C).total * sizeof(float) <= 200 * 1024;
-}
-
-void launch_denoise_cluster(const DenoiseArgs& a, cudaStream_t s) {
-  int C = cluster_size_for(a.net.hidden);
+// The cluster size is the plan's; a device that refuses the non-portable 16-CTA cluster runs 8 CTAs instead.
+void launch_denoise_cluster(const DenoiseArgs& a, const DenoisePlan& plan, const LaunchContext& ctx, cudaStream_t s) {
+  int C = plan.cluster_size;
   const ClusterLayout L0 = cluster_layout(a.net.dim, a.net.hidden, C);
   const size_t smem = L0.total * sizeof(float);
-  long long* stp = latency_stamps(stamp_capacity(C, a.k_end - a.k_begin));
+  long long* stp = ctx.stamps_for(stamp_capacity(C, a.k_end - a.k_begin));
   auto* kernel = stp ? kernel_denoise_cluster<true> : kernel_denoise_cluster<false>;
   set_max_dynamic_smem(kernel, smem);
   set_kernel_attribute(kernel, cudaFuncAttributeNonPortableClusterSizeAllowed, 1);
   for (;;) {
     const ClusterLayout L = cluster_layout(a.net.dim, a.net.hidden, C);
     const size_t bytes = L.total * sizeof(float);
-    const char* dg = std::getenv("DIFFSCOPE_CLUSTER_DIAG");
-    const int diag = dg ? std::atoi(dg) : 0;
-    const cudaError_t e = launch_pdl(kernel, dim3(C), dim3(kThreads), bytes, s, C, a, diag, stp);
+    const int diag = plan.cluster_no_push ? 1 : 0;
+    const cudaError_t e = launch_pdl(kernel, dim3(C), dim3(kThreads), bytes, s, C, plan.pdl, a, diag, stp);
     if (e == cudaSuccess) return;
     (void)cudaGetLastError();
     if (C == 16 && a.net.hidden % 8 == 0) {  // 16-CTA clusters are non-portable: fall back to 8
       C = 8;
-      if (cluster_layout(a.net.dim, a.net.hidden, C).total * sizeof(float) > 200 * 1024) break;
+      if (cluster_layout(a.net.dim, a.net.hidden, C).total * sizeof(float) > kClusterMaxSmem) break;
       set_max_dynamic_smem(kernel, cluster_layout(a.net.dim, a.net.hidden, C).total * sizeof(float));
       continue;
     }

@@ -11,7 +11,6 @@
 // At B <= 8 launch_denoise_cta runs denoise_cta8.cu's kernel instead (the batch as the mma N: half the mma).
 #include <cuda_runtime.h>
 
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -30,7 +29,7 @@ namespace diffscope::kernels {
 
 namespace {
 
-constexpr int kThreads = 256, kH = 256, kRows = 16;
+constexpr int kThreads = 256, kH = kNetHidden, kRows = kCtaRows;
 constexpr int kCH = kThreads / kRows;  // steps per coefficient chunk (one RowStep per thread)
 
 template <int KX>
@@ -216,33 +215,23 @@ __global__ void __launch_bounds__(kThreads, 1)
 }
 
 template <int KX>
-void launch_cta(const DenoiseArgs& a, cudaStream_t s) {
+void launch_cta(const DenoiseArgs& a, const DenoisePlan& plan, const LaunchContext& ctx, cudaStream_t s) {
   constexpr size_t smem = CtaLayout<KX>::total;
   static_assert(smem + kCH * kRows * (sizeof(float4) + sizeof(int)) <= 227 * 1024,
                 "single-CTA layout exceeds shared memory");
-  long long* stp = latency_stamps(stamp_capacity(1, a.k_end - a.k_begin));
+  long long* stp = ctx.stamps_for(stamp_capacity(1, a.k_end - a.k_begin));
   auto* kernel = stp ? kernel_denoise_cta_bf16<KX, true> : kernel_denoise_cta_bf16<KX, false>;
-  cta::launch(kernel, kThreads, smem, a, stp, s, "single-CTA denoiser launch");
-}
-
-// B <= 8: the weights-as-A kernel (denoise_cta8.cu; reference case 33.6 us instead of 37.4 us, bench/RESULTS.md
-// lat14). DIFFSCOPE_CTA_KERNEL (benchmarking and test knob): m16 = this file's kernel at every B, n8 = the other.
-constexpr bool kUseCta8 = true;
-bool use_cta8(const DenoiseArgs& a) {
-  const char* e = std::getenv("DIFFSCOPE_CTA_KERNEL");
-  const bool on = e ? std::string(e) == "n8" : kUseCta8;
-  return on && denoise_cta8_supported(a.net.dim, a.net.hidden, a.B);
+  cta::launch(kernel, kThreads, smem, a, stp, plan.pdl, s, "single-CTA denoiser launch");
 }
 
 }  // namespace
 
-bool denoise_cta_supported(int dim, int hidden, int B) { return hidden == kH && dim >= 1 && dim <= 64 && B >= 1 && B <= kRows; }
-
-void launch_denoise_cta(const DenoiseArgs& a, cudaStream_t s) {
+// plan.cta_n8 (B <= 8): the weights-as-A kernel of denoise_cta8.cu; else this file's.
+void launch_denoise_cta(const DenoiseArgs& a, const DenoisePlan& plan, const LaunchContext& ctx, cudaStream_t s) {
   if (!a.net.f2_bf16) throw std::invalid_argument("single-CTA denoiser: no bf16 fragments for this model");
-  if (use_cta8(a)) return launch_denoise_cta8(a, s);
-  if (a.net.dim <= 16) launch_cta<16>(a, s);
-  else launch_cta<64>(a, s);
+  if (plan.cta_n8) return launch_denoise_cta8(a, plan, ctx, s);
+  if (a.net.dim <= 16) launch_cta<16>(a, plan, ctx, s);
+  else launch_cta<64>(a, plan, ctx, s);
 }
 
 }  // namespace diffscope::kernels

@@ -14,6 +14,7 @@
 #include <Random123/philox.h>
 
 #include <stdexcept>
+#include <string>
 
 #include "core/philox_normal.h"
 #include "kernels/cp_async.cuh"
@@ -30,7 +31,7 @@ namespace diffscope::kernels {
 
 namespace {
 
-constexpr int kThreads = 256, kH = 256, kRows = 8;
+constexpr int kThreads = 256, kH = kNetHidden, kRows = kCta8Rows;
 constexpr int kCH = kThreads / kRows;  // steps per coefficient chunk (one RowStep per thread)
 constexpr int kHS = kH + 16;           // bf16 row stride of h1 / h2: rows 8 banks apart (8-byte B-fragment reads)
 
@@ -240,25 +241,22 @@ __global__ void __launch_bounds__(kThreads, 1)
 }
 
 template <int KX>
-void launch_cta8(const DenoiseArgs& a, cudaStream_t s) {
+void launch_cta8(const DenoiseArgs& a, const DenoisePlan& plan, const LaunchContext& ctx, cudaStream_t s) {
   constexpr size_t smem = Cta8Layout<KX>::total;
   static_assert(smem + kCH * kRows * (sizeof(float4) + sizeof(int)) <= 227 * 1024,
                 "single-CTA layout exceeds shared memory");
-  long long* stp = latency_stamps(stamp_capacity(1, a.k_end - a.k_begin));
+  long long* stp = ctx.stamps_for(stamp_capacity(1, a.k_end - a.k_begin));
   auto* kernel = stp ? kernel_denoise_cta8_bf16<KX, true> : kernel_denoise_cta8_bf16<KX, false>;
-  cta::launch(kernel, kThreads, smem, a, stp, s, "single-CTA (B <= 8) denoiser launch");
+  cta::launch(kernel, kThreads, smem, a, stp, plan.pdl, s, "single-CTA (B <= 8) denoiser launch");
 }
 
 }  // namespace
 
-bool denoise_cta8_supported(int dim, int hidden, int B) {
-  return hidden == kH && dim >= 1 && dim <= 64 && B >= 1 && B <= kRows;
-}
-
-void launch_denoise_cta8(const DenoiseArgs& a, cudaStream_t s) {
+void launch_denoise_cta8(const DenoiseArgs& a, const DenoisePlan& plan, const LaunchContext& ctx, cudaStream_t s) {
   if (!a.net.f2_bf16) throw std::invalid_argument("single-CTA denoiser: no bf16 fragments for this model");
-  if (a.net.dim <= 16) launch_cta8<16>(a, s);
-  else launch_cta8<64>(a, s);
+  if (a.B > kRows) throw std::invalid_argument("single-CTA (B <= 8) denoiser: B = " + std::to_string(a.B));
+  if (a.net.dim <= 16) launch_cta8<16>(a, plan, ctx, s);
+  else launch_cta8<64>(a, plan, ctx, s);
 }
 
 }  // namespace diffscope::kernels

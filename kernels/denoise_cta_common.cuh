@@ -40,13 +40,13 @@ __device__ __forceinline__ void store_x(const DenoiseArgs& a, const float* xs, i
 }
 
 // Launches one CTA of `threads` threads of `kernel` (plain or stamp build, latency_stamps.h) with `smem` bytes of
-// dynamic shared memory through launch_pdl; throws naming `what` on failure.
+// dynamic shared memory through launch_pdl (with PDL when `pdl`); throws naming `what` on failure.
 template <class Kernel>
-void launch(Kernel* kernel, int threads, size_t smem, const DenoiseArgs& a, long long* stp, cudaStream_t s,
+void launch(Kernel* kernel, int threads, size_t smem, const DenoiseArgs& a, long long* stp, bool pdl, cudaStream_t s,
             const char* what) {
   set_max_dynamic_smem(kernel, smem);
   const float* w1t = a.net.W1T + static_cast<size_t>(a.net.dim) * a.net.hidden;
-  const cudaError_t e = launch_pdl(kernel, dim3(1), dim3(threads), smem, s, 0, a,
+  const cudaError_t e = launch_pdl(kernel, dim3(1), dim3(threads), smem, s, 0, pdl, a,
                                    static_cast<const uint2*>(a.net.f1_bf16), static_cast<const uint2*>(a.net.f2_bf16),
                                    static_cast<const uint2*>(a.net.f3_bf16), w1t, stp);
   if (e != cudaSuccess) throw_cuda_error(e, what);

@@ -66,8 +66,6 @@ __global__ void __launch_bounds__(T::NT, 1) kernel_denoise_f32(const DenoiseArgs
 
 }  // namespace
 
-bool denoise_f32_supported(int dim, int hidden) { return f32tile::f32_tile_supported(dim, hidden); }
-
 void launch_denoise_f32(const DenoiseArgs& a, cudaStream_t s) {
   using T = f32tile::Tile;
   const size_t smem = T::smem_bytes(a.net.dim);

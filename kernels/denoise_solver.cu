@@ -16,9 +16,9 @@ namespace diffscope::kernels {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr size_t kMaxSmem = 96 * 1024;
+constexpr size_t kMaxSmem = kSolverMaxSmem;
 
-size_t smem_bytes(int rpt, int dim, int H) { return static_cast<size_t>(8 * rpt) * (dim + 1 + 2 * H) * sizeof(float); }
+size_t smem_bytes(int rpt, int dim, int H) { return solver_smem_bytes(rpt, dim, H); }
 
 // eps of the R rows in u (time column already set); epi(r, j, eps) per output element.
 template <int RPT, class Epi>
@@ -102,10 +102,8 @@ void launch(const SolverArgs& a, cudaStream_t s) {
 
 }  // namespace
 
-bool denoise_solver_supported(int dim, int hidden) { return smem_bytes(1, dim, hidden) <= kMaxSmem; }
-
 void launch_denoise_solver(const SolverArgs& a, cudaStream_t s) {
-  if (!denoise_solver_supported(a.net.dim, a.net.hidden))
+  if (!solver_shape(a.net.dim, a.net.hidden))
     throw std::invalid_argument("the solver kernel needs 8 rows of activations in 96 KB of shared memory");
   if (a.B <= 0 || a.k_end <= a.k_begin) return;
   if (smem_bytes(4, a.net.dim, a.net.hidden) <= kMaxSmem)

@@ -90,10 +90,8 @@ __global__ void __launch_bounds__(T::NT, 1) kernel_denoise_solver_f32(const Solv
 
 }  // namespace
 
-bool denoise_solver_tiled_supported(int dim, int hidden) { return f32tile::f32_tile_supported(dim, hidden); }
-
 void launch_denoise_solver_tiled(const SolverArgs& a, cudaStream_t s) {
-  if (!denoise_solver_tiled_supported(a.net.dim, a.net.hidden))
+  if (!f32_tile_shape(a.net.dim, a.net.hidden))
     throw std::invalid_argument("the tiled solver kernel needs hidden 256 and dim <= 4 or dim % 4 == 0 (<= 64)");
   if (a.B <= 0 || a.k_end <= a.k_begin) return;
   using T = f32tile::Tile;

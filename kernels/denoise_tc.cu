@@ -249,11 +249,9 @@ void launch_tc(const DenoiseArgs& a, const void* f1, const void* f2, const void*
 
 }  // namespace
 
-bool denoise_tc_supported(int dim, int hidden) { return hidden == 256 && dim >= 1 && dim <= 64; }
-
 void launch_denoise_tc(const DenoiseArgs& a, Precision p, cudaStream_t s) {
   const DeviceNet& n = a.net;
-  if (!denoise_tc_supported(n.dim, n.hidden)) throw std::invalid_argument("tensor-core denoiser: unsupported shape");
+  if (!denoise_tc_shape(n.dim, n.hidden)) throw std::invalid_argument("tensor-core denoiser: unsupported shape");
   if (a.num_sms <= 0) throw std::invalid_argument("tensor-core denoiser: DenoiseArgs::num_sms is not set");
   if (p == Precision::Bf16) {
     if (n.dim <= 16) launch_tc<Bf16Tag, 256, 16, 2, 2>(a, n.f1_bf16, n.f2_bf16, n.f3_bf16, s);

@@ -7,12 +7,11 @@
 // exact fp32, as in denoise_tc.cu (same operand precision: bf16 x, W, h1, h2; fp32 time, biases, accumulation).
 // The weights are converted from the fp32 PyTorch-layout copies (DeviceNet::W1, W2, W3) once per CTA.
 // Built only in an sm_90a pass (__CUDA_ARCH_FEAT_SM90_ALL); other architectures compile an empty body and
-// denoise_wgmma_supported() is false unless the build has sm_90a code (DIFFSCOPE_HAVE_SM90A) and the device is 9.0.
+// It runs only where the build has sm_90a code (DIFFSCOPE_HAVE_SM90A: build_has_sm90a) and the device is 9.0.
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -247,33 +246,15 @@ __global__ void __launch_bounds__(kThreads, 1) kernel_denoise_wgmma(const Denois
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 }
 
-// DIFFSCOPE_WGMMA_SILU=bf16x2 picks SiLU mode 1 (a measurement of the special-function cost; default mode 0);
-// DIFFSCOPE_WGMMA_PINGPONG=1 / 0 turns the ping-pong schedule on / off (default kPingPongDefault). Read on each call.
-constexpr bool kPingPongDefault = true;  // H200: 19.2 vs 19.4-24.9 ms (B=65536 dim 2), 6.57 vs 7.88 ms (B=16384 dim 64)
-bool env_is(const char* name, const char* value) {
-  const char* e = std::getenv(name);
-  return e && std::string(e) == value;
-}
-bool pingpong() {
-  if (env_is("DIFFSCOPE_WGMMA_PINGPONG", "1")) return true;
-  if (env_is("DIFFSCOPE_WGMMA_PINGPONG", "0")) return false;
-  return kPingPongDefault;
-}
 template <int KX, int kSiluMode, bool kPingPong>
-void launch_wg(const DenoiseArgs& a, cudaStream_t s) {
+void launch_wg(const DenoiseArgs& a, const LaunchContext& ctx, cudaStream_t s) {
   using L = WgLayout<KX>;
   auto kern = kernel_denoise_wgmma<KX, kSiluMode, kPingPong>;
-  static bool attr_set = false;
-  if (!attr_set) {
+  ctx.cache->get(reinterpret_cast<const void*>(kern), 0, [&] {  // the shared-memory opt-in, once per device
     set_max_dynamic_smem(kern, L::kAlloc);
-    attr_set = true;
-  }
-  int sms = a.num_sms;
-  if (sms <= 0) {  // callers outside the backend (tests) may leave it unset
-    int dev = 0;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-  }
+    return 1;
+  });
+  const int sms = std::max(1, ctx.caps.sm_count);
   const int tiles = (a.B + 63) / 64;
   const int grid = std::max(1, std::min(sms, (tiles + kWarpgroups - 1) / kWarpgroups));
   kern<<<grid, kThreads, L::kAlloc, s>>>(a);
@@ -281,35 +262,27 @@ void launch_wg(const DenoiseArgs& a, cudaStream_t s) {
 
 }  // namespace
 
-bool denoise_wgmma_supported(int dim, int hidden) {
-#if defined(DIFFSCOPE_HAVE_SM90A)
-  if (hidden != kH || dim < 1 || dim > 64) return false;
-  static const bool device_ok = [] {
-    int dev = 0, major = 0, minor = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess) return false;
-    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-    cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
-    return major == 9 && minor == 0;  // sm_90a code runs on compute capability 9.0 only
-  }();
-  return device_ok;
-#else
-  (void)dim;
-  (void)hidden;
-  return false;
-#endif
-}
-
-void launch_denoise_wgmma(const DenoiseArgs& a, cudaStream_t s) {
-  if (!denoise_wgmma_supported(a.net.dim, a.net.hidden))
+// The plan chooses this kernel only for an sm_90a build on a compute capability 9.0 device (DeviceCaps::wgmma),
+// hidden 256, dim <= 64; the SiLU mode and the ping-pong schedule are the plan's.
+void launch_denoise_wgmma(const DenoiseArgs& a, const DenoisePlan& plan, const LaunchContext& ctx, cudaStream_t s) {
+  if (!ctx.caps.wgmma() || !denoise_tc_shape(a.net.dim, a.net.hidden))
     throw std::invalid_argument("wgmma denoiser: needs an sm_90a build on a compute capability 9.0 device, hidden 256, dim <= 64");
-  const bool fast_silu = env_is("DIFFSCOPE_WGMMA_SILU", "bf16x2"), pp = pingpong();
+  const bool fast_silu = plan.wgmma_silu_bf16x2, pp = plan.wgmma_pingpong;
   auto launch_kx = [&](auto kx) {
     constexpr int KX = decltype(kx)::value;
-    if (pp) fast_silu ? launch_wg<KX, 1, true>(a, s) : launch_wg<KX, 0, true>(a, s);
-    else fast_silu ? launch_wg<KX, 1, false>(a, s) : launch_wg<KX, 0, false>(a, s);
+    if (pp) fast_silu ? launch_wg<KX, 1, true>(a, ctx, s) : launch_wg<KX, 0, true>(a, ctx, s);
+    else fast_silu ? launch_wg<KX, 1, false>(a, ctx, s) : launch_wg<KX, 0, false>(a, ctx, s);
   };
   if (a.net.dim <= 16) launch_kx(std::integral_constant<int, 16>{});
   else launch_kx(std::integral_constant<int, 64>{});
+}
+
+bool build_has_sm90a() {
+#if defined(DIFFSCOPE_HAVE_SM90A)
+  return true;
+#else
+  return false;
+#endif
 }
 
 }  // namespace diffscope::kernels

@@ -1,5 +1,5 @@
 // f32_tile.cuh — the fp32 FMA network evaluation of an R-row tile (denoise_f32.cu, denoise_solver_f32.cu), hidden
-// 256 only (f32_tile_supported). Activations live in shared memory transposed ([unit][row], row stride LD = R + 4
+// 256 only (f32_tile_shape, plan/kernel_shapes.h). Activations live in shared memory transposed ([unit][row], row stride LD = R + 4
 // floats: the float4 stores of the SiLU epilogue are conflict-free), in ONE buffer that layer 2 overwrites in place
 // (every thread has finished reading h1 at the barrier before its stores). Weights stream from L2 through a
 // double-buffered shared-memory stage (cp.async, KC rows of W^T per chunk), one barrier per chunk, the next chunk
@@ -23,9 +23,6 @@ namespace diffscope::kernels::f32tile {
 
 constexpr int kH = 256;
 
-inline bool f32_tile_supported(int dim, int hidden) {
-  return hidden == kH && dim >= 1 && (dim <= 4 || (dim % 4 == 0 && dim <= 64));
-}
 
 __device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
   const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(smem));

@@ -9,6 +9,8 @@
 #include <cstdint>
 
 #include "core/precision.h"
+#include "kernels/launch_context.h"
+#include "kernels/plan/kernel_plan.h"
 
 namespace diffscope::kernels {
 
@@ -52,30 +54,19 @@ struct DenoiseArgs {
   // Owned by the caller (gpu/CudaBackend), no process-wide state in the kernels:
   float* workspace = nullptr;  // the general kernel's activations when they exceed shared memory (huge hidden):
                                // denoise_general_workspace_floats(dim, hidden, B) floats; null when that is 0
-  int num_sms = 0;             // the device's SM count (cudaDevAttrMultiProcessorCount): the tensor-core grid
+  int num_sms = 0;             // the device's SM count (DeviceCaps::sm_count): the tensor-core kernels' grid
 };
 
 // Floats of DenoiseArgs::workspace (and launch_eps_field's) the general kernel needs for `rows` rows: 0 when its
 // activations fit in shared memory (every shape with a fast path, and hidden up to ~1500 at dim 2).
 size_t denoise_general_workspace_floats(int dim, int hidden, int rows);
 
-// Which kernel runs a call. Auto picks the fastest path that supports the shape and precision:
-// SingleCta (bf16, B <= 16, hidden 256, dim <= 64), Wgmma (bf16, B >= kWgmmaMinBatch, hidden 256, dim <= 64, an
-// sm_90a build on a compute capability 9.0 device), TensorCore (tf32/bf16, hidden 256, dim <= 64), Cluster (fp32,
-// B <= 8), Tiled (fp32 FMA, hidden 256), General (any).
-enum class DenoisePath { Auto, General, TensorCore, Cluster, Tiled, SingleCta, Wgmma };
-// Smallest batch for which Auto picks the Wgmma path (64-row tiles; below this the mma.sync path's 32-row warp
-// tiles spread the work over more SMs). DIFFSCOPE_WGMMA=0 keeps Auto off it.
-constexpr int kWgmmaMinBatch = 4096;
-const char* denoise_path_name(DenoisePath p);
+// Whether this build holds sm_90a code (the wgmma kernels; DeviceCaps::sm90a_code).
+bool build_has_sm90a();
 
-// The fused denoiser: one launch for all steps. Returns the path it used. Never fails for a valid shape:
-// shapes without a fast path run the general kernel (fp32 arithmetic, whatever the precision).
-// Throws std::invalid_argument if `force` names a path that cannot run this shape/precision.
-DenoisePath launch_denoise(const DenoiseArgs& a, Precision p, cudaStream_t s, DenoisePath force = DenoisePath::Auto);
-
-// Whether a path can run (dim, hidden, B, precision).
-bool denoise_path_supported(DenoisePath path, int dim, int hidden, int B, Precision p);
+// The fused denoiser: one launch for all steps, the kernel `plan` names (plan_denoise, plan/kernel_plan.h). Shapes
+// without a fast path run the general kernel (fp32 arithmetic, whatever the precision).
+void launch_denoise(const DenoiseArgs& a, Precision p, const DenoisePlan& plan, const LaunchContext& ctx, cudaStream_t s);
 
 // eps (or x0 = (x - sqrt(1-abar) eps)/sqrt(abar) when predict_x0) at one timestep t for n points.
 // x0 needs sqrt_abar_t and sqrt_1m_abar_t. pts (n, dim) -> out (n, dim). General kernel, fp32; workspace:
@@ -106,11 +97,9 @@ struct DeviceMlp3 {
   const void *f_tf32[3] = {nullptr, nullptr, nullptr};
   const uint16_t *W_bf16[3] = {nullptr, nullptr, nullptr};     // (out, in) bf16 for the unfused baseline
 };
-enum class Mlp3Path { Auto, General, TensorCore };
-const char* mlp3_path_name(Mlp3Path p);
-Mlp3Path launch_mlp3(const DeviceMlp3& w, const float* x, int B, float* y, Precision p, cudaStream_t s,
-                     Mlp3Path force = Mlp3Path::Auto);
-bool mlp3_tc_supported(int d0, int d1, int d2, int d3);
+// The fused MLP: the kernel `plan` names (plan_mlp3, plan/kernel_plan.h). x (B, d0) -> y (B, d3).
+void launch_mlp3(const DeviceMlp3& w, const float* x, int B, float* y, Precision p, const Mlp3Plan& plan,
+                 const LaunchContext& ctx, cudaStream_t s);
 // Unfused: three cuBLAS GEMMs + ReLU kernels. ws: (B, d1) + (B, d2) floats (+ bf16 copies (B, max(d0,d1,d2)) x3 for bf16).
 struct Mlp3Workspace {
   float *h1 = nullptr, *h2 = nullptr;

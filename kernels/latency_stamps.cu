@@ -1,4 +1,4 @@
-// latency_stamps.cu — the host-side switch of latency_stamps.h and the SM clock measurement.
+// latency_stamps.cu — the SM clock measurement that converts the stamps' cycles to time (latency_stamps.h).
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -9,9 +9,6 @@
 namespace diffscope::kernels {
 
 namespace {
-long long* g_buf = nullptr;
-size_t g_capacity = 0;
-
 __device__ __forceinline__ unsigned long long global_ns() {
   unsigned long long t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
@@ -32,13 +29,6 @@ __global__ void kernel_clock_probe(long long spin_ns, long long* out) {
   }
 }
 }  // namespace
-
-void set_latency_stamps(long long* buf, size_t capacity) {
-  g_buf = buf;
-  g_capacity = buf ? capacity : 0;
-}
-
-long long* latency_stamps(size_t need) { return g_buf && need <= g_capacity ? g_buf : nullptr; }
 
 double measure_sm_clock_mhz(void* stream, double us) {
   const cudaStream_t s = static_cast<cudaStream_t>(stream);

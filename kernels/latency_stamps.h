@@ -1,5 +1,5 @@
-// latency_stamps.h — clock64() stamps inside the latency kernels (issue 14: place the time inside the step).
-// While a device buffer is set, the single-CTA bf16 denoiser, the cluster fp32 denoiser and the tiny fp32 MLP
+// latency_stamps.h — clock64() stamps inside the latency kernels (where the time goes inside a step).
+// While a device buffer is set (LaunchContext::stamps, set through gpu::CudaBackend::set_latency_stamps), the single-CTA bf16 denoiser, the cluster fp32 denoiser and the tiny fp32 MLP
 // launch their stamp build (a template instance of the same kernel; the normal build has no stamp code), in which
 // lane 0 of every warp writes clock64() (SM cycles; comparable only inside one CTA) at fixed points ("slots").
 // Layout: slot s of warp w of CTA (cluster rank) c at step k (k = -1: prologue / end of the call) is
@@ -23,11 +23,6 @@ inline size_t stamp_index(int cta, int step, int warp, int slot, int steps) {
 // Elements a call of `steps` steps over `ctas` CTAs needs.
 inline size_t stamp_capacity(int ctas, int steps) { return static_cast<size_t>(ctas) * (steps + 1) * kStampWarps * kStampSlots; }
 
-// Sets (nullptr: clears) the buffer the next launches stamp into, with its capacity in elements. A launch whose
-// call needs more than `capacity` runs the normal build. Not thread-safe: a benchmarking knob.
-void set_latency_stamps(long long* buf, size_t capacity);
-// The buffer set, or nullptr when off or smaller than `need` elements.
-long long* latency_stamps(size_t need);
 
 }  // namespace diffscope::kernels
 

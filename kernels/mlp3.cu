@@ -8,9 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 #include <stdexcept>
-#include <string>
 #include <type_traits>
 
 #include "kernels/general_layer.cuh"
@@ -20,12 +18,13 @@
 #include "kernels/mlp3_tiled.h"
 #include "kernels/mma.cuh"
 #include "kernels/pdl.cuh"
+#include "kernels/plan/kernel_shapes.h"
 
 namespace diffscope::kernels {
 
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int kThreads = kMlpThreads;
 
 template <int RPT>
 __global__ void __launch_bounds__(kThreads) kernel_mlp3_general(const DeviceMlp3 w, const float* __restrict__ x, int B,
@@ -121,10 +120,7 @@ __global__ void __launch_bounds__(kThreads) kernel_mlp3_small(const DeviceMlp3 w
 // they arrive while the previous call still runs. Each layer: thread (j, s) computes output j for all 16 rows
 // over the k-chunks of split s (4 k at a time: one 16-byte activation load per row and 4 weight loads per 64 FMA),
 // then the splits are summed in order through `red`.
-constexpr int kTR = 16;  // rows
-// Rows per CTA of kernel_mlp3_tiny_fixed: 1 (16 CTAs at B = 16: 1.69 us per call instead of 4.61 us with one CTA of
-// 16 rows, bench/RESULTS.md lat14 — each layer's chain is 16x shorter, the weights come from L2 before pdl_wait).
-constexpr int kTinyRowsPerCta = 1;
+constexpr int kTR = kMlpTinyRows;  // rows
 
 __device__ __forceinline__ void mlp_cp_async16(void* smem, const void* gmem) {
   const unsigned sa = static_cast<unsigned>(__cvta_generic_to_shared(smem));
@@ -194,30 +190,12 @@ __device__ __forceinline__ void tiny_layer_any(const float* in, int K, const flo
     tiny_layer<false>(in, K, WT, N, red, fin);
 }
 
-struct TinyLayout {
-  size_t W1, W2, W3, xs, h1, h2, red, total;  // float offsets
-};
-__host__ __device__ inline TinyLayout tiny_layout(int d0, int d1, int d2, int d3) {
-  auto al = [](size_t v) { return (v + 3) & ~size_t(3); };
-  TinyLayout L;
-  size_t o = 0;
-  L.W1 = o; o = al(o + size_t(d0) * d1);
-  L.W2 = o; o = al(o + size_t(d1) * d2);
-  L.W3 = o; o = al(o + size_t(d2) * d3);
-  L.xs = o; o = al(o + size_t(kTR) * d0);
-  L.h1 = o; o = al(o + size_t(kTR) * d1);
-  L.h2 = o; o = al(o + size_t(kTR) * d2);
-  L.red = o; o += size_t(kThreads) * kTR;
-  L.total = o;
-  return L;
-}
-
 __global__ void __launch_bounds__(kThreads, 1) kernel_mlp3_tiny(const DeviceMlp3 w, const float* __restrict__ x, int B,
                                                                  float* __restrict__ y) {
   extern __shared__ float4 smem_tiny4[];
   float* sm = reinterpret_cast<float*>(smem_tiny4);
   const int d0 = w.d0, d1 = w.d1, d2 = w.d2, d3 = w.d3;
-  const TinyLayout L = tiny_layout(d0, d1, d2, d3);
+  const MlpTinyLayout L = mlp3_tiny_layout(d0, d1, d2, d3);
   float *W1 = sm + L.W1, *W2 = sm + L.W2, *W3 = sm + L.W3, *xs = sm + L.xs, *h1 = sm + L.h1, *h2 = sm + L.h2,
         *red = sm + L.red;
   pdl_launch_dependents();
@@ -327,36 +305,16 @@ __global__ void __launch_bounds__(kThreads, 1) kernel_mlp3_tiny_fixed(const Devi
   stamp<ST>(stp, cta, -1, 6, 0);
 }
 
-// Rows per CTA of the tiny fixed-size kernel: DIFFSCOPE_MLP3_ROWS_PER_CTA (benchmarking knob: 16, 4, 2 or 1),
-// else kTinyRowsPerCta.
-int tiny_rows_per_cta() {
-  const char* e = std::getenv("DIFFSCOPE_MLP3_ROWS_PER_CTA");
-  const int r = e ? std::atoi(e) : 0;
-  return (r == 16 || r == 4 || r == 2 || r == 1) ? r : kTinyRowsPerCta;
-}
-
 template <int R>
-cudaError_t launch_tiny_fixed(const DeviceMlp3& w, const float* x, int B, float* y, cudaStream_t s) {
+cudaError_t launch_tiny_fixed(const DeviceMlp3& w, const float* x, int B, float* y, bool pdl, const LaunchContext& ctx,
+                              cudaStream_t s) {
   const int ctas = (B + R - 1) / R;
-  long long* stp = latency_stamps(stamp_capacity(ctas, 0));
+  long long* stp = ctx.stamps_for(stamp_capacity(ctas, 0));
   auto* kernel = stp ? kernel_mlp3_tiny_fixed<48, 64, 40, 24, R, true> : kernel_mlp3_tiny_fixed<48, 64, 40, 24, R, false>;
-  return launch_pdl(kernel, dim3(ctas), dim3(kThreads), 0, s, 0, w, x, B, y, stp);
+  return launch_pdl(kernel, dim3(ctas), dim3(kThreads), 0, s, 0, pdl, w, x, B, y, stp);
 }
 
-size_t mlp3_small_smem(const DeviceMlp3& w, int B) {
-  auto al = [](size_t v) { return (v + 3) & ~size_t(3); };
-  return sizeof(float) * (al(size_t(w.d0) * w.d1) + al(size_t(w.d1) * w.d2) + al(size_t(w.d2) * w.d3) +
-                          al(size_t(B) * w.d0) + al(size_t(B) * w.d1) + al(size_t(B) * w.d2));
-}
-
-// Large batches, fp32, the reference sizes: the register-blocked kernel (mlp3_tiled.cu), or with
-// DIFFSCOPE_MLP3_FP32=rows (benchmarking knob) kernel_mlp3_rows below, the one it replaced.
-bool fp32_rows_kernel() {
-  const char* e = std::getenv("DIFFSCOPE_MLP3_FP32");
-  return e && std::string(e) == "rows";
-}
-
-// Large batches, fp32, the reference sizes (before mlp3_tiled.cu): one thread per row, activations in registers, weights (out, in) in
+// Large batches, fp32, the reference sizes, the kernel option mlp3_fp32 = rows (the default is mlp3_tiled.cu's): one thread per row, activations in registers, weights (out, in) in
 // shared memory read as 16-byte broadcasts (every lane of a warp reads the same weights).
 template <int D0, int D1, int D2, int D3>
 __global__ void __launch_bounds__(128) kernel_mlp3_rows(const DeviceMlp3 w, const float* __restrict__ x, int B,
@@ -423,7 +381,7 @@ __global__ void __launch_bounds__(128) kernel_mlp3_rows(const DeviceMlp3 w, cons
 }
 
 // Padded sizes (multiples of 16) of the tensor-core instantiation.
-constexpr int P0 = 48, P1 = 64, P2 = 48, P3 = 32;
+constexpr int P0 = kMlpPad0, P1 = kMlpPad1, P2 = kMlpPad2, P3 = kMlpPad3;
 
 // PF = 1 (the default since session 6; DIFFSCOPE_MLP3_TC_PREFETCH=0 selects PF = 0): persistent CTAs, and each warp
 // issues the loads of its next unit's x right after turning the current one into A fragments, so they are in flight
@@ -608,28 +566,11 @@ __global__ void __launch_bounds__(kThreads) kernel_mlp3_tc(const DeviceMlp3 w, c
   mlp3_tc_body<P, PF, T, XS>(w, x, B, y, g1, g2, g3);
 }
 
-int tc_prefetch() {
-  const char* e = std::getenv("DIFFSCOPE_MLP3_TC_PREFETCH");
-  return e && std::string(e) == "0" ? 0 : 1;
-}
-
-// The x staging and tiles per warp of the tensor-core path (with prefetch): DIFFSCOPE_MLP3_TC_TILES (benchmarking
-// knob: "1": one 16-row tile per warp, the next x in registers, the default before mlpbf6; "1s": one tile, x staged
-// in shared memory (XS), registers capped for 4 (bf16) / 3 (tf32) CTAs per SM; "2s": two tiles, XS, bf16 capped for
-// 2 CTAs per SM, tf32 not capped (220 registers, one CTA)), else the faster per precision (bench/RESULTS.md
-// "Session 6, mlpbf6": bf16 "1s" 94.0 us, tf32 "2s" 121.1 us, against "1" 103.1 / 128.0 us). Two tiles with x in
-// registers measured slower (bf16 125.4 us capped at 128 registers with 248 B spilled, 103.5 us uncapped at 164;
-// tf32 141.6 us at 212) and were removed. XS needs d0 = 48 and x 16-byte aligned, else "1".
-std::string tc_tiles(bool bf16) {
-  const char* e = std::getenv("DIFFSCOPE_MLP3_TC_TILES");
-  const std::string t = e ? e : "";
-  return (t == "1" || t == "1s" || t == "2s") ? t : (bf16 ? "1s" : "2s");
-}
-
-// Launches kernel_mlp3_tc: with PF one wave of persistent CTAs (as many as are resident, computed once per
-// instantiation), else (tiles / 8) CTAs capped at 16 per SM as before session 6.
+// Launches kernel_mlp3_tc: with PF one wave of persistent CTAs (as many as are resident on the device, computed once
+// per instantiation and device), else (tiles / 8) CTAs capped at 16 per SM.
 template <class P, int PF, int T, int MB, bool XS = false>
-cudaError_t launch_tc(const DeviceMlp3& w, const float* x, int B, float* y, cudaStream_t s) {
+cudaError_t launch_tc(const DeviceMlp3& w, const float* x, int B, float* y, bool pdl, const LaunchContext& ctx,
+                      cudaStream_t s) {
   auto* kernel = [] {
     if constexpr (MB == 0)
       return kernel_mlp3_tc<P, PF, T, XS>;
@@ -637,125 +578,82 @@ cudaError_t launch_tc(const DeviceMlp3& w, const float* x, int B, float* y, cuda
       return kernel_mlp3_tc_mb<P, PF, T, MB, XS>;
   }();
   const size_t smem = XS ? tc_xs_smem<T>() : 0;
-  static const bool smem_set = [&] {
+  const int sms = std::max(1, ctx.caps.sm_count);
+  // The shared-memory opt-in and the resident CTAs, once per device.
+  const int resident = ctx.cache->get(reinterpret_cast<const void*>(kernel), 0, [&] {
     if (smem > 0) set_max_dynamic_smem(kernel, smem);
-    return true;
-  }();
-  (void)smem_set;
+    int per_sm = 0;
+    check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, smem), "cudaOccupancy");
+    return sms * std::max(per_sm, 1);
+  });
   const int units = (B + 16 * T - 1) / (16 * T);
-  int grid = std::min((units + 7) / 8, 132 * 16);
-  if (PF) {
-    static const int resident = [&] {
-      int dev = 0, sms = 0, per_sm = 0;
-      check_cuda(cudaGetDevice(&dev), "cudaGetDevice");
-      check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute");
-      check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kThreads, smem), "cudaOccupancy");
-      return sms * std::max(per_sm, 1);
-    }();
-    grid = std::min((units + 7) / 8, resident);
-  }
+  const int grid = std::max(1, std::min((units + 7) / 8, PF ? resident : sms * 16));
   using BF = BFrag<P>;
   const void* const* f = std::is_same_v<P, Bf16Tag> ? w.f_bf16 : w.f_tf32;
-  return launch_pdl(kernel, dim3(grid), dim3(kThreads), smem, s, 0, w, x, B, y, static_cast<const BF*>(f[0]),
+  return launch_pdl(kernel, dim3(grid), dim3(kThreads), smem, s, 0, pdl, w, x, B, y, static_cast<const BF*>(f[0]),
                     static_cast<const BF*>(f[1]), static_cast<const BF*>(f[2]));
 }
 
-// The tensor-core variant the knobs select: PF = 0 (T = 1), or PF = 1 with tc_tiles()'s staging and tiles.
+// The tensor-core variant the plan names: no prefetch (T = 1), or prefetch with the plan's tiles and x staging (the
+// register cap follows the precision: bf16 2 / 4 CTAs per SM for 2 / 1 staged tiles, tf32 none / 3).
 template <class P>
-cudaError_t launch_tc_any(const DeviceMlp3& w, const float* x, int B, float* y, cudaStream_t s) {
-  if (!tc_prefetch()) return launch_tc<P, 0, 1, 0>(w, x, B, y, s);
+cudaError_t launch_tc_plan(const DeviceMlp3& w, const float* x, int B, float* y, const Mlp3Plan& plan,
+                           const LaunchContext& ctx, cudaStream_t s) {
   constexpr bool bf = std::is_same_v<P, Bf16Tag>;
-  const std::string t = tc_tiles(bf);
-  const bool xs_ok = w.d0 == 48 && reinterpret_cast<uintptr_t>(x) % 16 == 0;
-  if (t == "2s" && xs_ok) return launch_tc<P, 1, 2, bf ? 2 : 0, true>(w, x, B, y, s);
-  if (t == "1s" && xs_ok) return launch_tc<P, 1, 1, bf ? 4 : 3, true>(w, x, B, y, s);
-  return launch_tc<P, 1, 1, 0>(w, x, B, y, s);
+  if (!plan.tc_prefetch) return launch_tc<P, 0, 1, 0>(w, x, B, y, plan.pdl, ctx, s);
+  if (plan.tc_x_staged && plan.tc_tiles == 2) return launch_tc<P, 1, 2, bf ? 2 : 0, true>(w, x, B, y, plan.pdl, ctx, s);
+  if (plan.tc_x_staged) return launch_tc<P, 1, 1, bf ? 4 : 3, true>(w, x, B, y, plan.pdl, ctx, s);
+  return launch_tc<P, 1, 1, 0>(w, x, B, y, plan.pdl, ctx, s);
 }
 
 }  // namespace
 
-bool mlp3_tc_supported(int d0, int d1, int d2, int d3) {
-  return d0 > P0 - 16 && d0 <= P0 && d0 % 2 == 0 && d1 > P1 - 16 && d1 <= P1 && d2 > P2 - 16 && d2 <= P2 &&
-         d3 > P3 - 16 && d3 <= P3;
-}
-
-const char* mlp3_path_name(Mlp3Path p) {
-  switch (p) {
-    case Mlp3Path::Auto: return "auto";
-    case Mlp3Path::General: return "general";
-    case Mlp3Path::TensorCore: return "tensor-core";
-  }
-  return "?";
-}
-
-Mlp3Path launch_mlp3(const DeviceMlp3& w, const float* x, int B, float* y, Precision p, cudaStream_t s, Mlp3Path force) {
-  if (B <= 0) return Mlp3Path::General;
-  const bool tc_ok = p != Precision::Fp32 && mlp3_tc_supported(w.d0, w.d1, w.d2, w.d3) &&
-                     (p == Precision::Bf16 ? w.f_bf16[0] != nullptr : w.f_tf32[0] != nullptr);
-  Mlp3Path path = force;
-  if (path == Mlp3Path::Auto) path = tc_ok ? Mlp3Path::TensorCore : Mlp3Path::General;
-  if (path == Mlp3Path::TensorCore && !tc_ok) throw std::invalid_argument("mlp3: tensor-core path unsupported here");
-  if (path == Mlp3Path::TensorCore) {
-    const cudaError_t e = p == Precision::Bf16 ? launch_tc_any<Bf16Tag>(w, x, B, y, s)
-                                               : launch_tc_any<Tf32Tag>(w, x, B, y, s);
-    if (e != cudaSuccess) throw_cuda_error(e, "mlp3 tensor-core launch");
-    return path;
-  }
-  // fp32 fast paths: for small batches (B <= 16) the weights in registers at the reference sizes
-  // (kernel_mlp3_tiny_fixed, one CTA per row), else one CTA with them in shared memory (kernel_mlp3_tiny); the
-  // register-blocked tiles of mlp3_tiled.cu for the reference sizes at B > 64.
-  const bool aligned = (reinterpret_cast<uintptr_t>(x) % 16 == 0) && (reinterpret_cast<uintptr_t>(y) % 16 == 0) &&
-                       (reinterpret_cast<uintptr_t>(w.W1) % 16 == 0) && (reinterpret_cast<uintptr_t>(w.W2) % 16 == 0) &&
-                       (reinterpret_cast<uintptr_t>(w.W3) % 16 == 0);
-  if (B <= kTR && aligned && w.d0 == 48 && w.d1 == 64 && w.d2 == 40 && w.d3 == 24) {
-    const int rpc = tiny_rows_per_cta();
-    const cudaError_t e = rpc == 16  ? launch_tiny_fixed<16>(w, x, B, y, s)
-                          : rpc == 4 ? launch_tiny_fixed<4>(w, x, B, y, s)
-                          : rpc == 2 ? launch_tiny_fixed<2>(w, x, B, y, s)
-                                     : launch_tiny_fixed<1>(w, x, B, y, s);
-    if (e != cudaSuccess) throw_cuda_error(e, "mlp3 launch");
-    return Mlp3Path::General;
-  }
-  const size_t tiny_smem = tiny_layout(w.d0, w.d1, w.d2, w.d3).total * sizeof(float);
-  if (B <= kTR && w.d1 <= 256 && w.d2 <= 256 && w.d3 <= 256 && tiny_smem <= 200 * 1024) {
-    if (tiny_smem > 48 * 1024)
-      set_max_dynamic_smem(kernel_mlp3_tiny, tiny_smem);
-    const cudaError_t e = launch_pdl(kernel_mlp3_tiny, dim3(1), dim3(kThreads), tiny_smem, s, 0, w, x, B, y);
-    if (e != cudaSuccess) throw_cuda_error(e, "mlp3 launch");
-    return Mlp3Path::General;
-  }
-  if (B <= 64 && mlp3_small_smem(w, B) <= 200 * 1024) {
-    const size_t smem = mlp3_small_smem(w, B);
-    if (smem > 48 * 1024)
-      set_max_dynamic_smem(kernel_mlp3_small, smem);
-    kernel_mlp3_small<<<1, kThreads, smem, s>>>(w, x, B, y);
-    return Mlp3Path::General;
-  }
-  if (aligned && mlp3_tiled_supported(w.d0, w.d1, w.d2, w.d3)) {
-    if (fp32_rows_kernel()) {
-      const int grid = std::min((B + 127) / 128, 132 * 16);
-      kernel_mlp3_rows<48, 64, 40, 24><<<grid, 128, 0, s>>>(w, x, B, y);
-    } else {
-      check_cuda(launch_mlp3_tiled(w, x, B, y, s), "mlp3 tiled launch");
+void launch_mlp3(const DeviceMlp3& w, const float* x, int B, float* y, Precision p, const Mlp3Plan& plan,
+                 const LaunchContext& ctx, cudaStream_t s) {
+  if (B <= 0) return;
+  switch (plan.kernel) {
+    case Mlp3Kernel::TensorCore: {
+      const cudaError_t e = p == Precision::Bf16 ? launch_tc_plan<Bf16Tag>(w, x, B, y, plan, ctx, s)
+                                                 : launch_tc_plan<Tf32Tag>(w, x, B, y, plan, ctx, s);
+      if (e != cudaSuccess) throw_cuda_error(e, "mlp3 tensor-core launch");
+      return;
     }
-    return Mlp3Path::General;
+    case Mlp3Kernel::TinyFixed: {
+      const int rpc = plan.rows_per_cta;
+      const cudaError_t e = rpc == 16  ? launch_tiny_fixed<16>(w, x, B, y, plan.pdl, ctx, s)
+                            : rpc == 4 ? launch_tiny_fixed<4>(w, x, B, y, plan.pdl, ctx, s)
+                            : rpc == 2 ? launch_tiny_fixed<2>(w, x, B, y, plan.pdl, ctx, s)
+                                       : launch_tiny_fixed<1>(w, x, B, y, plan.pdl, ctx, s);
+      if (e != cudaSuccess) throw_cuda_error(e, "mlp3 launch");
+      return;
+    }
+    case Mlp3Kernel::Tiny: {
+      if (plan.smem_bytes > 48 * 1024) set_max_dynamic_smem(kernel_mlp3_tiny, plan.smem_bytes);
+      const cudaError_t e =
+          launch_pdl(kernel_mlp3_tiny, dim3(1), dim3(kThreads), plan.smem_bytes, s, 0, plan.pdl, w, x, B, y);
+      if (e != cudaSuccess) throw_cuda_error(e, "mlp3 launch");
+      return;
+    }
+    case Mlp3Kernel::Small:
+      if (plan.smem_bytes > 48 * 1024) set_max_dynamic_smem(kernel_mlp3_small, plan.smem_bytes);
+      kernel_mlp3_small<<<1, kThreads, plan.smem_bytes, s>>>(w, x, B, y);
+      return;
+    case Mlp3Kernel::Rows: {
+      const int grid = std::min((B + 127) / 128, std::max(1, ctx.caps.sm_count) * 16);
+      kernel_mlp3_rows<48, 64, 40, 24><<<grid, 128, 0, s>>>(w, x, B, y);
+      return;
+    }
+    case Mlp3Kernel::Tiled: check_cuda(launch_mlp3_tiled(w, x, B, y, plan.pdl, ctx, s), "mlp3 tiled launch"); return;
+    case Mlp3Kernel::General:
+      if (plan.rows_per_cta == 32) {
+        if (plan.smem_bytes > 48 * 1024) set_max_dynamic_smem(kernel_mlp3_general<4>, plan.smem_bytes);
+        kernel_mlp3_general<4><<<(B + 31) / 32, kThreads, plan.smem_bytes, s>>>(w, x, B, y);
+      } else {
+        if (plan.smem_bytes > 48 * 1024) set_max_dynamic_smem(kernel_mlp3_general<1>, plan.smem_bytes);
+        kernel_mlp3_general<1><<<(B + 7) / 8, kThreads, plan.smem_bytes, s>>>(w, x, B, y);
+      }
+      return;
   }
-  // General: 32 rows per CTA when the activations fit in 96 KB, else 8.
-  const size_t per_row = sizeof(float) * (w.d0 + w.d1 + w.d2);
-  const bool big = 32 * per_row <= 96 * 1024;
-  if (!big && 8 * per_row > 227 * 1024) throw std::invalid_argument("mlp3: layer sizes too large for the general kernel");
-  if (big) {
-    const size_t smem = 32 * per_row;
-    if (smem > 48 * 1024)
-      set_max_dynamic_smem(kernel_mlp3_general<4>, smem);
-    kernel_mlp3_general<4><<<(B + 31) / 32, kThreads, smem, s>>>(w, x, B, y);
-  } else {
-    const size_t smem = 8 * per_row;
-    if (smem > 48 * 1024)
-      set_max_dynamic_smem(kernel_mlp3_general<1>, smem);
-    kernel_mlp3_general<1><<<(B + 7) / 8, kThreads, smem, s>>>(w, x, B, y);
-  }
-  return Mlp3Path::General;
 }
 
 }  // namespace diffscope::kernels

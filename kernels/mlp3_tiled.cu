@@ -212,29 +212,28 @@ __global__ void __launch_bounds__(kTT, 2) kernel_mlp3_tiled(const DeviceMlp3 w, 
 }
 
 template <int D0, int D1, int D2, int D3>
-cudaError_t launch_tiled(const DeviceMlp3& w, const float* x, int B, float* y, cudaStream_t s) {
+cudaError_t launch_tiled(const DeviceMlp3& w, const float* x, int B, float* y, bool pdl, const LaunchContext& ctx,
+                         cudaStream_t s) {
   auto* kernel = kernel_mlp3_tiled<D0, D1, D2, D3>;
   constexpr size_t smem = TiledLayout<D0, D1, D2, D3>::bytes;
-  static const int ctas_per_gpu = [&] {  // resident CTAs (two per SM when the carveout allows), computed once
+  // Resident CTAs (two per SM when the carveout allows), computed once per device with the attributes set.
+  const int ctas_per_gpu = ctx.cache->get(reinterpret_cast<const void*>(kernel), 0, [&] {
     set_max_dynamic_smem(kernel, smem);
     set_kernel_attribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared);
-    int dev = 0, sms = 0, per_sm = 0;
-    check_cuda(cudaGetDevice(&dev), "cudaGetDevice");
-    check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute");
+    int per_sm = 0;
     check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kTT, smem), "cudaOccupancy");
-    return sms * std::max(per_sm, 1);
-  }();
+    return std::max(1, ctx.caps.sm_count) * std::max(per_sm, 1);
+  });
   const int tiles = (B + kTM - 1) / kTM;
-  return launch_pdl(kernel, dim3(std::min(tiles, ctas_per_gpu)), dim3(kTT), smem, s, 0, w, x, B, y);
+  return launch_pdl(kernel, dim3(std::min(tiles, ctas_per_gpu)), dim3(kTT), smem, s, 0, pdl, w, x, B, y);
 }
 
 }  // namespace
 
-bool mlp3_tiled_supported(int d0, int d1, int d2, int d3) { return d0 == 48 && d1 == 64 && d2 == 40 && d3 == 24; }
-
-cudaError_t launch_mlp3_tiled(const DeviceMlp3& w, const float* x, int B, float* y, cudaStream_t s) {
+cudaError_t launch_mlp3_tiled(const DeviceMlp3& w, const float* x, int B, float* y, bool pdl, const LaunchContext& ctx,
+                              cudaStream_t s) {
   if (B <= 0) return cudaSuccess;
-  return launch_tiled<48, 64, 40, 24>(w, x, B, y, s);
+  return launch_tiled<48, 64, 40, 24>(w, x, B, y, pdl, ctx, s);
 }
 
 }  // namespace diffscope::kernels

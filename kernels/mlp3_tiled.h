@@ -7,12 +7,10 @@
 
 namespace diffscope::kernels {
 
-// True where launch_mlp3_tiled has an instantiation: the reference sizes 48-64-40-24.
-bool mlp3_tiled_supported(int d0, int d1, int d2, int d3);
-
 // y (B, d3) = relu(relu(x W1^T) W2^T) W3^T in fp32 (SEMANTICS §5), B >= 1, x and y 16-byte aligned (row-major,
-// (B, d0) and (B, d3)), sizes as mlp3_tiled_supported. Persistent CTAs of 128 threads, 128 rows per tile, two
-// CTAs per SM; returns the launch's error.
-cudaError_t launch_mlp3_tiled(const DeviceMlp3& w, const float* x, int B, float* y, cudaStream_t s);
+// (B, d0) and (B, d3)), the reference sizes 48-64-40-24 (mlp3_reference_shape). Persistent CTAs of 128 threads,
+// 128 rows per tile, two CTAs per SM; with PDL when `pdl`; returns the launch's error.
+cudaError_t launch_mlp3_tiled(const DeviceMlp3& w, const float* x, int B, float* y, bool pdl, const LaunchContext& ctx,
+                              cudaStream_t s);
 
 }  // namespace diffscope::kernels

@@ -4,12 +4,12 @@
 // stream order) before pdl_wait(), and reads or writes anything a previous kernel may touch (x, frames, y, step
 // tables) only after it. pdl_wait() returns once every earlier grid has completed and its writes are visible.
 // Each kernel calls pdl_launch_dependents() at its start so the next call's prologue overlaps its own run.
-// On older architectures, when DIFFSCOPE_PDL=0, or if the launch with the attribute fails, it is a plain
-// launch and the device functions are no-ops (griddepcontrol is sm_90+ PTX).
+// Whether a launch uses it is the plan's (plan/kernel_plan.h: sm_90+ and the option `pdl`); if the launch with the
+// attribute fails it is retried as a plain launch. On older architectures the device functions are no-ops
+// (griddepcontrol is sm_90+ PTX).
 #pragma once
 #include <cuda_runtime.h>
 
-#include <cstdlib>
 #include <utility>
 
 namespace diffscope::kernels {
@@ -25,22 +25,11 @@ __device__ __forceinline__ void pdl_wait() {
 #endif
 }
 
-// Whether launches use PDL: the current device is sm_90 or newer and DIFFSCOPE_PDL is not "0" (read on each call
-// so tests and the benchmark can switch it).
-inline bool pdl_enabled() {
-  const char* e = std::getenv("DIFFSCOPE_PDL");
-  if (e && e[0] == '0') return false;
-  int dev = 0, major = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess) return false;
-  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) return false;
-  return major >= 9;
-}
-
-// Launches kernel<<<grid, block, smem, s>>>(args...) with the PDL attribute when pdl_enabled(), plus an optional
-// cluster dimension (cluster_x > 0). Returns the launch's error code.
+// Launches kernel<<<grid, block, smem, s>>>(args...) with the PDL attribute when `pdl`, plus an optional cluster
+// dimension (cluster_x > 0). Returns the launch's error code.
 template <class... KArgs, class... Args>
 cudaError_t launch_pdl(void (*kernel)(KArgs...), dim3 grid, dim3 block, size_t smem, cudaStream_t s, int cluster_x,
-                       Args&&... args) {
+                       bool pdl, Args&&... args) {
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = grid;
   cfg.blockDim = block;
@@ -55,7 +44,6 @@ cudaError_t launch_pdl(void (*kernel)(KArgs...), dim3 grid, dim3 block, size_t s
     attr[n].val.clusterDim.z = 1;
     ++n;
   }
-  const bool pdl = pdl_enabled();
   if (pdl) {
     attr[n].id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attr[n].val.programmaticStreamSerializationAllowed = 1;

@@ -35,14 +35,12 @@ struct SolverArgs {
   float* e1 = nullptr;
 };
 
-// Whether the solver kernel can run this network shape (its activations fit in shared memory).
-bool denoise_solver_supported(int dim, int hidden);
-// Launches the solver kernel; throws std::invalid_argument when !denoise_solver_supported.
+// Launches the solver kernel; throws std::invalid_argument when its activations do not fit in shared memory
+// (solver_shape, plan/kernel_shapes.h).
 void launch_denoise_solver(const SolverArgs& a, cudaStream_t s);
 
 // The same contract on the ddim fast path's tiled fp32 evaluation (denoise_solver_f32.cu): hidden 256 and dim <= 4
-// or dim % 4 == 0 (<= 64). Throws std::invalid_argument otherwise.
-bool denoise_solver_tiled_supported(int dim, int hidden);
+// or dim % 4 == 0 (<= 64) (f32_tile_shape). Throws std::invalid_argument otherwise.
 void launch_denoise_solver_tiled(const SolverArgs& a, cudaStream_t s);
 
 }  // namespace diffscope::kernels

@@ -1,29 +1,32 @@
 #!/usr/bin/env bash
-# check_layers.sh — fails when a file includes from a layer it may not use, or when ui issues raw GL or CUDA
-# (docs/ARCHITECTURE.md "Layers"). Run from anywhere; CI runs it as the ctest `layers`.
+# check_layers.sh — fails when a file includes from a layer it may not use, when ui issues raw GL or CUDA, or when
+# kernels/ reads the environment or keeps function-local statics (docs/ARCHITECTURE.md "Layers"). Run from anywhere;
+# CI runs it as the ctest `layers`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # layer -> the layers its files may include ("quoted" includes of the form "layer/file.h")
 declare -A allowed=(
   [core]="core"
   [kernels]="kernels core"
+  [plan]="kernels core"
   [gpu]="gpu core kernels"
   [render]="render core"
   [ui]="ui render core"
   [shell]="shell ui render gpu core"
-  [cli]="cli shell ui render gpu core"
+  [cli]="cli shell ui render gpu kernels core"
 )
 # layer -> system headers it must not include (a regular expression)
 declare -A forbidden_sys=(
   [core]='<(epoxy|GLFW|EGL|cuda|cublas|imgui)'
   [kernels]='<(epoxy|GLFW|EGL|imgui)'
+  [plan]='<(epoxy|GLFW|EGL|imgui|cuda|cublas)'
   [gpu]='<(GLFW|EGL|imgui)'
   [render]='<(cuda|cublas|imgui)'
   [ui]='<(epoxy|GLFW|EGL|cuda|cublas|imgui_impl)'
 )
 bad=0
 for layer in "${!allowed[@]}"; do
-  dir=app/$layer; [ "$layer" = kernels ] && dir=kernels
+  dir=app/$layer; [ "$layer" = kernels ] && dir=kernels; [ "$layer" = plan ] && dir=kernels/plan
   [ -d "$dir" ] || continue
   while IFS= read -r f; do
     while IFS= read -r inc; do
@@ -44,5 +47,15 @@ for layer in "${!allowed[@]}"; do
     fi
   done < <(find "$dir" -maxdepth 1 -type f \( -name '*.h' -o -name '*.cpp' -o -name '*.cu' -o -name '*.cuh' \) | sort)
 done
+# The kernels take their choices from the plan (kernels/plan/kernel_plan.h) and their per-device state from the
+# backend's LaunchContext: no environment and no function-local statics anywhere under kernels/.
+while IFS= read -r f; do
+  if grep -nE '(std::)?getenv[[:space:]]*\(' "$f" >/dev/null; then
+    echo "layers: $f:$(grep -nE '(std::)?getenv[[:space:]]*\(' "$f" | head -1 | cut -d: -f1): getenv in kernels/ (options come from the plan)"; bad=1
+  fi
+  if grep -nE '^[[:space:]]+static[[:space:]]+(const[[:space:]]+)?[A-Za-z_:<>]+[[:space:]]+[A-Za-z_][A-Za-z0-9_]*[[:space:]]*(=|;|\{|\[)' "$f" >/dev/null; then
+    echo "layers: $f:$(grep -nE '^[[:space:]]+static[[:space:]]+(const[[:space:]]+)?[A-Za-z_:<>]+[[:space:]]+[A-Za-z_][A-Za-z0-9_]*[[:space:]]*(=|;|\{|\[)' "$f" | head -1 | cut -d: -f1): a function-local static in kernels/ (per-device state belongs to the backend's LaunchCache)"; bad=1
+  fi
+done < <(find kernels -type f \( -name '*.h' -o -name '*.cpp' -o -name '*.cu' -o -name '*.cuh' \) | sort)
 [ $bad -eq 0 ] && echo "layers: every include follows docs/ARCHITECTURE.md's matrix"
 exit $bad

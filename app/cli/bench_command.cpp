@@ -26,6 +26,7 @@
 #include "core/schedule.h"
 #include "core/step_table.h"
 #include "gpu/bench_row.h"
+#include "kernels/plan/kernel_plan.h"
 #if defined(DIFFSCOPE_HAVE_CUDA)
 #include "gpu/cuda_backend.h"
 #endif
@@ -200,6 +201,24 @@ void print_rows(const std::vector<Row>& rows, bool json, const std::string& gpu_
                 "an idle machine\n", worst);
 }
 
+// Validates every --kernel-option before any work (exit 2 naming it); true when one is "help", after printing
+// the keys, their values and defaults.
+bool check_kernel_options(const std::vector<std::string>& kvs) {
+  kernels::KernelOptions scratch;
+  for (const std::string& kv : kvs) {
+    if (kv == "help") {
+      for (const std::string& line : kernels::kernel_option_help()) std::printf("%s\n", line.c_str());
+      return true;
+    }
+    try {
+      kernels::set_kernel_option(scratch, kv);
+    } catch (const InvalidInput& e) {
+      throw InvalidInput(std::string("--kernel-option: ") + e.what());
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 void register_bench(CLI::App& app, Action& action) {
@@ -212,8 +231,11 @@ void register_bench(CLI::App& app, Action& action) {
   sub->add_option("--mlp3", o->mlp3, "3-layer MLP weights (.safetensors); default seeded random 48-64-40-24");
   sub->add_option("--only", o->only, "run only workloads whose name contains this text");
   sub->add_flag("--diag", o->diag, "latency diagnostics of the reference case (GPU)");
+  sub->add_option("--kernel-option", o->kernel_options,
+                  "KEY=VALUE: a kernel variant for the GPU rows (repeatable; --kernel-option help lists them)");
   sub->callback([o, &action] {
     action = [o] {
+      if (check_kernel_options(o->kernel_options)) return;
       if (!o->model64.empty()) o->model64 = resolve_model_arg("--model64", o->model64);
       if (!o->model2.empty()) o->model2 = resolve_model_arg("--model2", o->model2);
       std::vector<Row> rows;

@@ -145,7 +145,7 @@ void bench_denoise(const Options& o, CudaBackend& be, const DiffusionModel& m, i
       Stats st;
       if (latency) {
         const int calls = 20;
-        kernels::launch_busy(s, 132 * 4, 300.0);  // clocks up before a latency measurement
+        kernels::launch_busy(s, be.device_caps().sm_count * 4, 300.0);  // clocks up before a latency measurement
         st = time_graph(s, calls, o.quick ? 10 : 50, reset, run);
         r.note = "CUDA graph of 20 calls (+1 input restore copy per graph)";
       } else {
@@ -153,7 +153,7 @@ void bench_denoise(const Options& o, CudaBackend& be, const DiffusionModel& m, i
         st = time_events(s, 1, reps, reset, run);
         r.note = "events around one call";
       }
-      r.path = unfused ? "cublas+elementwise" : kernels::denoise_path_name(be.last_denoise_path());
+      r.path = unfused ? "cublas+elementwise" : be.last_kernel();
       r.median_us = st.median, r.p10_us = st.p10, r.p90_us = st.p90, r.reps = st.n;
       r.unit = "TFLOP/s";
       r.achieved = flops / (st.median * 1e-6) / 1e12;
@@ -197,15 +197,14 @@ void bench_mlp3(const Options& o, CudaBackend& be, const Mlp3Weights& w, int B, 
       r.precision = precision_name(p);
       Stats st;
       if (latency) {
-        kernels::launch_busy(s, 132 * 4, 300.0);
+        kernels::launch_busy(s, be.device_caps().sm_count * 4, 300.0);
         st = time_graph(s, 100, o.quick ? 10 : 50, [] {}, run);
         r.note = "CUDA graph of 100 calls";
       } else {
         st = time_events(s, 3, o.quick ? 5 : 30, [] {}, run);
         r.note = "events around one call";
       }
-      const bool tc = !unfused && p != Precision::Fp32 && kernels::mlp3_tc_supported(w.d0, w.d1, w.d2, w.d3);
-      r.path = unfused ? "cublas+elementwise" : (tc ? "tensor-core" : "general");
+      r.path = unfused ? "cublas+elementwise" : be.last_kernel();
       r.median_us = st.median, r.p10_us = st.p10, r.p90_us = st.p90, r.reps = st.n;
       if (latency) {
         r.unit = "TFLOP/s";
@@ -289,14 +288,15 @@ void bench_diag(const Options& o, CudaBackend& be, const DiffusionModel& m, std:
   t.copy_from_host(ht, s);
   kernels::launch_philox_fill(x0.data(), B, dim, 1, 1000, 0, s);
   auto reset = [&] { CUDA_CHECK_THROW(cudaMemcpyAsync(x.data(), x0.data(), n * sizeof(float), cudaMemcpyDeviceToDevice, s)); };
-  struct V { kernels::DenoisePath path; Precision p; int S; const char* env; bool events; };
+  // variant: "cold" (no warm-up), "no-push" (the cluster kernel without its DSMEM pushes) or null.
+  struct V { kernels::DenoisePath path; Precision p; int S; const char* variant; bool events; };
   const V vs[] = {{kernels::DenoisePath::Cluster, Precision::Fp32, 16, "cold", false},
                   {kernels::DenoisePath::Cluster, Precision::Fp32, 1, nullptr, false},
                   {kernels::DenoisePath::Cluster, Precision::Fp32, 4, nullptr, false},
                   {kernels::DenoisePath::Cluster, Precision::Fp32, 16, nullptr, false},
                   {kernels::DenoisePath::Cluster, Precision::Fp32, 64, nullptr, false},
                   {kernels::DenoisePath::Cluster, Precision::Fp32, 16, nullptr, true},
-                  {kernels::DenoisePath::Cluster, Precision::Fp32, 16, "1", false},
+                  {kernels::DenoisePath::Cluster, Precision::Fp32, 16, "no-push", false},
                   {kernels::DenoisePath::General, Precision::Fp32, 16, nullptr, false},
                   {kernels::DenoisePath::Tiled, Precision::Fp32, 16, nullptr, false},
                   {kernels::DenoisePath::SingleCta, Precision::Bf16, 1, nullptr, false},
@@ -304,23 +304,27 @@ void bench_diag(const Options& o, CudaBackend& be, const DiffusionModel& m, std:
                   {kernels::DenoisePath::SingleCta, Precision::Bf16, 64, nullptr, false},
                   {kernels::DenoisePath::TensorCore, Precision::Bf16, 1, nullptr, false},
                   {kernels::DenoisePath::TensorCore, Precision::Bf16, 16, nullptr, false}};
+  const kernels::KernelOptions options = be.kernel_options();
   for (const V& v : vs) {
-    const bool cold = v.env && std::string(v.env) == "cold";
-    if (v.env && !cold) setenv("DIFFSCOPE_CLUSTER_DIAG", v.env, 1);
+    const bool cold = v.variant && std::string(v.variant) == "cold";
+    const bool no_push = v.variant && std::string(v.variant) == "no-push";
+    kernels::KernelOptions vo = options;
+    vo.cluster_no_push = no_push;
+    be.set_kernel_options(vo);
     be.force_denoise_path(v.path);
     auto run = [&] { be.denoise_device(x.data(), t.data(), B, v.S, nullptr, v.p, s); };
-    if (!v.env || std::string(v.env) != "cold") kernels::launch_busy(s, 132 * 4, 300.0);
+    if (!cold) kernels::launch_busy(s, be.device_caps().sm_count * 4, 300.0);
     const Stats st = v.events ? time_events(s, 3, o.quick ? 10 : 50, reset, run) : time_graph(s, 20, o.quick ? 10 : 30, reset, run);
     Row r;
     r.workload = "diag denoise B=8 dim=64 S=" + std::to_string(v.S);
     r.impl = "fused";
     r.precision = precision_name(v.p);
-    r.path = std::string(kernels::denoise_path_name(v.path)) + (cold ? " no-warm-up" : (v.env ? " no-DSMEM-push" : ""));
+    r.path = be.last_kernel() + (cold ? " no-warm-up" : "");
     r.median_us = st.median, r.p10_us = st.p10, r.p90_us = st.p90, r.reps = st.n;
     r.note = v.events ? "events around one launch" : "CUDA graph of 20 calls";
     rows.push_back(r);
-    if (v.env && !cold) unsetenv("DIFFSCOPE_CLUSTER_DIAG");
   }
+  be.set_kernel_options(options);
   be.force_denoise_path(kernels::DenoisePath::Auto);
 }
 
@@ -328,6 +332,9 @@ void bench_diag(const Options& o, CudaBackend& be, const DiffusionModel& m, std:
 
 std::vector<Row> run_gpu_benchmarks(const Options& o) {
   CudaBackend be;
+  kernels::KernelOptions ko;
+  for (const std::string& kv : o.kernel_options) kernels::set_kernel_option(ko, kv);
+  be.set_kernel_options(ko);
   const DiffusionModel m64 = o.model64.empty() ? make_random_model(64, 256, 64) : load_diffusion_model(o.model64);
   const DiffusionModel m2 = o.model2.empty() ? make_random_model(2, 256, 2) : load_diffusion_model(o.model2);
   const Mlp3Weights w = o.mlp3.empty() ? make_random_mlp3(48, 64, 40, 24, 3) : load_mlp3(o.mlp3);

@@ -69,21 +69,21 @@ void replay(cudaStream_t s, int calls, const std::function<void()>& run) {
 }
 
 // One stamped run: `ctas` CTAs, `steps` steps; appends a row per stage.
-void stamped(cudaStream_t s, const std::string& workload, const char* precision, const char* path, int ctas,
+void stamped(CudaBackend& be, cudaStream_t s, const std::string& workload, const char* precision, const char* path, int ctas,
              int steps, const Stage* stages, size_t n_stages, double mhz, const std::function<void()>& run,
              std::vector<Row>& rows) {
   using namespace kernels;
   const size_t cap = stamp_capacity(ctas, steps);
   gpu::GpuBuffer<long long> buf(cap);
   CUDA_CHECK_THROW(cudaMemsetAsync(buf.data(), 0xff, cap * sizeof(long long), s));  // -1: not written
-  set_latency_stamps(buf.data(), cap);
+  be.set_latency_stamps(buf.data(), cap);
   try {
     replay(s, 20, run);
   } catch (...) {
-    set_latency_stamps(nullptr, 0);
+    be.set_latency_stamps(nullptr, 0);
     throw;
   }
-  set_latency_stamps(nullptr, 0);
+  be.set_latency_stamps(nullptr, 0);
   std::vector<long long> h(cap);
   buf.copy_to_host(h.data(), cap, s);
   CUDA_CHECK_THROW(cudaStreamSynchronize(s));
@@ -138,18 +138,22 @@ void bench_stamps(CudaBackend& be, const DiffusionModel& m, const Mlp3Weights& w
   t.copy_from_host(ht, s);
   kernels::launch_philox_fill(x.data(), B, dim, 1, 1000, 0, s);
   const std::string wl = "stamps denoise B=8 dim=" + std::to_string(dim) + " S=16";
+  const kernels::KernelOptions options = be.kernel_options();
+  const int busy_ctas = be.device_caps().sm_count * 4;
   be.force_denoise_path(kernels::DenoisePath::SingleCta);
   for (const char* kern : {"m16", "n8"}) {  // denoise_cta.cu's kernel and, at B <= 8, denoise_cta8.cu's
-    setenv("DIFFSCOPE_CTA_KERNEL", kern, 1);
-    kernels::launch_busy(s, 132 * 4, 300.0);
+    kernels::KernelOptions ko = options;
+    kernels::set_kernel_option(ko, "cta", kern);
+    be.set_kernel_options(ko);
+    kernels::launch_busy(s, busy_ctas, 300.0);
     const std::string path = std::string("single-cta ") + kern;
-    stamped(s, wl, "bf16", path.c_str(), 1, S, kCtaStages, std::size(kCtaStages), mhz,
+    stamped(be, s, wl, "bf16", path.c_str(), 1, S, kCtaStages, std::size(kCtaStages), mhz,
             [&] { be.denoise_device(x.data(), t.data(), B, S, nullptr, Precision::Bf16, s); }, rows);
   }
-  unsetenv("DIFFSCOPE_CTA_KERNEL");
+  be.set_kernel_options(options);
   be.force_denoise_path(kernels::DenoisePath::Cluster);
-  kernels::launch_busy(s, 132 * 4, 300.0);
-  stamped(s, wl, "fp32", "cluster", 16, S, kClusterStages, std::size(kClusterStages), mhz,
+  kernels::launch_busy(s, busy_ctas, 300.0);
+  stamped(be, s, wl, "fp32", "cluster", 16, S, kClusterStages, std::size(kClusterStages), mhz,
           [&] { be.denoise_device(x.data(), t.data(), B, S, nullptr, Precision::Fp32, s); }, rows);
   be.force_denoise_path(kernels::DenoisePath::Auto);
 
@@ -158,13 +162,15 @@ void bench_stamps(CudaBackend& be, const DiffusionModel& m, const Mlp3Weights& w
   gpu::GpuBuffer<float> xm(size_t(Bm) * w.d0), ym(size_t(Bm) * w.d3);
   kernels::launch_philox_fill(xm.data(), Bm, w.d0, 2, 1000, 0, s);
   for (int rpc : {16, 4, 1}) {
-    setenv("DIFFSCOPE_MLP3_ROWS_PER_CTA", std::to_string(rpc).c_str(), 1);
-    kernels::launch_busy(s, 132 * 4, 300.0);
+    kernels::KernelOptions ko = options;
+    ko.mlp3_rows_per_cta = rpc;
+    be.set_kernel_options(ko);
+    kernels::launch_busy(s, busy_ctas, 300.0);
     const std::string path = "tiny-fixed " + std::to_string(rpc) + " rows/CTA";
-    stamped(s, "stamps mlp3 B=16 48-64-40-24", "fp32", path.c_str(), (Bm + rpc - 1) / rpc, 0, kMlpStages,
+    stamped(be, s, "stamps mlp3 B=16 48-64-40-24", "fp32", path.c_str(), (Bm + rpc - 1) / rpc, 0, kMlpStages,
             std::size(kMlpStages), mhz, [&] { be.mlp3_device(xm.data(), Bm, ym.data(), Precision::Fp32, s); }, rows);
   }
-  unsetenv("DIFFSCOPE_MLP3_ROWS_PER_CTA");
+  be.set_kernel_options(options);
 }
 
 }  // namespace diffscope::bench

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <stdexcept>
 #include <vector>
@@ -60,7 +61,12 @@ bool same_solver_table(const StepTable& a, const StepTable& b) {
 struct CudaBackend::Impl {
   int device = 0;
   std::string device_name;
-  int num_sms = 0;  // the tensor-core kernel's grid (DenoiseArgs::num_sms)
+  kernels::DeviceCaps caps;        // captured once, in the constructor
+  kernels::KernelOptions options;  // set_kernel_options
+  kernels::LaunchCache launch_cache;
+  long long* stamps = nullptr;
+  size_t stamp_capacity = 0;
+  std::string last_kernel = "none";
   CudaStream stream;
   // cuBLAS, created on the first unfused call: it is loaded at run time (gpu/cublas_loader.h), so the
   // fused paths work where libcublas is not installed.
@@ -106,12 +112,31 @@ struct CudaBackend::Impl {
 
   cublasHandle_t cublas_handle() { return cublas.get("the unfused baseline"); }
 
+  kernels::LaunchContext launch_context() {
+    kernels::LaunchContext c;
+    c.caps = caps;
+    c.cache = &launch_cache;
+    c.stamps = stamps;
+    c.stamp_capacity = stamp_capacity;
+    return c;
+  }
+
+  // Plans and launches a fused denoiser call (the plan: kernels::plan_denoise).
+  void launch_denoise(const kernels::DenoiseArgs& a, Precision p, cudaStream_t s) {
+    kernels::DenoiseProblem pr;
+    pr.B = a.B, pr.dim = a.net.dim, pr.hidden = a.net.hidden, pr.bf16_fragments = a.net.f2_bf16 != nullptr;
+    const kernels::DenoisePlan plan = kernels::plan_denoise(pr, p, caps, options, force);
+    kernels::launch_denoise(a, p, plan, launch_context(), s);
+    last = plan.path;
+    last_kernel = kernels::denoise_kernel_name(plan);
+  }
+
   // A fused call's arguments on the current network: the device's SM count and, where the general kernel
   // needs one for `rows` rows, its workspace.
   kernels::DenoiseArgs fused_args(int rows) {
     kernels::DenoiseArgs a;
     a.net = net.view();
-    a.num_sms = num_sms;
+    a.num_sms = caps.sm_count;
     a.workspace = ws_general.reserve(a.net.dim, a.net.hidden, rows);
     return a;
   }
@@ -134,7 +159,10 @@ CudaBackend::CudaBackend() {
   cudaDeviceProp prop{};
   CUDA_CHECK_THROW(cudaGetDeviceProperties(&prop, m->device));
   m->device_name = prop.name;
-  m->num_sms = std::max(1, prop.multiProcessorCount);
+  m->caps.cc_major = prop.major;
+  m->caps.cc_minor = prop.minor;
+  m->caps.sm_count = std::max(1, prop.multiProcessorCount);
+  m->caps.sm90a_code = kernels::build_has_sm90a();
 }
 
 CudaBackend::~CudaBackend() = default;
@@ -176,7 +204,7 @@ void CudaBackend::set_step_table(const StepTable& t) {
   m->solver_mode = needs_solver_kernel(t) || m->mixture_mode;
   if (m->solver_mode) {
     const kernels::DeviceNet& net = m->net.view();
-    if (!m->mixture_mode && !kernels::denoise_solver_supported(net.dim, net.hidden))
+    if (!m->mixture_mode && !kernels::solver_shape(net.dim, net.hidden))
       throw InvalidInput(std::string("--sampler ") + sampler_name(t.sampler) + " --spacing " + spacing_name(t.spacing) +
                          ": hidden = " + std::to_string(net.hidden) +
                          " is too large for the CUDA solver kernel: use --backend cpu");
@@ -231,15 +259,18 @@ void CudaBackend::run_steps_device(int k_begin, int k_end, float* d_x, int B, ui
       m->solver_table.mixture_levels(ma);
       ma.run = sa;
       kernels::launch_mixture_steps(ma, stream);
+      m->last_kernel = "mixture";
       CUDA_CHECK_LAUNCH();
       return;
     }
     // fp32 arithmetic whatever the precision: the tiled kernel of the ddim fp32 path where the shape has it.
-    const bool tiled = kernels::denoise_solver_tiled_supported(net.dim, net.hidden) &&
-                       m->force != kernels::DenoisePath::General;
+    kernels::DenoiseProblem pr;
+    pr.B = B, pr.dim = net.dim, pr.hidden = net.hidden;
+    const bool tiled = kernels::plan_solver(pr, m->force) == kernels::DenoisePath::Tiled;
     if (tiled) kernels::launch_denoise_solver_tiled(sa, stream);
     else kernels::launch_denoise_solver(sa, stream);
     m->last = tiled ? kernels::DenoisePath::Tiled : kernels::DenoisePath::General;
+    m->last_kernel = tiled ? "solver-tiled-fp32" : "solver-general";
     (void)p;
     CUDA_CHECK_LAUNCH();
     return;
@@ -253,7 +284,7 @@ void CudaBackend::run_steps_device(int k_begin, int k_end, float* d_x, int B, ui
   a.frames = d_frames;
   a.seed = seed;
   a.row_offset = row_offset;
-  m->last = kernels::launch_denoise(a, p, stream, m->force);
+  m->launch_denoise(a, p, stream);
   CUDA_CHECK_LAUNCH();
 }
 
@@ -297,7 +328,7 @@ void CudaBackend::denoise_device(float* d_x, const int32_t* d_t_start, int B, in
     const kernels::UnfusedWorkspace ws = m->ws_unfused.reserve(B, a.net.dim, a.net.hidden, p);
     kernels::run_denoise_unfused(m->cublas_handle(), a, p, ws, stream);
   } else {
-    m->last = kernels::launch_denoise(a, p, stream, m->force);
+    m->launch_denoise(a, p, stream);
   }
   CUDA_CHECK_LAUNCH();
 }
@@ -323,6 +354,14 @@ void CudaBackend::start_noise_device(float* d_x, int B, uint64_t seed, cudaStrea
 
 void CudaBackend::force_denoise_path(kernels::DenoisePath path) { m->force = path; }
 kernels::DenoisePath CudaBackend::last_denoise_path() const { return m->last; }
+std::string CudaBackend::last_kernel() const { return m->last_kernel; }
+void CudaBackend::set_kernel_options(const kernels::KernelOptions& o) { m->options = o; }
+const kernels::KernelOptions& CudaBackend::kernel_options() const { return m->options; }
+const kernels::DeviceCaps& CudaBackend::device_caps() const { return m->caps; }
+void CudaBackend::set_latency_stamps(long long* buf, size_t capacity) {
+  m->stamps = buf;
+  m->stamp_capacity = buf ? capacity : 0;
+}
 void CudaBackend::force_mlp3_path(kernels::Mlp3Path path) { m->mlp_force = path; }
 
 // ---- host-pointer interface ----------------------------------------------------------------------------
@@ -406,7 +445,17 @@ void CudaBackend::mlp3_device(const float* d_x, int B, float* d_y, Precision p, 
   if (!m->mlp.loaded()) throw std::logic_error("CudaBackend: set_mlp3() must be called first");
   const kernels::DeviceMlp3& w = m->mlp.view();
   if (unfused) kernels::run_mlp3_unfused(m->cublas_handle(), w, d_x, B, d_y, p, m->ws_mlp.reserve(B, w, p), stream);
-  else kernels::launch_mlp3(w, d_x, B, d_y, p, stream, m->mlp_force);
+  else {
+    const auto aligned16 = [](const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 == 0; };
+    kernels::Mlp3Problem pr;
+    pr.B = B, pr.d0 = w.d0, pr.d1 = w.d1, pr.d2 = w.d2, pr.d3 = w.d3;
+    pr.x_aligned = aligned16(d_x);
+    pr.aligned = pr.x_aligned && aligned16(d_y) && aligned16(w.W1) && aligned16(w.W2) && aligned16(w.W3);
+    pr.fragments = (p == Precision::Bf16 ? w.f_bf16[0] : w.f_tf32[0]) != nullptr;
+    const kernels::Mlp3Plan plan = kernels::plan_mlp3(pr, p, m->caps, m->options, m->mlp_force);
+    kernels::launch_mlp3(w, d_x, B, d_y, p, plan, m->launch_context(), stream);
+    m->last_kernel = kernels::mlp3_kernel_name(plan, p);
+  }
   CUDA_CHECK_LAUNCH();
 }
 

@@ -10,10 +10,7 @@
 #include "core/backend.h"
 #include "core/model.h"
 #include "core/step_table.h"
-
-namespace diffscope {
-namespace kernels { enum class DenoisePath; enum class Mlp3Path; }
-}  // namespace diffscope
+#include "kernels/plan/kernel_plan.h"
 
 namespace diffscope::gpu {
 
@@ -73,9 +70,21 @@ class CudaBackend : public DenoiserBackend {
   // d_x (B, dim) in place, d_t_start (B) int32, d_frames optional (S, B, dim) (frames after steps 1..S).
   void denoise_device(float* d_x, const int32_t* d_t_start, int B, int S, float* d_frames, Precision p,
                       cudaStream_t stream, bool unfused = false);
-  // Forces a kernel path (kernels::DenoisePath::Auto by default); throws std::invalid_argument if unsupported.
+  // Forces a kernel path (kernels::DenoisePath::Auto by default); a call it cannot run throws
+  // std::invalid_argument (kernels::plan_denoise).
   void force_denoise_path(kernels::DenoisePath path);
   kernels::DenoisePath last_denoise_path() const;
+  // The exact kernel of the last fused call (denoiser, solver or MLP): kernels::denoise_kernel_name /
+  // mlp3_kernel_name, "solver-tiled-fp32", "solver-general", "mixture".
+  std::string last_kernel() const;
+  // The kernel options every later plan uses (kernels/plan/kernel_plan.h; default: the fastest measured).
+  void set_kernel_options(const kernels::KernelOptions& o);
+  const kernels::KernelOptions& kernel_options() const;
+  // The device's capabilities, captured when the backend was made.
+  const kernels::DeviceCaps& device_caps() const;
+  // The buffer the latency kernels' stamp builds write (kernels/latency_stamps.h), capacity in elements;
+  // nullptr turns them off.
+  void set_latency_stamps(long long* buf, size_t capacity);
   // The 3-layer MLP on device pointers (weights uploaded and kept when the same object is passed again).
   void set_mlp3(const Mlp3Weights& w);
   void mlp3_device(const float* d_x, int B, float* d_y, Precision p, cudaStream_t stream, bool unfused = false);

@@ -41,7 +41,7 @@ bool DeviceEpsNet::upload(const EpsNet& n, cudaStream_t s) {
   d.b3 = m_b3.data();
   d.W1T = m_W1T.data(), d.W2T = m_W2T.data(), d.W3T = m_W3T.data();
   d.W1_bf16 = m_W1h.data(), d.W2_bf16 = m_W2h.data(), d.W3_bf16 = m_W3h.data();
-  if (kernels::denoise_path_supported(kernels::DenoisePath::TensorCore, dim, H, 1, Precision::Bf16)) {
+  if (kernels::denoise_tc_shape(dim, H)) {
     // Padded x width: 16 for dim <= 16, else 64 (the instantiations of denoise_tc.cu).
     const int kx = dim <= 16 ? 16 : 64;
     for (int bf = 0; bf < 2; ++bf) {

@@ -20,7 +20,7 @@ void DeviceMlp3::upload(const Mlp3Weights& w, cudaStream_t s) {
   kernels::DeviceMlp3& dm = m_view;
   dm = kernels::DeviceMlp3{};
   dm.d0 = w.d0, dm.d1 = w.d1, dm.d2 = w.d2, dm.d3 = w.d3;
-  const bool tc = kernels::mlp3_tc_supported(w.d0, w.d1, w.d2, w.d3);
+  const bool tc = kernels::mlp3_tc_shape(w.d0, w.d1, w.d2, w.d3);
   for (int l = 0; l < 3; ++l) {
     const int out = d[l + 1], in = d[l];
     m_W[l].copy_from_host(*W[l], s);

@@ -37,11 +37,11 @@ inline std::vector<float> random_x(size_t n, uint32_t seed, float scale = 1.5f) 
   return v;
 }
 
-// Sets an environment variable for the scope (the kernels' benchmarking knobs are read at each launch).
-struct ScopedEnv {
-  std::string name;
-  ScopedEnv(const char* n, const std::string& v) : name(n) { setenv(n, v.c_str(), 1); }
-  ~ScopedEnv() { unsetenv(name.c_str()); }
-};
+// Whether the plan can run `path` for this shape and precision on this machine's device, default kernel options.
+inline bool path_supported(kernels::DenoisePath path, int dim, int hidden, int B, Precision p) {
+  kernels::DenoiseProblem pr;
+  pr.B = B, pr.dim = dim, pr.hidden = hidden;
+  return kernels::denoise_path_supported(path, pr, p, CudaBackend().device_caps(), {});
+}
 
 }  // namespace diffscope::test

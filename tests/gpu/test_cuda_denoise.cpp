@@ -55,7 +55,7 @@ class DenoiseVsFloat64 : public ::testing::TestWithParam<DenoiseCase> {};
 TEST_P(DenoiseVsFloat64, MatchesReference) {
   SKIP_WITHOUT_CUDA();
   const DenoiseCase c = GetParam();
-  if (c.path != DenoisePath::Auto && !kernels::denoise_path_supported(c.path, c.dim, c.hidden, c.B, c.p))
+  if (c.path != DenoisePath::Auto && !test::path_supported(c.path, c.dim, c.hidden, c.B, c.p))
     GTEST_SKIP() << "path not supported for this shape";
   const uint32_t seed = static_cast<uint32_t>(std::hash<std::string>{}(case_name(c)));
   const DiffusionModel m = test::random_model(c.dim, c.hidden, seed);
@@ -351,7 +351,7 @@ TEST(CudaPaths, LargeBf16BatchRunsWgmmaOnSm90a) {
   std::vector<float> x = test::random_x(size_t(B) * 2, 3);
   std::vector<int64_t> t(B, 999);
   be.denoise(m, x.data(), t.data(), B, 2, nullptr, B16);
-  const bool wg = kernels::denoise_path_supported(WG, 2, 256, B, B16);
+  const bool wg = test::path_supported(WG, 2, 256, B, B16);
   EXPECT_EQ(be.last_denoise_path(), wg ? WG : TC);
   be.denoise(m, x.data(), t.data(), B - 1, 2, nullptr, B16);
   EXPECT_EQ(be.last_denoise_path(), TC);
@@ -361,12 +361,9 @@ TEST(CudaPaths, LargeBf16BatchRunsWgmmaOnSm90a) {
   std::printf("[measured] compute capability major %d, wgmma path %s\n", major, wg ? "available" : "not available");
 }
 
-// Runs the wgmma kernel with environment variable `var` = `value` (restored after) on a random dim-`dim` model,
-// B rows (every 5th freezing early), S steps; returns the relative error against float64.
-double wgmma_with_env(const char* var, const char* value, int B, int dim, int S) {
-  const char* saved = std::getenv(var);
-  const std::string keep = saved ? saved : "";
-  setenv(var, value, 1);
+// Runs the wgmma kernel with kernel option `key` = `value` on a random dim-`dim` model, B rows (every 5th freezing
+// early), S steps; returns the relative error against float64.
+double wgmma_with_option(const char* key, const char* value, int B, int dim, int S) {
   const DiffusionModel m = test::random_model(dim, 256, 40 + B + dim);
   std::vector<float> x = test::random_x(size_t(B) * dim, 6);
   std::vector<int64_t> t(B);
@@ -374,23 +371,25 @@ double wgmma_with_env(const char* var, const char* value, int B, int dim, int S)
   std::vector<double> xd = test::widen(x);
   cpu_ref::denoise<double>(m, xd.data(), t.data(), B, S, nullptr);
   CudaBackend be;
+  kernels::KernelOptions o;
+  kernels::set_kernel_option(o, key, value);
+  be.set_kernel_options(o);
   be.force_denoise_path(DenoisePath::Wgmma);
   be.denoise(m, x.data(), t.data(), B, S, nullptr, Precision::Bf16);
-  if (saved) setenv(var, keep.c_str(), 1);
-  else unsetenv(var);
+  EXPECT_EQ(be.last_kernel(), std::string(value) == "1" ? "wgmma-pingpong" : "wgmma");
   const double err = rel_err(x, xd);
-  std::printf("[measured] wgmma %s=%s B=%d dim=%d S=%d rel_err=%.3e\n", var, value, B, dim, S, err);
+  std::printf("[measured] wgmma %s=%s B=%d dim=%d S=%d rel_err=%.3e\n", key, value, B, dim, S, err);
   return err;
 }
 
-// The wgmma kernel with and without the ping-pong schedule of its two warpgroups (DIFFSCOPE_WGMMA_PINGPONG), on
+// The wgmma kernel with and without the ping-pong schedule of its two warpgroups (option wgmma_pingpong), on
 // tile counts that leave the second warpgroup of the last CTA a tile past B (1 tile, 3 tiles, 65 tiles), frozen rows.
 TEST(CudaPaths, WgmmaPingPongMatchesFloat64) {
   SKIP_WITHOUT_CUDA();
-  if (!kernels::denoise_path_supported(WG, 2, 256, 1, B16)) GTEST_SKIP() << "no sm_90a wgmma path here";
+  if (!test::path_supported(WG, 2, 256, 1, B16)) GTEST_SKIP() << "no sm_90a wgmma path here";
   for (const char* pp : {"1", "0"})
     for (int B : {5, 130, 4097})
-      EXPECT_LT(wgmma_with_env("DIFFSCOPE_WGMMA_PINGPONG", pp, B, 2, 24), tolerance(B16, 24)) << pp << " B " << B;
+      EXPECT_LT(wgmma_with_option("wgmma_pingpong", pp, B, 2, 24), tolerance(B16, 24)) << pp << " B " << B;
 }
 
 // A wrong forced path is an error, not a silent fallback.

@@ -1,4 +1,4 @@
-// test_cuda_latency_kernels.cpp — the latency kernels of issue 14 in every build their knobs select, against the
+// test_cuda_latency_kernels.cpp — the latency kernels in every variant their kernel options select, against the
 // CPU float64 reference: the single-CTA bf16 denoiser (the m16 kernel of denoise_cta.cu and the B <= 8
 // weights-as-A kernel of denoise_cta8.cu), the tiny fp32 MLP at 16 / 4 / 2 / 1 rows per CTA, and the
 // clock64 stamp builds (kernels/latency_stamps.h): same results as the plain build, stamps in program order.
@@ -16,6 +16,7 @@
 #include "gpu_test_util.h"
 #include "kernels/kernels.h"
 #include "kernels/latency_stamps.h"
+#include "kernels/plan/kernel_plan.h"
 
 namespace diffscope {
 namespace {
@@ -23,18 +24,15 @@ namespace {
 using kernels::DenoisePath;
 using test::rel_err;
 
-using test::ScopedEnv;
-
 struct DenoiseRun {
   std::vector<float> x, frames;
 };
 
-// One denoise call through the CUDA backend on `path` (inputs fixed by the seed), with its trajectory.
-DenoiseRun run_denoise(const DiffusionModel& m, DenoisePath path, Precision p, const std::vector<float>& x0,
-                       const std::vector<int64_t>& t, int S) {
+// One denoise call through the backend on `path` (inputs fixed by the seed), with its trajectory.
+DenoiseRun run_denoise(CudaBackend& be, const DiffusionModel& m, DenoisePath path, Precision p,
+                       const std::vector<float>& x0, const std::vector<int64_t>& t, int S) {
   const int B = static_cast<int>(t.size());
   DenoiseRun r{x0, std::vector<float>(x0.size() * (S + 1), test::nan_f())};
-  CudaBackend be;
   be.force_denoise_path(path);
   be.denoise(m, r.x.data(), t.data(), B, S, r.frames.data(), p);
   EXPECT_EQ(be.last_denoise_path(), path);
@@ -73,9 +71,14 @@ TEST(CudaLatencyKernels, SingleCtaKernelsMatchFloat64) {
     const DiffusionModel m = test::random_model(c.dim, 256, 300 + c.dim + c.S);
     const std::vector<float> x0 = test::random_x(size_t(c.B) * c.dim, 41 + c.B);
     for (const char* kern : {"m16", "n8"}) {
-      ScopedEnv k("DIFFSCOPE_CTA_KERNEL", kern);
-      expect_matches_float64(m, c, x0, run_denoise(m, DenoisePath::SingleCta, Precision::Bf16, x0, t_starts(c), c.S),
+      CudaBackend be;
+      kernels::KernelOptions o;
+      kernels::set_kernel_option(o, "cta", kern);
+      be.set_kernel_options(o);
+      expect_matches_float64(m, c, x0, run_denoise(be, m, DenoisePath::SingleCta, Precision::Bf16, x0, t_starts(c), c.S),
                              std::string("single-cta ") + kern);
+      // The weights-as-A kernel takes B <= 8 only; above, the plan runs the m16 kernel whatever the option.
+      EXPECT_EQ(be.last_kernel(), std::string("single-cta-") + (c.B <= 8 ? kern : "m16"));
     }
   }
 }
@@ -89,10 +92,13 @@ TEST(CudaLatencyKernels, TinyMlpRowsPerCtaMatchFloat64) {
     cpu_ref::mlp3<double>(w, xd.data(), B, want.data());
     std::vector<float> first;
     for (int rpc : {16, 4, 2, 1}) {
-      ScopedEnv e("DIFFSCOPE_MLP3_ROWS_PER_CTA", std::to_string(rpc));
       std::vector<float> y(size_t(B) * w.d3, test::nan_f());
       CudaBackend be;
+      kernels::KernelOptions o;
+      o.mlp3_rows_per_cta = rpc;
+      be.set_kernel_options(o);
       be.mlp3(w, x.data(), B, y.data(), Precision::Fp32);
+      EXPECT_EQ(be.last_kernel(), "tiny-fixed-r" + std::to_string(rpc));
       const double err = rel_err(y, want);
       std::printf("[measured] mlp3 tiny B=%d rows/CTA %d rel_err=%.3e\n", B, rpc, err);
       EXPECT_LT(err, 1e-5) << "B=" << B << " rows/CTA " << rpc;
@@ -128,16 +134,19 @@ long check_order(const std::vector<long long>& h, int ctas, int steps, int k0, c
 
 // Runs `run` with stamps on and off: identical outputs; stamps in program order.
 template <size_t N>
-void check_stamped(int ctas, int steps, int k0, const int (&order)[N], const std::function<std::vector<float>()>& run,
-                   const std::string& what) {
+void check_stamped(int ctas, int steps, int k0, const int (&order)[N],
+                   const std::function<std::vector<float>(CudaBackend&)>& run, const std::string& what,
+                   const kernels::KernelOptions& o = {}) {
   const size_t cap = kernels::stamp_capacity(ctas, steps);
   gpu::GpuBuffer<long long> buf(cap);
   std::vector<long long> h(cap, -1);
   buf.copy_from_host(h);
-  const std::vector<float> plain = run();
-  kernels::set_latency_stamps(buf.data(), cap);
-  const std::vector<float> stamped = run();
-  kernels::set_latency_stamps(nullptr, 0);
+  CudaBackend be;
+  be.set_kernel_options(o);
+  const std::vector<float> plain = run(be);
+  be.set_latency_stamps(buf.data(), cap);
+  const std::vector<float> stamped = run(be);
+  be.set_latency_stamps(nullptr, 0);
   buf.copy_to_host(h.data(), cap);
   EXPECT_EQ(stamped, plain) << what << ": the stamp build computes the same";
   const long written = check_order(h, ctas, steps, k0, order);
@@ -152,26 +161,27 @@ TEST(CudaLatencyKernels, StampBuildsMatchAndStampInOrder) {
   const std::vector<float> x0 = test::random_x(size_t(B) * dim, 92);
   const std::vector<int64_t> t(B, 999);
   auto denoise = [&](DenoisePath path, Precision p) {
-    return [&, path, p] { return run_denoise(m, path, p, x0, t, S).x; };
+    return [&, path, p](CudaBackend& be) { return run_denoise(be, m, path, p, x0, t, S).x; };
   };
   for (const char* kern : {"m16", "n8"}) {
-    ScopedEnv k("DIFFSCOPE_CTA_KERNEL", kern);
-    check_stamped(1, S, 0, kCtaOrder, denoise(DenoisePath::SingleCta, Precision::Bf16), std::string("single-cta ") + kern);
+    kernels::KernelOptions o;
+    kernels::set_kernel_option(o, "cta", kern);
+    check_stamped(1, S, 0, kCtaOrder, denoise(DenoisePath::SingleCta, Precision::Bf16), std::string("single-cta ") + kern, o);
   }
-  if (kernels::denoise_path_supported(DenoisePath::Cluster, dim, 256, B, Precision::Fp32))
+  if (test::path_supported(DenoisePath::Cluster, dim, 256, B, Precision::Fp32))
     check_stamped(16, S, 0, kClusterOrder, denoise(DenoisePath::Cluster, Precision::Fp32), "cluster");
   const Mlp3Weights w = make_random_mlp3(48, 64, 40, 24, 93);
   const std::vector<float> xm = test::random_x(size_t(16) * w.d0, 94);
   for (int rpc : {16, 1}) {
-    ScopedEnv e("DIFFSCOPE_MLP3_ROWS_PER_CTA", std::to_string(rpc));
+    kernels::KernelOptions o;
+    o.mlp3_rows_per_cta = rpc;
     check_stamped(16 / rpc, 0, -1, kMlpOrder,
-                  [&] {
+                  [&](CudaBackend& be) {
                     std::vector<float> y(size_t(16) * w.d3, test::nan_f());
-                    CudaBackend be;
                     be.mlp3(w, xm.data(), 16, y.data(), Precision::Fp32);
                     return y;
                   },
-                  "mlp3 tiny rows/CTA " + std::to_string(rpc));
+                  "mlp3 tiny rows/CTA " + std::to_string(rpc), o);
   }
 }
 

@@ -121,19 +121,24 @@ TEST(Mlp3Knobs, MatchFloat64) {
     std::printf("[measured] mlp3 B=%d %s %s rel_err=%.3e\n", B, what.c_str(), precision_name(p), err);
     EXPECT_LT(err, p == F ? 1e-5 : (p == T32 ? 2.5e-3 : 2e-2)) << what << " " << precision_name(p);
   };
-  {
-    test::ScopedEnv e("DIFFSCOPE_MLP3_FP32", "rows");
-    run(F, false, "fp32 rows kernel");
-  }
-  {
-    test::ScopedEnv e("DIFFSCOPE_MLP3_TC_PREFETCH", "0");
-    run(T32, false, "tensor cores without prefetch");
-    run(B16, false, "tensor cores without prefetch");
-  }
+  const kernels::KernelOptions defaults = be.kernel_options();
+  kernels::KernelOptions o = defaults;
+  kernels::set_kernel_option(o, "mlp3_fp32", "rows");
+  be.set_kernel_options(o);
+  run(F, false, "fp32 rows kernel");
+  EXPECT_EQ(be.last_kernel(), "rows-fp32");
+  o = defaults;
+  kernels::set_kernel_option(o, "mlp3_tc_prefetch", "0");
+  be.set_kernel_options(o);
+  run(T32, false, "tensor cores without prefetch");
+  EXPECT_EQ(be.last_kernel(), "tc-tf32-no-prefetch");
+  run(B16, false, "tensor cores without prefetch");
+  be.set_kernel_options(defaults);
   run(F, true, "x misaligned (general kernel)");
+  EXPECT_EQ(be.last_kernel(), "general-r32");
 }
 
-// Every tensor-core variant DIFFSCOPE_MLP3_TC_TILES selects (one 16-row tile per warp with x through registers or
+// Every tensor-core variant the kernel option mlp3_tc_tiles selects (one 16-row tile per warp with x through registers or
 // staged in shared memory, two tiles per warp with x staged) at B = 70001 (several units per warp, so the prefetch
 // of the next unit runs, and a partial last unit: 70001 = 2187 x 32 + 17); float64 judges each.
 TEST(Mlp3TcTiles, MatchFloat64) {
@@ -148,7 +153,9 @@ TEST(Mlp3TcTiles, MatchFloat64) {
   gpu::GpuBuffer<float> dx, dy(yd.size());
   dx.copy_from_host(x);
   for (const char* tiles : {"1", "1s", "2s"}) {
-    test::ScopedEnv e("DIFFSCOPE_MLP3_TC_TILES", tiles);
+    kernels::KernelOptions o;
+    kernels::set_kernel_option(o, "mlp3_tc_tiles", tiles);
+    be.set_kernel_options(o);
     for (Precision p : {T32, B16}) {
       std::vector<float> y(yd.size(), test::nan_f());
       dy.copy_from_host(y);

@@ -121,8 +121,12 @@ struct CudaBackend::Impl {
     return c;
   }
 
-  // Plans and launches a fused denoiser call (the plan: kernels::plan_denoise).
+  // Plans and launches a fused denoiser call (the plan: kernels::plan_denoise); an empty call runs nothing.
   void launch_denoise(const kernels::DenoiseArgs& a, Precision p, cudaStream_t s) {
+    if (a.B <= 0 || a.k_end <= a.k_begin) {
+      last = kernels::DenoisePath::General;
+      return;
+    }
     kernels::DenoiseProblem pr;
     pr.B = a.B, pr.dim = a.net.dim, pr.hidden = a.net.hidden, pr.bf16_fragments = a.net.f2_bf16 != nullptr;
     const kernels::DenoisePlan plan = kernels::plan_denoise(pr, p, caps, options, force);
@@ -445,7 +449,7 @@ void CudaBackend::mlp3_device(const float* d_x, int B, float* d_y, Precision p, 
   if (!m->mlp.loaded()) throw std::logic_error("CudaBackend: set_mlp3() must be called first");
   const kernels::DeviceMlp3& w = m->mlp.view();
   if (unfused) kernels::run_mlp3_unfused(m->cublas_handle(), w, d_x, B, d_y, p, m->ws_mlp.reserve(B, w, p), stream);
-  else {
+  else if (B > 0) {
     const auto aligned16 = [](const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 == 0; };
     kernels::Mlp3Problem pr;
     pr.B = B, pr.d0 = w.d0, pr.d1 = w.d1, pr.d2 = w.d2, pr.d3 = w.d3;

@@ -383,10 +383,9 @@ __global__ void __launch_bounds__(128) kernel_mlp3_rows(const DeviceMlp3 w, cons
 // Padded sizes (multiples of 16) of the tensor-core instantiation.
 constexpr int P0 = kMlpPad0, P1 = kMlpPad1, P2 = kMlpPad2, P3 = kMlpPad3;
 
-// PF = 1 (the default since session 6; DIFFSCOPE_MLP3_TC_PREFETCH=0 selects PF = 0): persistent CTAs, and each warp
-// issues the loads of its next unit's x right after turning the current one into A fragments, so they are in flight
-// during the three layers (session 5's ncu: the loop without it waited on the x loads, DRAM 56%). PF = 0 is the loop
-// before session 6. T = tiles of 16 rows per warp at a time (a unit of 16 T contiguous rows): with T = 2 each B
+// PF = 1 (the default; the kernel option mlp3_tc_prefetch=0 selects PF = 0): persistent CTAs, and each warp issues
+// the loads of its next unit's x right after turning the current one into A fragments, so they are in flight during
+// the three layers (ncu: the loop without it waits on the x loads, DRAM 56%). PF = 0 is that loop. T = tiles of 16 rows per warp at a time (a unit of 16 T contiguous rows): with T = 2 each B
 // fragment read from shared memory feeds T mma (session 6's ncu of T = 1: short-scoreboard stalls on those reads
 // 39%, and the mma -> ReLU -> pack chains of one tile left the scheduler idle 34%: two tiles interleave two chains).
 // XS (d0 = 48, x 16-byte aligned): each warp's next unit of x goes to shared memory by cp.async (zero-filled past

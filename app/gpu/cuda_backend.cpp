@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <vector>
@@ -167,6 +168,24 @@ CudaBackend::CudaBackend() {
   m->caps.cc_minor = prop.minor;
   m->caps.sm_count = std::max(1, prop.multiProcessorCount);
   m->caps.sm90a_code = kernels::build_has_sm90a();
+  // The process's kernel options, an edge for every front end (sample, the GUI, Python): a comma-separated list of
+  // KEY=VALUE (kernels/plan/kernel_plan.h), e.g. DIFFSCOPE_KERNEL_OPTIONS=wgmma=0,pdl=0; a bad one is an error.
+  if (const char* env = std::getenv("DIFFSCOPE_KERNEL_OPTIONS")) {
+    std::string list = env;
+    size_t begin = 0;
+    while (begin <= list.size()) {
+      const size_t end = std::min(list.find(',', begin), list.size());
+      const std::string kv = list.substr(begin, end - begin);
+      if (!kv.empty()) {
+        try {
+          kernels::set_kernel_option(m->options, kv);
+        } catch (const InvalidInput& e) {
+          throw InvalidInput(std::string("DIFFSCOPE_KERNEL_OPTIONS: ") + e.what());
+        }
+      }
+      begin = end + 1;
+    }
+  }
 }
 
 CudaBackend::~CudaBackend() = default;
@@ -312,6 +331,7 @@ void CudaBackend::run_steps_device_unfused(int k_begin, int k_end, float* d_x, i
   a.row_offset = row_offset;
   const kernels::UnfusedWorkspace ws = m->ws_unfused.reserve(B, a.net.dim, a.net.hidden, p);
   kernels::run_denoise_unfused(m->cublas_handle(), a, p, ws, stream);
+  m->last_kernel = "unfused-cublas";
   CUDA_CHECK_LAUNCH();
 }
 

@@ -83,6 +83,26 @@ TEST(CudaLatencyKernels, SingleCtaKernelsMatchFloat64) {
   }
 }
 
+// The fp32 cluster kernel with 16 and 8 CTAs per cluster (kernel option cluster_size), rows freezing inside the run.
+TEST(CudaLatencyKernels, ClusterSizesMatchFloat64) {
+  SKIP_WITHOUT_CUDA();
+  if (!test::path_supported(DenoisePath::Cluster, 64, 256, 8, Precision::Fp32)) GTEST_SKIP() << "no clusters here";
+  for (const CtaCase& c : kCtaCases) {
+    if (c.B > 8) continue;
+    const DiffusionModel m = test::random_model(c.dim, 256, 500 + c.dim + c.S);
+    const std::vector<float> x0 = test::random_x(size_t(c.B) * c.dim, 61 + c.B);
+    for (const char* size : {"16", "8"}) {
+      CudaBackend be;
+      kernels::KernelOptions o;
+      kernels::set_kernel_option(o, "cluster_size", size);
+      be.set_kernel_options(o);
+      expect_matches_float64(m, c, x0, run_denoise(be, m, DenoisePath::Cluster, Precision::Fp32, x0, t_starts(c), c.S),
+                             std::string("cluster ") + size);
+      EXPECT_EQ(be.last_kernel(), std::string("cluster-") + size);
+    }
+  }
+}
+
 TEST(CudaLatencyKernels, TinyMlpRowsPerCtaMatchFloat64) {
   SKIP_WITHOUT_CUDA();
   const Mlp3Weights w = make_random_mlp3(48, 64, 40, 24, 17);

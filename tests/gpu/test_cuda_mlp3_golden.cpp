@@ -163,6 +163,7 @@ TEST(Mlp3TcTiles, MatchFloat64) {
       dy.copy_to_host(y.data(), y.size(), be.stream());
       cudaStreamSynchronize(be.stream());
       const double err = rel_err(y, yd);
+      EXPECT_EQ(be.last_kernel(), std::string("tc-") + precision_name(p) + "-" + tiles);
       std::printf("[measured] mlp3 B=%d tiles %s %s rel_err=%.3e\n", B, tiles, precision_name(p), err);
       EXPECT_LT(err, p == T32 ? 2.5e-3 : 2e-2) << "tiles " << tiles << " " << precision_name(p);
     }

@@ -44,10 +44,14 @@ TEST(CudaPdl, DenoiseChainOfCallsMatchesOneRun) {
                              {DenoisePath::SingleCta, Precision::Bf16, 13, 17, 5e-4},
                              {DenoisePath::Cluster, Precision::Fp32, 8, 64, 1e-5},
                              {DenoisePath::Cluster, Precision::Fp32, 5, 2, 1e-5}};
-  for (const ChainCase& c : cases) {
+  for (const ChainCase& c : cases)
+    for (const char* pdl : {"1", "0"}) {  // with programmatic dependent launch and without (kernel option pdl)
     const int B = c.B, dim = c.dim, chunk = 4, calls = 5;
     const DiffusionModel m = test::random_model(dim, 256, 77 + dim);
     CudaBackend be;
+    kernels::KernelOptions o;
+    kernels::set_kernel_option(o, "pdl", pdl);
+    be.set_kernel_options(o);
     be.set_model(m);
     be.force_denoise_path(c.path);
     const cudaStream_t s = be.stream();
@@ -72,9 +76,9 @@ TEST(CudaPdl, DenoiseChainOfCallsMatchesOneRun) {
     std::vector<double> want = test::widen(x0);
     cpu_ref::denoise<double>(m, want.data(), t.data(), B, chunk * calls, nullptr);
     const double err = rel_err(got, want);
-    std::printf("[measured] pdl chain %s %s B=%d dim=%d rel_err=%.3e\n", kernels::denoise_path_name(c.path),
+    std::printf("[measured] pdl=%s chain %s %s B=%d dim=%d rel_err=%.3e\n", pdl, be.last_kernel().c_str(),
                 precision_name(c.p), B, dim, err);
-    EXPECT_LT(err, c.tol) << kernels::denoise_path_name(c.path);
+    EXPECT_LT(err, c.tol) << be.last_kernel() << " pdl=" << pdl;
   }
 }
 

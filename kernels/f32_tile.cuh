@@ -10,9 +10,9 @@
 // dim % 4 == 0, or splits k over 16 lanes with a shuffle reduction for dim <= 4. SiLU as z / (1 + exp(-z)) with
 // __expf and __fdividef (a few ulp per element; the outputs' error against float64 measured the same as with
 // expf and an IEEE division, 7.57e-7 vs 7.56e-7 at B=16,384 dim 64 x 1000 steps, and 4-7% faster).
-// Session 6 (issue 14, bench/RESULTS.md "Session 6, tile6"): 8x8 tiles over 128 rows with 512 threads replaced
-// session 5's 4x16 over 64 rows with 256 threads (with the fast SiLU -22% / -27% at 16,384 dim 64 / 65,536 dim 2);
-// 8x16 tiles over 128 rows with 256 threads measured as slow as session 5's.
+// 8x8 tiles over 128 rows with 512 threads (four warps per scheduler) are, with the fast SiLU, 22% / 27% faster than
+// 4x16 tiles over 64 rows with 256 threads at 16,384 dim 64 / 65,536 dim 2; 8x16 tiles over 128 rows with 256
+// threads are as slow as 4x16 (docs/decisions/fp32-tile.md).
 #pragma once
 #include <cuda_runtime.h>
 

@@ -7,7 +7,7 @@
 // activations h1, h2. Every layer is the same register-blocked product: thread (rg, cg) of 16 row groups x 8
 // column groups computes rows rg + 16 i (i < 8) x its N / 8 contiguous columns; per 4 k it loads 8 float4 of the
 // input rows and per k N / 8 weights (float4 broadcasts), so each shared-memory load feeds 8-16 FMAs (the one-row-
-// per-thread kernel it replaces fed 4, and its LSU was as busy as its FMA pipe: bench/RESULTS.md "Session 5").
+// per-thread kernel fed 4, and its LSU was as busy as its FMA pipe: docs/decisions/mlp3-fp32-tiled.md).
 // Rows are padded in shared memory so that 8 consecutive rows start in 8 different 4-bank groups (row loads are
 // conflict-free). Layer 3 writes its tile to shared memory, which is then stored to y with coalesced 16-byte stores.
 #include "kernels/mlp3_tiled.h"
@@ -87,7 +87,7 @@ struct WPlan {
 
 // out = in (kTM, K; row stride SIN) x W^T (K, N) for thread (rg, cg); fin(row, acc) gets each of its 8 rows'
 // CW sums (k summed in order 0 .. K-1). The k loop is unrolled twice: unrolled whole (all ~6,600 FMAs of a tile in
-// straight-line code) it ran 385 us instead of 369 us at B = 2^20 (bench/RESULTS.md "Session 6, mlp6").
+// straight-line code) it runs 385 us instead of 369 us at B = 2^20 (docs/decisions/mlp3-fp32-tiled.md).
 template <int K, int N, int SIN, class Fin>
 __device__ __forceinline__ void tile_layer(const float* in, const float* ws, int rg, int cg, Fin fin) {
   using P = WPlan<K, N>;

@@ -11,8 +11,12 @@ Tolerances (stated in the baseline and PERFORMANCE.md): kernel medians may be 5%
 repeats on the H200 was under 2%), GUI frame medians 10%, the frame time outside the denoiser
 max(0.5 ms, 25%) (a few ms whose spread is larger in relative terms), playback frames/s 10% lower.
 
+With --history FILE it appends one JSON line per run to FILE (bench/history.jsonl): date, commit, device, k, the
+verdict ("pass" or "regression"), every metric's median and spread, and the baseline's commit. A run that cannot
+compare (exit 2) appends nothing.
+
   gate.py --bench b1.json b2.json b3.json --gui-moons moons.log --gui-digits digits.log \
-          [--baseline bench/baseline.json] [--write-baseline NEW.json --commit SHA]
+          [--baseline bench/baseline.json] [--write-baseline NEW.json] [--history bench/history.jsonl] [--commit SHA]
 """
 import argparse
 import datetime
@@ -22,6 +26,7 @@ import statistics
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+DEVICE = "NVIDIA H200"
 
 
 def fail(msg, code=2):
@@ -91,6 +96,20 @@ def regressed(now, base, tol):
     return now > base * (1 + tol["rel"])
 
 
+def history_record(date, commit, device, k, verdict, med, spread, baseline_commit):
+    """One line of bench/history.jsonl: a gate run's medians and spreads and its verdict."""
+    return {
+        "date": date, "commit": commit, "device": device, "k": k, "verdict": verdict,
+        "metrics": {m: {"value": med[m], "spread": round(spread[m], 4)} for m in sorted(med)},
+        "baseline_commit": baseline_commit,
+    }
+
+
+def append_history(path, record):
+    with open(path, "a") as f:
+        f.write(json.dumps(record, sort_keys=True) + "\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bench", nargs="+", required=True)
@@ -100,8 +119,12 @@ def main():
     ap.add_argument("--baseline", default=os.path.join(HERE, "..", "baseline.json"))
     ap.add_argument("--torch", default=os.path.join(HERE, "torch_best.json"))
     ap.add_argument("--write-baseline", help="write these measurements as a new baseline to this path")
-    ap.add_argument("--commit", default="", help="the commit measured (for --write-baseline)")
+    ap.add_argument("--history", help="append this run's record (one JSON line) to this file")
+    ap.add_argument("--commit", default="", help="the commit measured (for --write-baseline and --history)")
+    ap.add_argument("--device", default=DEVICE, help=f"the device measured (default: {DEVICE})")
     a = ap.parse_args()
+    if a.history and not a.commit:
+        fail("--history needs --commit SHA (the commit measured)")
 
     metrics = kernel_metrics(a.bench)
     if not metrics:
@@ -117,7 +140,7 @@ def main():
 
     if a.write_baseline:
         base = {
-            "date": datetime.date.today().isoformat(), "commit": a.commit, "device": "NVIDIA H200",
+            "date": datetime.date.today().isoformat(), "commit": a.commit, "device": a.device,
             "k": len(a.bench), "note": "medians of k repeats; tolerances in bench/gate/gate.py and PERFORMANCE.md",
             "metrics": {k: {"value": med[k], "spread": round(spread[k], 4), "tolerance": tolerance(k)} for k in med},
         }
@@ -153,6 +176,11 @@ def main():
         bad.append("GPU waits")
     if missing:
         fail(f"{len(missing)} baseline metrics were not measured: {', '.join(missing)}")
+    if a.history:
+        append_history(a.history, history_record(
+            datetime.date.today().isoformat(), a.commit, a.device, len(a.bench), "regression" if bad else "pass",
+            med, spread, base.get("commit")))
+        print(f"gate: appended this run to {a.history}")
     if bad:
         print(f"gate: FAIL ({len(bad)}): {'; '.join(bad)}")
         return 1

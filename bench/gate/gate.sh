@@ -1,8 +1,12 @@
 #!/bin/bash
-# bench/gate/gate.sh BIN OUTDIR [--write-baseline FILE --commit SHA] — the speed gate on the H200 (docs/PERFORMANCE.md
-# "Speed gate"), from the repository root with DIFFSCOPE_ROOT set and a GL loader (source .gpu/setup.sh): k = 3
-# repeats of `diffscope bench --json` (fused and unfused rows of PERFORMANCE.md's workloads) and the two live-loop
-# scripts (headless EGL, cuda + interop, 1600x1000), then bench/gate/gate.py against bench/baseline.json.
+# bench/gate/gate.sh BIN OUTDIR [gate.py options] — the speed gate on the H200 (docs/PERFORMANCE.md "Speed gate"),
+# from the repository root with DIFFSCOPE_ROOT set and a GL loader (source .gpu/setup.sh): k = 3 repeats of
+# `diffscope bench --json` (fused and unfused rows of PERFORMANCE.md's workloads) and the two live-loop scripts
+# (headless EGL, cuda + interop, 1600x1000), then bench/gate/gate.py against bench/baseline.json.
+# The options after OUTDIR go to gate.py:
+#   --history bench/history.jsonl --commit SHA   append this run's record (one JSON line) to the history
+#   --write-baseline FILE --commit SHA          write this run's medians as a new baseline
+# e.g. `bench/gate/gate.sh BIN /tmp/gate --history bench/history.jsonl --commit $(git rev-parse --short HEAD)`.
 # Exit 0 pass, 1 regression (or a wait on the GPU in the live loop), 2/3 the gate could not run. About 2 minutes.
 set -uo pipefail
 BIN=${1:?usage: gate.sh BIN OUTDIR [gate.py options]}; OUT=${2:?usage: gate.sh BIN OUTDIR}; shift 2

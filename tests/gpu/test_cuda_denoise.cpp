@@ -1,6 +1,7 @@
 // test_cuda_denoise.cpp — the CUDA fused denoiser (every kernel path) against the CPU float64 reference
 // (core/cpu_reference.h) on fresh random inputs; outputs poisoned with NaN first. Tolerances: fp32 1e-5
-// relative Frobenius (SEMANTICS §8); tf32/bf16 the errors measured on the H200 (bench/RESULTS.md) with headroom.
+// relative Frobenius (SEMANTICS §8); tf32/bf16 the errors measured on the H200 with headroom (docs/PERFORMANCE.md
+// "Errors against float64").
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -22,7 +23,8 @@ using kernels::DenoisePath;
 using test::rel_err;
 
 // Tolerances after S steps (relative Frobenius vs float64), about 4x the largest error measured on the H200 over
-// this suite (bench/RESULTS.md, "Errors"): tf32 3e-5 (16 steps) / 2.5e-4 (1000 steps), bf16 8e-5 / 2.3e-3.
+// this suite (docs/PERFORMANCE.md, "Errors against float64"): tf32 3e-5 (16 steps) / 2.5e-4 (1000 steps), bf16
+// 8e-5 / 2.3e-3.
 // Each test logs its measured error ("[measured] ...").
 double tolerance(Precision p, int S) {
   switch (p) {

@@ -67,7 +67,7 @@ TEST_P(Mlp3VsFloat64, MatchesReference) {
   const double err = rel_err(y, yd);
   std::printf("[measured] mlp3 B=%d %d-%d-%d-%d %s%s rel_err=%.3e\n", c.B, c.d0, c.d1, c.d2, c.d3, precision_name(c.p),
               c.unfused ? " unfused" : "", err);
-  // Measured max on the H200: tf32 5.4e-4, bf16 4.5e-3 (bench/RESULTS.md).
+  // Measured max on the H200: tf32 5.4e-4, bf16 4.5e-3 (docs/PERFORMANCE.md "Errors against float64").
   const double tol = c.p == Precision::Fp32 ? 1e-5 : (c.p == Precision::Tf32 ? 2.5e-3 : 2e-2);
   EXPECT_LT(err, tol);
 }

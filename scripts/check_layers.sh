@@ -45,7 +45,8 @@ for layer in "${!allowed[@]}"; do
     if [ "$layer" = ui ] && grep -nE '(^|[^A-Za-z0-9_:.>])gl[A-Z][A-Za-z0-9]*[[:space:]]*\(' "$f" >/dev/null; then
       echo "layers: $f: raw GL call ($(grep -nE '(^|[^A-Za-z0-9_:.>])gl[A-Z][A-Za-z0-9]*[[:space:]]*\(' "$f" | head -1)): ui draws through render/"; bad=1
     fi
-  done < <(find "$dir" -maxdepth 1 -type f \( -name '*.h' -o -name '*.cpp' -o -name '*.cu' -o -name '*.cuh' \) | sort)
+  done < <(if [ "$layer" = kernels ]; then find "$dir" -path kernels/plan -prune -o -type f \( -name '*.h' -o -name '*.cpp' -o -name '*.cu' -o -name '*.cuh' \) -print;
+           else find "$dir" -maxdepth 1 -type f \( -name '*.h' -o -name '*.cpp' -o -name '*.cu' -o -name '*.cuh' \); fi | sort)
 done
 # The kernels take their choices from the plan (kernels/plan/kernel_plan.h) and their per-device state from the
 # backend's LaunchContext: no environment and no function-local statics anywhere under kernels/.

@@ -1,5 +1,5 @@
-# Generates the wgmma wrappers of kernels/wgmma.cuh (m64nNk16, bf16 A from registers, B from shared memory):
-#   python3 tools/gen_wgmma_wrappers.py  (paste its output between the markers in kernels/wgmma.cuh)
+# Generates the wgmma wrappers of kernels/shared/wgmma.cuh (m64nNk16, bf16 A from registers, B from shared memory):
+#   python3 tools/gen_wgmma_wrappers.py  (paste its output between the markers in kernels/shared/wgmma.cuh)
 def wrapper(n):
     nr = n // 2
     regs = ", ".join("%%%d" % i for i in range(nr))

@@ -12,7 +12,7 @@
 #include "gpu/cuda_check.h"
 #include "gpu/gpu_buffer.h"
 #include "kernels/kernels.h"
-#include "kernels/latency_stamps.h"
+#include "kernels/shared/latency_stamps.h"
 
 namespace diffscope::bench {
 

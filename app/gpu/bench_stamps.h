@@ -1,5 +1,5 @@
 // bench_stamps.h — `diffscope bench --diag` stamp rows (issue 14): where the time goes inside the latency kernels,
-// from their clock64() stamp builds (kernels/latency_stamps.h).
+// from their clock64() stamp builds (kernels/shared/latency_stamps.h).
 #pragma once
 #include <vector>
 

@@ -1,5 +1,5 @@
 // cublas_loader.cpp — cuBLAS loaded at run time (dlopen) instead of linked: only the unfused baseline
-// (kernels/unfused.cu, kept for comparison) calls it, and a binary linked against libcublas.so.N does not
+// (kernels/baseline/unfused.cu, kept for comparison) calls it, and a binary linked against libcublas.so.N does not
 // start at all where that library is missing (a machine without the CUDA toolkit, the .deb on plain Debian
 // 12, which ships no CUDA 13), taking the CPU fallback down with it (README "Install": CUDA libraries).
 // This file defines the four cuBLAS entry points the kernels use, with cublas_api.h's signatures; each

@@ -24,8 +24,8 @@
 #include "gpu/device_workspaces.h"
 #include "gpu/gpu_buffer.h"
 #include "kernels/kernels.h"
-#include "kernels/mixture_kernels.h"
-#include "kernels/solver_kernels.h"
+#include "kernels/mixture/mixture_kernels.h"
+#include "kernels/solver/solver_kernels.h"
 
 namespace diffscope::gpu {
 
@@ -73,7 +73,7 @@ struct CudaBackend::Impl {
   // fused paths work where libcublas is not installed.
   CublasHandle cublas;
 
-  // model: a network, or an analytic model (SEMANTICS §6) whose every table runs kernels/mixture_steps.cu
+  // model: a network, or an analytic model (SEMANTICS §6) whose every table runs kernels/mixture/mixture_steps.cu
   bool have_model = false;
   bool mixture_mode = false;
   Schedule schedule;
@@ -223,7 +223,7 @@ void CudaBackend::set_model(const DiffusionModel& model) {
 
 void CudaBackend::set_step_table(const StepTable& t) {
   // The fast kernels run tables of (t, A, C, S) with integer t (network input t/T, noise key t); the others
-  // (previous data prediction, second evaluation, float timesteps) run kernels/denoise_solver.cu (SEMANTICS §3).
+  // (previous data prediction, second evaluation, float timesteps) run kernels/solver/denoise_solver.cu (SEMANTICS §3).
   m->solver_mode = needs_solver_kernel(t) || m->mixture_mode;
   if (m->solver_mode) {
     const kernels::DeviceNet& net = m->net.view();
@@ -248,7 +248,7 @@ static void require_model(bool have) {
   if (!have) throw std::logic_error("CudaBackend: set_model() must be called first");
 }
 
-// The analytic model runs step tables only on the GPU (kernels/mixture_steps.cu).
+// The analytic model runs step tables only on the GPU (kernels/mixture/mixture_steps.cu).
 static void require_network(bool mixture, const char* what) {
   if (mixture)
     throw InvalidInput(std::string(what) + " of a gaussian_mixture model (SEMANTICS §6) runs on the CPU only: use "

@@ -45,10 +45,10 @@ class CudaBackend : public DenoiserBackend {
   // ---- device-pointer API (GUI, interop); all asynchronous on `stream`, no sync ---------------------
   // Uploads the weights (fp32 + bf16/tf32 fragment copies) and keeps them resident; cheap if the same model
   // (same path and weights) is set again. An analytic (gaussian_mixture) model runs its step tables in
-  // kernels/mixture_steps.cu (denoise and the eps field refuse it); InvalidInput when it is too large for that kernel.
+  // kernels/mixture/mixture_steps.cu (denoise and the eps field refuse it); InvalidInput when it is too large for that kernel.
   void set_model(const DiffusionModel& m);
   // Uploads the step table (t, A32, C32, S32). Tables that need a previous data prediction, a second evaluation
-  // or float timesteps (dpmpp-2m, dpmpp-2m-sde, heun; the karras spacing) run kernels/denoise_solver.cu (fp32,
+  // or float timesteps (dpmpp-2m, dpmpp-2m-sde, heun; the karras spacing) run kernels/solver/denoise_solver.cu (fp32,
   // the previous data prediction kept on the device between run_steps_device calls); throws InvalidInput
   // naming `--backend cpu` when that kernel cannot hold the network.
   void set_step_table(const StepTable& t);
@@ -82,7 +82,7 @@ class CudaBackend : public DenoiserBackend {
   const kernels::KernelOptions& kernel_options() const;
   // The device's capabilities, captured when the backend was made.
   const kernels::DeviceCaps& device_caps() const;
-  // The buffer the latency kernels' stamp builds write (kernels/latency_stamps.h), capacity in elements;
+  // The buffer the latency kernels' stamp builds write (kernels/shared/latency_stamps.h), capacity in elements;
   // nullptr turns them off.
   void set_latency_stamps(long long* buf, size_t capacity);
   // The 3-layer MLP on device pointers (weights uploaded and kept when the same object is passed again).

@@ -1,7 +1,7 @@
 // cuda_check.h — one macro that makes every CUDA runtime / cuBLAS call safe (tiny-cuda-nn style).
 // CUDA_CHECK_THROW throws ResourceUnavailable for out-of-memory and "no device" errors (CLI exit 3) and
 // std::runtime_error for everything else (exit 1), with file, line, the call's text and cudaGetErrorString
-// (the classification is kernels/cuda_error.h's, shared with the kernels' launchers).
+// (the classification is kernels/shared/cuda_error.h's, shared with the kernels' launchers).
 // CUDA_CHECK_PRINT only prints: for destructors, which must not throw.
 #pragma once
 #include <cuda_runtime.h>
@@ -10,7 +10,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "kernels/cuda_error.h"
+#include "kernels/shared/cuda_error.h"
 
 namespace diffscope::gpu {
 

@@ -1,11 +1,11 @@
 // device_mixture.h — DeviceMixture: an analytic Gaussian-mixture model (SEMANTICS §6) resident on the device as
-// kernels/mixture_kernels.h reads it (means, variances, log weights as float).
+// kernels/mixture/mixture_kernels.h reads it (means, variances, log weights as float).
 #pragma once
 #include <cuda_runtime.h>
 
 #include "core/gaussian_mixture.h"
 #include "gpu/gpu_buffer.h"
-#include "kernels/mixture_kernels.h"
+#include "kernels/mixture/mixture_kernels.h"
 
 namespace diffscope::gpu {
 

@@ -5,7 +5,7 @@
 
 #include "gpu/cuda_check.h"
 #include "gpu/weight_layouts.h"
-#include "kernels/frag_pack.h"
+#include "kernels/shared/frag_pack.h"
 
 namespace diffscope::gpu {
 

@@ -10,8 +10,8 @@
 #include "core/step_table.h"
 #include "gpu/gpu_buffer.h"
 #include "kernels/kernels.h"
-#include "kernels/mixture_kernels.h"
-#include "kernels/solver_kernels.h"
+#include "kernels/mixture/mixture_kernels.h"
+#include "kernels/solver/solver_kernels.h"
 
 namespace diffscope::gpu {
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "kernels/frag_pack.h"
+#include "kernels/shared/frag_pack.h"
 
 namespace diffscope::gpu {
 

@@ -1,7 +1,7 @@
 // test_cuda_latency_kernels.cpp — the latency kernels in every variant their kernel options select, against the
 // CPU float64 reference: the single-CTA bf16 denoiser (the m16 kernel of denoise_cta.cu and the B <= 8
 // weights-as-A kernel of denoise_cta8.cu), the tiny fp32 MLP at 16 / 4 / 2 / 1 rows per CTA, and the
-// clock64 stamp builds (kernels/latency_stamps.h): same results as the plain build, stamps in program order.
+// clock64 stamp builds (kernels/shared/latency_stamps.h): same results as the plain build, stamps in program order.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -15,7 +15,7 @@
 #include "gpu/gpu_buffer.h"
 #include "gpu_test_util.h"
 #include "kernels/kernels.h"
-#include "kernels/latency_stamps.h"
+#include "kernels/shared/latency_stamps.h"
 #include "kernels/plan/kernel_plan.h"
 
 namespace diffscope {

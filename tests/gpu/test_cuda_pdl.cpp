@@ -1,6 +1,6 @@
 // test_cuda_pdl.cpp — back-to-back kernel calls on one stream without host synchronisation, where each call reads
 // what the kernel right before it wrote. The latency kernels are launched with programmatic dependent launch
-// (kernels/pdl.cuh: the next call starts while the previous one runs and may only touch x / y after pdl_wait), so
+// (kernels/shared/pdl.cuh: the next call starts while the previous one runs and may only touch x / y after pdl_wait), so
 // a read moved before that wait would see stale data here. Judged against one float64 run on the CPU.
 #include <gtest/gtest.h>
 

@@ -105,7 +105,7 @@ TEST(CudaSolversPaths, TiledAndGeneralMatchFloat64) {
       }
 }
 
-// The analytic gaussians8-exact model on the GPU (kernels/mixture_steps.cu) against the float64 CPU reference.
+// The analytic gaussians8-exact model on the GPU (kernels/mixture/mixture_steps.cu) against the float64 CPU reference.
 TEST(CudaSolversMixture, EverySolverMatchesFloat64) {
   SKIP_WITHOUT_CUDA();
   const DiffusionModel m =

@@ -1,5 +1,5 @@
-// test_frag_pack_host.cpp — host-only (runs without a GPU, in CI): the fragment packing of kernels/frag_pack.h
-// and the accumulator -> A-operand reuse of kernels/mma.cuh, checked by emulating how mma.sync reads its operands
+// test_frag_pack_host.cpp — host-only (runs without a GPU, in CI): the fragment packing of kernels/shared/frag_pack.h
+// and the accumulator -> A-operand reuse of kernels/shared/mma.cuh, checked by emulating how mma.sync reads its operands
 // (PTX ISA "Matrix fragments for mma.m16n8k16 / m16n8k8"). A wrong index here would make the tensor-core kernels
 // compute a different function; the GPU tests catch that on a device, this catches it everywhere.
 #include <gtest/gtest.h>
@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "kernels/frag_pack.h"
+#include "kernels/shared/frag_pack.h"
 
 namespace diffscope {
 namespace {

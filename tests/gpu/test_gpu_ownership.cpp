@@ -1,5 +1,5 @@
 // test_gpu_ownership.cpp — issue 12's GPU ownership: how a failed CUDA call becomes an exception
-// (kernels/cuda_error.h: out of memory is ResourceUnavailable, CLI exit 3; others std::runtime_error, exit 1),
+// (kernels/shared/cuda_error.h: out of memory is ResourceUnavailable, CLI exit 3; others std::runtime_error, exit 1),
 // the general kernel's caller-owned workspace size (its layout by hand), the RAII owners on a device.
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include "gpu/cuda_check.h"
 #include "gpu/pinned_buffer.h"
 #include "gpu_test_util.h"
-#include "kernels/cuda_error.h"
+#include "kernels/shared/cuda_error.h"
 #include "kernels/kernels.h"
 
 namespace diffscope {

@@ -1,4 +1,4 @@
-// denoise_solver.cu — the fused kernel of issue 15's solvers (solver_kernels.h, SEMANTICS §3): the general
+// denoise_solver.cu — the fused kernel of the multistep and second-order solvers (solver_kernels.h, SEMANTICS §3): the general
 // kernel's layers (general_layer.cuh, fp32 FMA) with the extended step update
 //   x0 = Dx x + De eps;  y = A x + B eps + P prev + S z;  heun: y += H (eps(y, t2) - eps);  prev = x0.
 // Each CTA owns R rows for all steps; activations in shared memory. Kept separate from the fast paths.
@@ -7,10 +7,10 @@
 #include <stdexcept>
 
 #include "core/philox_normal.h"
-#include "kernels/cuda_error.h"
-#include "kernels/general_layer.cuh"
-#include "kernels/mma.cuh"
-#include "kernels/solver_kernels.h"
+#include "kernels/shared/cuda_error.h"
+#include "kernels/shared/general_layer.cuh"
+#include "kernels/shared/mma.cuh"
+#include "kernels/solver/solver_kernels.h"
 
 namespace diffscope::kernels {
 namespace {

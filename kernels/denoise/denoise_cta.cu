@@ -4,7 +4,7 @@
 // over the warps by output columns (4 n-blocks = 32 hidden units per warp); the layer's activations are exchanged
 // as ready-made A fragments through shared memory, so a step is three short mma chains and three __syncthreads.
 // x stays fp32 in shared memory; the affine update is exact fp32.
-// Latency (issue 14): the fragments arrive with cp.async / plain loads, all in flight at once, and are issued before
+// Latency: the fragments arrive with cp.async / plain loads, all in flight at once, and are issued before
 // pdl_wait() (pdl.cuh), so with back-to-back calls they load while the previous call runs; the step coefficients
 // of 16 steps x 16 rows are read by all threads at once, one chunk ahead (no global read inside a step); x rows
 // are padded (KX + 8 floats) so the layer-1 fragment reads do not conflict; layer 3 runs two mma chains.
@@ -15,15 +15,15 @@
 #include <string>
 
 #include "core/philox_normal.h"
-#include "kernels/cp_async.cuh"
-#include "kernels/denoise_common.cuh"
-#include "kernels/denoise_cta_common.cuh"
-#include "kernels/denoise_cta8.h"
-#include "kernels/cuda_error.h"
+#include "kernels/shared/cp_async.cuh"
+#include "kernels/shared/denoise_common.cuh"
+#include "kernels/denoise/denoise_cta_common.cuh"
+#include "kernels/denoise/denoise_cta8.h"
+#include "kernels/shared/cuda_error.h"
 #include "kernels/kernels.h"
-#include "kernels/latency_stamps.cuh"
-#include "kernels/mma.cuh"
-#include "kernels/pdl.cuh"
+#include "kernels/shared/latency_stamps.cuh"
+#include "kernels/shared/mma.cuh"
+#include "kernels/shared/pdl.cuh"
 
 namespace diffscope::kernels {
 

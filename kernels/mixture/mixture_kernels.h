@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "kernels/solver_kernels.h"
+#include "kernels/solver/solver_kernels.h"
 
 namespace diffscope::kernels {
 

@@ -1,6 +1,6 @@
 // latency_stamps.cuh — device side of latency_stamps.h: stamp<ON>() writes clock64() from lane 0 of a warp.
 #pragma once
-#include "kernels/latency_stamps.h"
+#include "kernels/shared/latency_stamps.h"
 
 namespace diffscope::kernels {
 

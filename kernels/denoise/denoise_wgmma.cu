@@ -17,11 +17,11 @@
 #include <type_traits>
 
 #include "core/philox_normal.h"
-#include "kernels/denoise_common.cuh"
-#include "kernels/cuda_error.h"
+#include "kernels/shared/denoise_common.cuh"
+#include "kernels/shared/cuda_error.h"
 #include "kernels/kernels.h"
-#include "kernels/mma.cuh"
-#include "kernels/wgmma.cuh"
+#include "kernels/shared/mma.cuh"
+#include "kernels/shared/wgmma.cuh"
 
 namespace diffscope::kernels {
 

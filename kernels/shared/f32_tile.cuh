@@ -17,7 +17,7 @@
 #include <cuda_runtime.h>
 
 #include "kernels/kernels.h"
-#include "kernels/mma.cuh"
+#include "kernels/shared/mma.cuh"
 
 namespace diffscope::kernels::f32tile {
 

@@ -11,13 +11,13 @@
 #include <stdexcept>
 #include <type_traits>
 
-#include "kernels/general_layer.cuh"
-#include "kernels/cuda_error.h"
+#include "kernels/shared/general_layer.cuh"
+#include "kernels/shared/cuda_error.h"
 #include "kernels/kernels.h"
-#include "kernels/latency_stamps.cuh"
-#include "kernels/mlp3_tiled.h"
-#include "kernels/mma.cuh"
-#include "kernels/pdl.cuh"
+#include "kernels/shared/latency_stamps.cuh"
+#include "kernels/mlp3/mlp3_tiled.h"
+#include "kernels/shared/mma.cuh"
+#include "kernels/shared/pdl.cuh"
 #include "kernels/plan/kernel_shapes.h"
 
 namespace diffscope::kernels {
@@ -386,7 +386,7 @@ constexpr int P0 = kMlpPad0, P1 = kMlpPad1, P2 = kMlpPad2, P3 = kMlpPad3;
 // PF = 1 (the default; the kernel option mlp3_tc_prefetch=0 selects PF = 0): persistent CTAs, and each warp issues
 // the loads of its next unit's x right after turning the current one into A fragments, so they are in flight during
 // the three layers (ncu: the loop without it waits on the x loads, DRAM 56%). PF = 0 is that loop. T = tiles of 16 rows per warp at a time (a unit of 16 T contiguous rows): with T = 2 each B
-// fragment read from shared memory feeds T mma (session 6's ncu of T = 1: short-scoreboard stalls on those reads
+// fragment read from shared memory feeds T mma (ncu of T = 1: short-scoreboard stalls on those reads
 // 39%, and the mma -> ReLU -> pack chains of one tile left the scheduler idle 34%: two tiles interleave two chains).
 // XS (d0 = 48, x 16-byte aligned): each warp's next unit of x goes to shared memory by cp.async (zero-filled past
 // B) instead of registers (24 registers per tile no longer held while the loads are in flight). Rows of kXs floats

@@ -1,10 +1,10 @@
 // mixture_steps.cu — step tables on the analytic Gaussian mixture (mixture_kernels.h, SEMANTICS §3, §6): one
 // thread per row, the exact eps in fp32 (log-sum-exp over the components), the extended step update of
-// kernels/denoise_solver.cu, Philox noise keyed by the table (SEMANTICS §7).
+// kernels/solver/denoise_solver.cu, Philox noise keyed by the table (SEMANTICS §7).
 #include <cuda_runtime.h>
 
 #include "core/philox_normal.h"
-#include "kernels/mixture_kernels.h"
+#include "kernels/mixture/mixture_kernels.h"
 
 namespace diffscope::kernels {
 namespace {

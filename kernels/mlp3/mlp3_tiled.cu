@@ -1,5 +1,5 @@
 // mlp3_tiled.cu — fp32 fused 3-layer MLP y = relu(relu(x W1^T) W2^T) W3^T (SEMANTICS §5) for large batches,
-// register-blocked like an SGEMM (issue 14).
+// register-blocked like an SGEMM.
 //
 // A CTA of 128 threads owns a tile of 128 rows at a time (persistent: it loops over tiles, two CTAs per SM).
 // Shared memory holds the three weight matrices (repacked once per CTA, see WPlan), the x tile (cp.async, the next
@@ -10,15 +10,15 @@
 // per-thread kernel fed 4, and its LSU was as busy as its FMA pipe: docs/decisions/mlp3-fp32-tiled.md).
 // Rows are padded in shared memory so that 8 consecutive rows start in 8 different 4-bank groups (row loads are
 // conflict-free). Layer 3 writes its tile to shared memory, which is then stored to y with coalesced 16-byte stores.
-#include "kernels/mlp3_tiled.h"
+#include "kernels/mlp3/mlp3_tiled.h"
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
 
-#include "kernels/cuda_error.h"
-#include "kernels/pdl.cuh"
+#include "kernels/shared/cuda_error.h"
+#include "kernels/shared/pdl.cuh"
 
 namespace diffscope::kernels {
 

@@ -3,8 +3,8 @@
 
 #include <cstdint>
 
-#include "kernels/cuda_error.h"
-#include "kernels/latency_stamps.h"
+#include "kernels/shared/cuda_error.h"
+#include "kernels/shared/latency_stamps.h"
 
 namespace diffscope::kernels {
 

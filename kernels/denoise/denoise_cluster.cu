@@ -18,12 +18,12 @@
 #include <stdexcept>
 
 #include "core/philox_normal.h"
-#include "kernels/denoise_common.cuh"
-#include "kernels/cuda_error.h"
+#include "kernels/shared/denoise_common.cuh"
+#include "kernels/shared/cuda_error.h"
 #include "kernels/kernels.h"
-#include "kernels/latency_stamps.cuh"
-#include "kernels/mma.cuh"
-#include "kernels/pdl.cuh"
+#include "kernels/shared/latency_stamps.cuh"
+#include "kernels/shared/mma.cuh"
+#include "kernels/shared/pdl.cuh"
 #include "kernels/plan/kernel_shapes.h"
 
 namespace cg = cooperative_groups;

@@ -1,4 +1,4 @@
-// solver_kernels.h — the fused kernel of issue 15's solvers (dpmpp-2m, dpmpp-2m-sde, heun; any solver on the
+// solver_kernels.h — the fused kernel of the multistep and second-order solvers (dpmpp-2m, dpmpp-2m-sde, heun; any solver on the
 // karras spacing): the step table of core/step_table.h with float network timesteps, the previous data
 // prediction per row and Heun's second evaluation (SEMANTICS §3). Plain C++ header; device pointers.
 #pragma once

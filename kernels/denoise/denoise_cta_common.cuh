@@ -3,10 +3,10 @@
 #pragma once
 #include <cuda_runtime.h>
 
-#include "kernels/cuda_error.h"
+#include "kernels/shared/cuda_error.h"
 #include "kernels/kernels.h"
-#include "kernels/latency_stamps.h"
-#include "kernels/pdl.cuh"
+#include "kernels/shared/latency_stamps.h"
+#include "kernels/shared/pdl.cuh"
 
 namespace diffscope::kernels::cta {
 

@@ -6,10 +6,10 @@
 #include <stdexcept>
 
 #include "core/philox_normal.h"
-#include "kernels/denoise_common.cuh"
-#include "kernels/cuda_error.h"
+#include "kernels/shared/denoise_common.cuh"
+#include "kernels/shared/cuda_error.h"
 #include "kernels/kernels.h"
-#include "kernels/f32_tile.cuh"
+#include "kernels/shared/f32_tile.cuh"
 
 namespace diffscope::kernels {
 

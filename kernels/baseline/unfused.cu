@@ -11,7 +11,7 @@
 
 #include "core/errors.h"
 #include "core/philox_normal.h"
-#include "kernels/denoise_common.cuh"
+#include "kernels/shared/denoise_common.cuh"
 #include "kernels/kernels.h"
 
 namespace diffscope::kernels {

@@ -1,5 +1,5 @@
-// denoise_cta8.cu — the single-CTA bf16 denoiser for B <= 8 rows with the weights as the mma A operand (issue 14,
-// the latency rows): every layer computes out^T = W act^T with hidden units (or output dims) as M (16 per
+// denoise_cta8.cu — the single-CTA bf16 denoiser for B <= 8 rows with the weights as the mma A operand (the
+// latency-bound rows): every layer computes out^T = W act^T with hidden units (or output dims) as M (16 per
 // m-block) and the batch as N = 8, so a step issues half the mma and half the SiLU of the m16 kernel
 // (denoise_cta.cu), whose 16-row tiles are half padding at B = 8. Same weights and fragments as that kernel: the
 // bf16 B-operand fragments of W (frag_pack.h) read as A fragments — the A fragment of m-block m, k-block kb is
@@ -17,15 +17,15 @@
 #include <string>
 
 #include "core/philox_normal.h"
-#include "kernels/cp_async.cuh"
-#include "kernels/cuda_error.h"
-#include "kernels/denoise_common.cuh"
-#include "kernels/denoise_cta_common.cuh"
-#include "kernels/denoise_cta8.h"
+#include "kernels/shared/cp_async.cuh"
+#include "kernels/shared/cuda_error.h"
+#include "kernels/shared/denoise_common.cuh"
+#include "kernels/denoise/denoise_cta_common.cuh"
+#include "kernels/denoise/denoise_cta8.h"
 #include "kernels/kernels.h"
-#include "kernels/latency_stamps.cuh"
-#include "kernels/mma.cuh"
-#include "kernels/pdl.cuh"
+#include "kernels/shared/latency_stamps.cuh"
+#include "kernels/shared/mma.cuh"
+#include "kernels/shared/pdl.cuh"
 
 namespace diffscope::kernels {
 

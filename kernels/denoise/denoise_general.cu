@@ -8,11 +8,11 @@
 #include <stdexcept>
 
 #include "core/philox_normal.h"
-#include "kernels/denoise_common.cuh"
-#include "kernels/general_layer.cuh"
-#include "kernels/cuda_error.h"
+#include "kernels/shared/denoise_common.cuh"
+#include "kernels/shared/general_layer.cuh"
+#include "kernels/shared/cuda_error.h"
 #include "kernels/kernels.h"
-#include "kernels/mma.cuh"
+#include "kernels/shared/mma.cuh"
 
 namespace diffscope::kernels {
 

@@ -11,10 +11,10 @@
 #include <stdexcept>
 
 #include "core/philox_normal.h"
-#include "kernels/denoise_common.cuh"
-#include "kernels/cuda_error.h"
+#include "kernels/shared/denoise_common.cuh"
+#include "kernels/shared/cuda_error.h"
 #include "kernels/kernels.h"
-#include "kernels/mma.cuh"
+#include "kernels/shared/mma.cuh"
 
 namespace diffscope::kernels {
 

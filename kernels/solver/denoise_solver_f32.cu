@@ -1,4 +1,4 @@
-// denoise_solver_f32.cu — issue 15's solvers (solver_kernels.h, SEMANTICS §3) on the tiled fp32 network evaluation
+// denoise_solver_f32.cu — the multistep and second-order solvers (solver_kernels.h, SEMANTICS §3) on the tiled fp32 network evaluation
 // of the ddim fast path (f32_tile.cuh): one CTA per R-row tile for all steps, the solver's step update in the
 // layer-3 epilogue:
 //   x0 = Dx x + De eps;  y = A x + B eps + P prev + S z;  heun: y += H (eps(y, t2) - eps);  prev = x0.
@@ -9,9 +9,9 @@
 #include <stdexcept>
 
 #include "core/philox_normal.h"
-#include "kernels/cuda_error.h"
-#include "kernels/f32_tile.cuh"
-#include "kernels/solver_kernels.h"
+#include "kernels/shared/cuda_error.h"
+#include "kernels/shared/f32_tile.cuh"
+#include "kernels/solver/solver_kernels.h"
 
 namespace diffscope::kernels {
 namespace {

@@ -25,6 +25,7 @@
 #include "core/sampling.h"
 #include "core/schedule.h"
 #include "core/step_table.h"
+#include "core/words.h"
 #include "gpu/bench_row.h"
 #include "kernels/plan/kernel_plan.h"
 #if defined(DIFFSCOPE_HAVE_CUDA)
@@ -135,7 +136,7 @@ void cpu_solver_rows(const bench::Options& o, DenoiserBackend& cpu, std::vector<
     r.rel_err = relative_frobenius_error(x, xd);
     r.unit = "TFLOP/s";
     r.achieved = eval_flops(B, dim, H) / (r.median_us * 1e-6) / 1e12;
-    r.note = "per network evaluation: host clock, one run of " + std::to_string(N) + " steps / its " + std::to_string(evals) + " evaluations";
+    r.note = "per network evaluation: host clock, one run of " + count_noun(N, "step") + " / its " + count_noun(evals, "evaluation");
     rows.push_back(r);
   }
   bench::note_ratio_to_ddim(rows, first);

@@ -9,6 +9,7 @@
 #include "core/model_paths.h"
 #include "core/settings_schema.h"
 #include "core/stop_signal.h"
+#include "core/words.h"
 #include "shell/run.h"
 #include "ui/settings_keys.h"
 #include "ui/restore.h"
@@ -19,7 +20,7 @@ namespace {
 struct GuiOptions {
   std::string model, backend = "", script, size, screenshot, config_dir, restore;
   std::string file;  // the positional FILE: a model, or an export's .png / .json (then as --restore)
-  bool headless = false, no_persist = false;
+  bool headless = false, no_persist = false, script_help = false;
   std::vector<std::string> sets;
   std::string n, steps, t_start;  // text: checked with the --set values (ui/settings_keys.h)
   int frames = 0;
@@ -52,7 +53,8 @@ void register_gui(CLI::App& app, Action& action) {
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   sub->add_flag("--headless", o->headless, "no window: render offscreen through EGL (needs no display); without --script it runs until the "
                     "first run completes and prints the state as JSON (add --screenshot out.png for a picture)");
-  sub->add_option("--script", o->script, "headless: a script of UI input and commands (see app/shell/headless.cpp)");
+  sub->add_option("--script", o->script, "headless: a script of UI input and commands (the commands: --script-help)");
+  sub->add_flag("--script-help", o->script_help, "print the headless script's commands, their arguments and ranges, and exit");
   sub->add_option("--size", o->size, "window or offscreen size WxH");
   sub->add_option("--frames", o->frames, "window: close after this many frames (smoke tests)");
   sub->add_option("--screenshot", o->screenshot, "write the last frame, UI included: .png, or .jpg / .jpeg (JPEG)")
@@ -70,6 +72,10 @@ void register_gui(CLI::App& app, Action& action) {
   sub->add_option("--config-dir", o->config_dir, "settings folder (default $XDG_CONFIG_HOME/diffscope)");
   sub->callback([o, &action] {
     action = [o] {
+      if (o->script_help) {
+        std::fputs(shell::script_help().c_str(), stdout);
+        return;
+      }
       if (!o->file.empty()) {  // FILE: an export to restore (by its extension, as a dropped file) or a model
         std::string& slot = ui::is_restore_file(o->file) ? o->restore : o->model;
         const char* flag = ui::is_restore_file(o->file) ? "--restore" : "--model";
@@ -108,16 +114,16 @@ void register_gui(CLI::App& app, Action& action) {
         const shell::HeadlessResult r = shell::run_headless(ao, ho);
         const std::string what = o->script.empty() ? std::string("gui --headless") : "--script " + o->script;
         if (r.failed_commands > 0) {  // exit 2 (an unwritable path, ...), 3 when a resource was missing (SEMANTICS §9)
-          const std::string m = what + ": " + std::to_string(r.failed_commands) + " command(s) failed, the first: " +
+          const std::string m = what + ": " + count_noun(r.failed_commands, "command") + " failed, the first: " +
                                 r.first_failure +
-                                (r.failed_expects ? "; " + std::to_string(r.failed_expects) + " expectation(s) failed too" : "");
+                                (r.failed_expects ? "; " + count_noun(r.failed_expects, "expectation") + " failed too" : "");
           if (r.unavailable) throw ResourceUnavailable(m);
           throw InvalidInput(m);
         }
         if (r.failed_expects > 0)
           throw InvalidInput(o->script.empty() ? what + ": the run did not complete"
-                                               : what + ": " + std::to_string(r.failed_expects) +
-                                                     " expectation(s) failed (the lines above)");
+                                               : what + ": " + count_noun(r.failed_expects, "expectation") +
+                                                     " failed (the lines above)");
       } else {
         if (!o->script.empty()) throw InvalidInput("--script needs --headless");
         shell::WindowOptions wo;

@@ -6,20 +6,10 @@
 #include <regex>
 #include <vector>
 
+#include "core/words.h"
+
 namespace diffscope::cli {
 namespace {
-
-size_t edit_distance(const std::string& a, const std::string& b) {  // Levenshtein, two rows
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
 
 // The subcommand being parsed (the last one named), else the app itself.
 const CLI::App& parsed_command(const CLI::App& app) {
@@ -62,9 +52,11 @@ std::string extras(const CLI::App& app, const CLI::App& sub, const std::string& 
     // command name is most likely a typo of the command (`diffscope smaple`).
     const bool takes_file = &sub == &app || sub.get_name() == "gui";
     std::string near_cmd;
-    if (&sub == &app)
-      for (const CLI::App* c : app.get_subcommands([](const CLI::App*) { return true; }))
-        if (edit_distance(stray.front(), c->get_name()) <= 2) near_cmd = c->get_name();
+    if (&sub == &app) {
+      std::vector<std::string> commands;
+      for (const CLI::App* c : app.get_subcommands([](const CLI::App*) { return true; })) commands.push_back(c->get_name());
+      near_cmd = nearest_name(stray.front(), commands, ~size_t(0));  // a typo, never a prefix (a FILE may be one)
+    }
     return "unexpected argument '" + stray.front() + "' (" + command_name(app, sub) +
            (takes_file ? " takes options and one FILE: an existing file, .safetensors, .png or .json"
                        : " takes options only") +
@@ -78,19 +70,10 @@ std::string extras(const CLI::App& app, const CLI::App& sub, const std::string& 
 }  // namespace
 
 std::string nearest_option(const CLI::App& sub, const std::string& word) {
-  std::string best;
-  size_t best_d = 3, prefixed = 0;
-  std::string prefix_of;
-  for (const CLI::Option* o : sub.get_options()) {
-    for (const std::string& l : o->get_lnames()) {
-      const std::string name = "--" + l;
-      const size_t d = edit_distance(word, name);
-      if (d < best_d) best_d = d, best = name;
-      if (word.size() > 2 && name.compare(0, word.size(), word) == 0) ++prefixed, prefix_of = name;
-    }
-  }
-  if (best.empty() && prefixed == 1) return prefix_of;
-  return best;
+  std::vector<std::string> names;
+  for (const CLI::Option* o : sub.get_options())
+    for (const std::string& l : o->get_lnames()) names.push_back("--" + l);
+  return nearest_name(word, names);
 }
 
 void check_integer_text(CLI::App& app) {

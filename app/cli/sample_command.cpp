@@ -34,6 +34,7 @@
 #include "core/step_table.h"
 #include "core/stop_signal.h"
 #include "core/video_writer.h"
+#include "core/words.h"
 
 #if defined(DIFFSCOPE_HAVE_GUI) && __has_include("ui/sample_png.h")
 #include "ui/restore.h"
@@ -314,8 +315,8 @@ Spacing written_spacing(const SampleOptions& o, Sampler sampler, Spacing spacing
   if ((!per_t || n_steps == t_start + 1) &&
       spacing_timesteps(Spacing::Default, t_start, n_steps) == spacing_timesteps(Spacing::Linspace, t_start, n_steps)) {
     std::fprintf(stderr, "note: --write-scheduler-config %s: the default spacing has no diffusers name; written as "
-                         "timestep_spacing linspace, which gives this run's %d steps from t_start %d exactly\n",
-                 o.write_scheduler_config.c_str(), n_steps, t_start);
+                         "timestep_spacing linspace, which gives this run's %s from t_start %d exactly\n",
+                 o.write_scheduler_config.c_str(), count_noun(n_steps, "step").c_str(), t_start);
     return Spacing::Linspace;
   }
   throw InvalidInput("--write-scheduler-config " + o.write_scheduler_config + ": the default spacing has no diffusers "
@@ -392,8 +393,8 @@ void run_sample(SampleOptions o) {
                  sampler_name(sampler), N, t_start, table.t.back(), table.t.back() - 1, t_start + 1);
   int stride = static_cast<int>(std::min<int64_t>(o.stride, N));
   if (o.frame_from_config && o.frame > N) {  // --steps given with --config: the flag wins, the frame follows it
-    std::fprintf(stderr, "note: --config %s shows frame %lld, past this run's %d steps: drawing the last frame\n",
-                 o.config.c_str(), static_cast<long long>(o.frame), N);
+    std::fprintf(stderr, "note: --config %s shows frame %lld, past this run's %s: drawing the last frame\n",
+                 o.config.c_str(), static_cast<long long>(o.frame), count_noun(N, "step").c_str());
     o.frame = -1;
   }
   if (o.frame < -1 || o.frame > N) check_range("--frame", o.frame, {0, N});
@@ -557,7 +558,7 @@ void run_sample(SampleOptions o) {
     wrote += ", " + o.write_scheduler_config;
   }
   files.commit();
-  std::fprintf(stderr, "wrote %s in %.1f s (%d steps, %s, %s)\n", wrote.c_str(), sample_ms / 1e3, N,
+  std::fprintf(stderr, "wrote %s in %.1f s (%s, %s, %s)\n", wrote.c_str(), sample_ms / 1e3, count_noun(N, "step").c_str(),
                sampler_name(sampler), backend->name().c_str());
 }
 

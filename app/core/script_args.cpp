@@ -50,14 +50,51 @@ std::vector<std::string> script_words(const std::string& line) {
   return words;
 }
 
+ScriptArgs ScriptArgs::describing(std::string command) {
+  ScriptArgs a(std::move(command), {});
+  a.m_describing = true;
+  return a;
+}
+
+void ScriptArgs::record(const std::string& what, const std::string& valid, bool optional, const std::string& fallback) {
+  if (m_describing) m_specs.push_back({what, valid, fallback, optional});
+}
+
 std::string ScriptArgs::word(const std::string& what) {
+  if (m_describing) return record(what, "", false, ""), std::string();
   if (!more()) throw InvalidInput(m_cmd + ": missing " + what);
   return m_words[m_next++];
 }
 
-std::string ScriptArgs::word_or(const std::string& fallback) { return more() ? m_words[m_next++] : fallback; }
+std::string ScriptArgs::word_or(const std::string& what, const std::string& fallback) {
+  if (m_describing) return record(what, "", true, fallback), fallback;
+  return more() ? m_words[m_next++] : fallback;
+}
+
+namespace {
+std::string one_of(const std::vector<std::string>& options) {
+  std::string s = "one of:";
+  for (const std::string& o : options) s += " " + o;
+  return s;
+}
+}  // namespace
+
+std::string ScriptArgs::choice(const std::string& what, const std::vector<std::string>& options) {
+  if (m_describing) return record(what, one_of(options), false, ""), options.front();
+  const std::string w = word(what + " (" + one_of(options) + ")");
+  for (const std::string& o : options)
+    if (w == o) return w;
+  throw InvalidInput(m_cmd + ": " + what + " = '" + w + "' is not valid; valid: " + one_of(options));
+}
+
+std::string ScriptArgs::choice_or(const std::string& what, const std::vector<std::string>& options,
+                                  const std::string& fallback) {
+  if (m_describing) return record(what, one_of(options), true, fallback), fallback;
+  return more() ? choice(what, options) : fallback;
+}
 
 int64_t ScriptArgs::integer(const std::string& what, IntRange r) {
+  if (m_describing) return record(what, "an integer in " + int_range_text(r), false, ""), r.lo;
   const std::string text = word(what + " " + int_range_text(r));
   const std::string valid = "; valid: an integer in " + int_range_text(r);
   errno = 0;
@@ -70,10 +107,12 @@ int64_t ScriptArgs::integer(const std::string& what, IntRange r) {
 }
 
 int64_t ScriptArgs::integer_or(const std::string& what, IntRange r, int64_t fallback) {
+  if (m_describing) return record(what, "an integer in " + int_range_text(r), true, std::to_string(fallback)), fallback;
   return more() ? integer(what, r) : fallback;
 }
 
 double ScriptArgs::real(const std::string& what, RealRange r) {
+  if (m_describing) return record(what, "a number in " + real_range_text(r), false, ""), r.lo;
   const std::string text = word(what + " " + real_range_text(r));
   const std::string valid = "; valid: a number in " + real_range_text(r);
   char* end = nullptr;
@@ -85,14 +124,20 @@ double ScriptArgs::real(const std::string& what, RealRange r) {
 }
 
 double ScriptArgs::real_or(const std::string& what, RealRange r, double fallback) {
+  if (m_describing) {
+    std::ostringstream f;
+    f << fallback;
+    return record(what, "a number in " + real_range_text(r), true, f.str()), fallback;
+  }
   return more() ? real(what, r) : fallback;
 }
 
 void ScriptArgs::end() const {
+  if (m_describing) throw Described{};
   if (!more()) return;
   std::string rest;
   for (size_t k = m_next; k < m_words.size(); ++k) rest += (rest.empty() ? "'" : " '") + m_words[k] + "'";
-  throw InvalidInput(m_cmd + ": unexpected extra word(s) " + rest +
+  throw InvalidInput(m_cmd + ": unexpected extra " + (m_words.size() - m_next == 1 ? "word " : "words ") + rest +
                      "; a value with blanks goes in double quotes (set export_dir \"/a/my folder\")");
 }
 

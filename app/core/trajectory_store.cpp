@@ -1,5 +1,6 @@
 // trajectory_store.cpp — frame/slot bookkeeping of the trajectory buffer under a memory budget.
 #include "core/trajectory_store.h"
+#include "core/words.h"
 
 #include <algorithm>
 #include <cstring>
@@ -59,9 +60,9 @@ std::string TrajectoryLayout::describe() const {
   m << std::fixed;
   const double mb = total_bytes() / 1048576.0;
   if (stride == 1)
-    m << n_slots << " frames, " << mb << " MB";
+    m << count_noun(n_slots, "frame") << ", " << mb << " MB";
   else
-    m << "every " << stride << "th frame of " << (n_steps + 1) << " (" << n_slots << " kept, " << mb
+    m << "one frame in " << stride << " of " << (n_steps + 1) << " (" << n_slots << " kept, " << mb
       << " MB: over the memory budget)";
   return m.str();
 }

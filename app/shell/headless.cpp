@@ -1,48 +1,20 @@
 // headless.cpp — the app without a window: the one frame loop (shell/frame_loop.h) on a render::EglDisplay
 // (an EGL context, an offscreen target as the "screen"), ImGui with io.DisplaySize set by hand and input from
-// a script (ImGui 1.86: io.MousePos, io.MouseDown[], io.KeysDown[] directly). Script lines (one command each,
-// '#' starts a comment; the commands are the table kCommands below: a new command is one entry there). Words split
-// at blanks; a value with blanks goes in double quotes (set export_dir "/a/my runs"); a word a command does not
-// take, a non-number or a number out of its range is exit 2 at once (core/script_args.h, README "Headless scripts"):
-//   frames N                      run N UI frames, N in [0, 1000000]
-//   wait_complete [MAX]           run frames until the run is complete (at most MAX frames)
-//   set KEY VALUE                 a setting by its key in the settings schema (core/settings_schema.h: steps,
-//                                 t_start, n, sampler, eta, seed, steps_per_launch, trail_frames, show_data,
-//                                 camera X,Y,H|auto, export_size WxH, ...; old names such as spl, trail, data
-//                                 still work, with a note), then one frame
-//   model NAME|PATH / backend auto|cpu|cuda / restore FILE (an export's .png or .json, as if dropped); a model or
-//                                 restore that does not load is printed, the script goes on, the run exits 2
-//   key Space|Left|Right|Home|End|S|V|H [shift]   press and release a key (an export S / V started that fails
-//                                 counts as a failed export)
-//   drag_timeline FROM TO [FRAMES]  mouse drag on the timeline slider, positions as fractions of its width
-//   mouse X Y [down|up]           move the mouse (pixels) and set the left button
-//   wheel X Y CLICKS              turn the mouse wheel at (X, Y) (zooms the 2D view about that point)
-//   export snapshot|state|trajectory|grid|frames [PATH]; export video PATH [fps] (.mp4/.gif/.webp); a failed
-//                                 export prints its error and the script goes on, but the run exits non-zero
-//   screenshot PATH               the whole frame, UI included
-//   expect frame|computed|steps|t_start|n|complete|playing|gl_errors|readbacks|syncs|camera_fits|runs_since_reset
-//          OP VALUE               (OP: == != >= <= > <; the last four count since the last reset_counts)
-//   bench [cpu|gpu] [FILTER]      run the kernel panel's rows (and print them), open the panel
-//   measure FRAMES                frames/s over FRAMES frames (after 10 warm-up frames) with the per-frame figures
-//   size W H                      the display size from now on (0 0: a minimised window)
-//   stop_after SECONDS            skip the rest of the script once SECONDS have passed since this line (soak runs)
-//   schedule [wait]               open the Schedule section (wait: until its exact-ODE errors are computed)
-//   scheduler_config [PATH]       apply a diffusers scheduler_config.json as the model section does (none: clear)
-//   reset_counts                  zero the GPU-wait counters that `expect readbacks|syncs|camera_fits` read
-//   print                         one JSON line with the state (gl_errors: GL errors seen after frames so far;
-//                                 error: the run's error, "" when none; gpu_mem_used_mb: device memory in use;
-//                                 frame_ms and phase_ms: the last finished frame and its phases, which add up
-//                                 to it; counts: read-backs, syncs and camera fits since reset_counts)
+// a script (ImGui 1.86: io.MousePos, io.MouseDown[], io.KeysDown[] directly). A script line is one command; the
+// commands are the table kCommands below, each with a parser whose ScriptArgs reads give its arguments, ranges and
+// defaults: `diffscope gui --script-help` prints them from that table (README "Headless scripts").
 #include <imgui.h>
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cfloat>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <thread>
 
@@ -51,30 +23,20 @@
 #include "core/frame_probe.h"
 #include "core/script_args.h"
 #include "core/stop_signal.h"
+#include "core/words.h"
 #include "render/egl_display.h"
 #include "shell/compute_select.h"
 #include "shell/frame_loop.h"
 #include "shell/run.h"
 #include "ui/exporter.h"
 #include "ui/keys.h"
+#include "ui/panels.h"
 #include "ui/restore.h"
 #include "ui/settings_keys.h"
 
 namespace diffscope::shell {
 using namespace ui;  // the shell drives the ui layer's App
 namespace {
-
-int key_code(const std::string& k) {
-  if (k == "Space") return kKeySpace;
-  if (k == "Left") return kKeyLeft;
-  if (k == "Right") return kKeyRight;
-  if (k == "Home") return kKeyHome;
-  if (k == "End") return kKeyEnd;
-  if (k == "S") return kKeyS;
-  if (k == "V") return kKeyV;
-  if (k == "H") return kKeyH;
-  throw InvalidInput("script: unknown key '" + k + "'; valid: Space Left Right Home End S V H");
-}
 
 // ImGui's platform side without a window: no ini file, GLFW's key codes (as the window, keys.h), the display
 // size and the real elapsed time (so the frame figures and io.Framerate are honest) set by hand each frame.
@@ -177,351 +139,493 @@ std::string state_json(Script& sc) {
   return s.str();
 }
 
-double state_value(Script& sc, const std::string& what) {
-  App& app = sc.app;
-  if (what == "frame") return app.shown_frame();
-  if (what == "computed") return app.session->computed_steps();
-  if (what == "steps") return app.session->n_steps();
-  if (what == "t_start") return app.session->settings().t_start;
-  if (what == "n") return app.session->settings().n_samples;
-  if (what == "complete") return app.session->complete() ? 1 : 0;
-  if (what == "playing") return app.playing ? 1 : 0;
-  if (what == "gl_errors") return sc.loop.gl_errors();
-  if (what == "runs_since_reset") return app.session->runs_completed() - sc.loop.runs_at_reset();
-  if (what == "readbacks") return double(sc.loop.counts().readbacks);
-  if (what == "syncs") return double(sc.loop.counts().syncs);
-  if (what == "camera_fits") return double(sc.loop.counts().camera_fits);
-  throw InvalidInput("script: expect: unknown quantity '" + what + "'");
-}
+// ---- the commands (a parser each; commands() lists them) -----------------------------------------------------
+// A parser reads its line's words through ScriptArgs (core/script_args.h: quoting, strict numbers with their
+// ranges, choices), ends with a.end() (a word it does not take is an error, never dropped) and returns what the
+// line does. Every line is parsed before the app starts; run with a describing ScriptArgs, a parser gives its
+// command's arguments for `diffscope gui --script-help`.
 
-bool compare(double a, const std::string& op, double b) {
-  if (op == "==") return a == b;
-  if (op == "!=") return a != b;
-  if (op == ">=") return a >= b;
-  if (op == "<=") return a <= b;
-  if (op == ">") return a > b;
-  if (op == "<") return a < b;
-  throw InvalidInput("script: expect: unknown operator '" + op + "'");
-}
-
-// ---- the commands (one function each; kCommands lists them) ----------------------------------------------
-// Each reads its words through ScriptArgs (core/script_args.h: quoting, strict numbers with their ranges) and
-// ends with a.end(), so a word it does not take is an error, never dropped.
+using ScriptAction = std::function<void(Script&)>;
 
 constexpr IntRange kFramesRange{0, 1'000'000};  // frames N, wait_complete MAX, measure FRAMES: minutes of frames at most
 
-void cmd_frames(Script& sc, ScriptArgs& a) {
+ScriptAction cmd_frames(ScriptArgs& a) {
   const int64_t n = a.integer_or("N", kFramesRange, 1);
   a.end();
-  for (int64_t k = 0; k < n; ++k) sc.frame();
+  return [n](Script& sc) {
+    for (int64_t k = 0; k < n; ++k) sc.frame();
+  };
 }
 
-void cmd_wait_complete(Script& sc, ScriptArgs& a) {
-  App& app = sc.app;
+ScriptAction cmd_wait_complete(ScriptArgs& a) {
   const int max = int(a.integer_or("MAX", {1, kFramesRange.hi}, 100000));
   a.end();
-  for (int k = 0; k < max && !app.session->complete() && app.session->error().empty(); ++k) sc.frame();
-  sc.frame();  // let the cursor follow the last frame
-  if (!app.session->complete()) {
-    // Without --script the one line is implicit: "the run", not a script line the user never wrote.
-    const std::string where = sc.implicit ? "the run" : "script:" + std::to_string(sc.line_no) + ": wait_complete";
-    if (!app.session->error().empty())
-      std::printf("%s: failed: %s\n", where.c_str(), app.session->error().c_str());
-    else
-      std::printf("%s: not complete after %d frames\n", where.c_str(), max);
-    ++sc.result.failed_expects;
-  }
+  return [max](Script& sc) {
+    App& app = sc.app;
+    for (int k = 0; k < max && !app.session->complete() && app.session->error().empty(); ++k) sc.frame();
+    sc.frame();  // let the cursor follow the last frame
+    if (!app.session->complete()) {
+      // Without --script the one line is implicit: "the run", not a script line the user never wrote.
+      const std::string where = sc.implicit ? "the run" : "script:" + std::to_string(sc.line_no) + ": wait_complete";
+      if (!app.session->error().empty())
+        std::printf("%s: failed: %s\n", where.c_str(), app.session->error().c_str());
+      else
+        std::printf("%s: not complete after %s\n", where.c_str(), count_noun(max, "frame").c_str());
+      ++sc.result.failed_expects;
+    }
+  };
 }
 
-void cmd_set(Script& sc, ScriptArgs& a) {
-  App& app = sc.app;
-  const std::string key = a.word("KEY"), val = a.word("VALUE");
+ScriptAction cmd_set(ScriptArgs& a) {
+  const std::string key = a.word("KEY (" + setting_keys() + ")"), val = a.word("VALUE (in the key's range)");
   a.end();
-  std::string note;  // an old key name: a note (core/settings_schema.h)
-  apply_setting(app.settings, key, val, "set " + key, &note);  // out of range: refused (SEMANTICS §3)
-  if (!note.empty()) std::printf("script:%d: %s", sc.line_no, note.c_str());
-  if (app.session->has_model())
-    check_model_ranges(app.settings.sampling, app.session->model().schedule,
-                       app.session->compute_path() && app.session->compute_path()->is_gpu(), {{key, "set " + key}});
-  sc.frame();
+  return [key, val](Script& sc) {
+    App& app = sc.app;
+    std::string note;  // an old key name: a note (core/settings_schema.h)
+    apply_setting(app.settings, key, val, "set " + key, &note);  // out of range: refused (SEMANTICS §3)
+    if (!note.empty()) std::printf("script:%d: %s", sc.line_no, note.c_str());
+    if (app.session->has_model())
+      check_model_ranges(app.settings.sampling, app.session->model().schedule,
+                         app.session->compute_path() && app.session->compute_path()->is_gpu(), {{key, "set " + key}});
+    sc.frame();
+  };
 }
 
-void cmd_restore(Script& sc, ScriptArgs& a) {  // restore FILE: as a file dropped on the window (ui/restore.h)
+ScriptAction cmd_restore(ScriptArgs& a) {  // restore FILE: as a file dropped on the window (ui/restore.h)
   const std::string p = a.word("FILE");
   a.end();
-  sc.app.model_error.clear();
-  const bool ok = restore_into_app(sc.app, p);
-  sc.frame();
-  std::printf("restore: %s\n", sc.app.exporter->messages.back().c_str());
-  if (!ok) sc.failed("restore " + p + ": " + sc.app.exporter->messages.back(), false);
-  else if (!sc.app.model_error.empty()) sc.failed("restore " + p + ": model: " + sc.app.model_error, false);
+  return [p](Script& sc) {
+    sc.app.model_error.clear();
+    const bool ok = restore_into_app(sc.app, p);
+    sc.frame();
+    std::printf("restore: %s\n", sc.app.exporter->messages.back().c_str());
+    if (!ok) sc.failed("restore " + p + ": " + sc.app.exporter->messages.back(), false);
+    else if (!sc.app.model_error.empty()) sc.failed("restore " + p + ": model: " + sc.app.model_error, false);
+  };
 }
 
-void cmd_model(Script& sc, ScriptArgs& a) {  // a model that does not load is a failed line (exit 2 after the script)
+ScriptAction cmd_model(ScriptArgs& a) {  // a model that does not load is a failed line (exit 2 after the script)
   const std::string p = a.word("NAME|PATH");
   a.end();
-  sc.app.load_model(p);
-  sc.frame();
-  if (!sc.app.model_error.empty()) {
-    std::printf("script:%d: model: %s\n", sc.line_no, sc.app.model_error.c_str());
-    sc.failed("model " + p + ": " + sc.app.model_error, false);
+  return [p](Script& sc) {
+    sc.app.load_model(p);
+    sc.frame();
+    if (!sc.app.model_error.empty()) {
+      std::printf("script:%d: model: %s\n", sc.line_no, sc.app.model_error.c_str());
+      sc.failed("model " + p + ": " + sc.app.model_error, false);
+    }
+  };
+}
+
+ScriptAction cmd_backend(ScriptArgs& a) {
+  const std::string b = a.choice("BACKEND", {"auto", "cpu", "cuda"});
+  a.end();
+  return [b](Script& sc) {
+    sc.app.select_backend(b);
+    sc.frame();
+  };
+}
+
+// The keys a script presses: GLFW's codes (ui/keys.h) and the character a window's char callback would add.
+struct ScriptKey {
+  const char* name;
+  int code;
+  char character;  // 0: none (the arrows, Home, End)
+};
+constexpr ScriptKey kScriptKeys[] = {{"Space", kKeySpace, ' '}, {"Left", kKeyLeft, 0}, {"Right", kKeyRight, 0},
+                                     {"Home", kKeyHome, 0},     {"End", kKeyEnd, 0},   {"S", kKeyS, 's'},
+                                     {"V", kKeyV, 'v'},         {"H", kKeyH, 'h'}};
+
+std::vector<std::string> script_key_names() {
+  std::vector<std::string> names;
+  for (const ScriptKey& k : kScriptKeys) names.push_back(k.name);
+  return names;
+}
+
+const ScriptKey& script_key(const std::string& name) {
+  return *std::find_if(std::begin(kScriptKeys), std::end(kScriptKeys), [&](const ScriptKey& k) { return name == k.name; });
+}
+
+// Holds `keys` down for one frame (with their characters, as a window's char callback adds them).
+void keys_down(Script& sc, const std::vector<ScriptKey>& keys, bool shift, bool down) {
+  sc.io.KeyShift = down && shift;
+  for (const ScriptKey& k : keys) {
+    sc.io.KeysDown[k.code] = down;
+    if (down && k.character)
+      sc.io.AddInputCharacter(shift ? unsigned(std::toupper(k.character)) : unsigned(k.character));
   }
 }
 
-void cmd_backend(Script& sc, ScriptArgs& a) {
-  const std::string b = a.word("auto|cpu|cuda");
+ScriptAction cmd_key(ScriptArgs& a) {
+  const ScriptKey key = script_key(a.choice("KEY", script_key_names()));
+  const bool shift = a.choice_or("MODIFIER", {"shift"}, "") == "shift";
   a.end();
-  sc.app.select_backend(b);
-  sc.frame();
-}
-
-void cmd_key(Script& sc, ScriptArgs& a) {
-  const std::string k = a.word("KEY (Space Left Right Home End S V H)"), mod = a.word_or("");
-  a.end();
-  if (!mod.empty() && mod != "shift") throw InvalidInput("key: '" + mod + "' is not a modifier; valid: shift");
-  const int code = key_code(k);
-  const bool exports = code == kKeyS || code == kKeyV;
-  if (exports) sc.watch_key_export();
-  sc.io.KeyShift = mod == "shift";
-  sc.io.KeysDown[code] = true;
-  sc.frame();
-  sc.io.KeysDown[code] = false;
-  sc.io.KeyShift = false;
-  sc.frame();
-  if (exports) sc.check_key_export();  // a snapshot is written by now; a video is checked when it ends
+  return [key, shift](Script& sc) {
+    const bool exports = key.code == kKeyS || key.code == kKeyV;
+    if (exports) sc.watch_key_export();
+    keys_down(sc, {key}, shift, true);
+    sc.frame();
+    keys_down(sc, {key}, shift, false);
+    sc.frame();
+    if (exports) sc.check_key_export();  // a snapshot is written by now; a video is checked when it ends
+  };
 }
 
 constexpr RealRange kPixelRange{-1e6, 1e6};  // mouse positions, pixels (off the display is allowed)
 
-void cmd_mouse(Script& sc, ScriptArgs& a) {
+ScriptAction cmd_mouse(ScriptArgs& a) {
   const double x = a.real("X", kPixelRange), y = a.real("Y", kPixelRange);
-  const std::string b = a.word_or("");
+  const std::string b = a.choice_or("BUTTON", {"down", "up"}, "");
   a.end();
-  if (!b.empty() && b != "down" && b != "up") throw InvalidInput("mouse: '" + b + "' is not a button state; valid: down up");
-  sc.io.MousePos = ImVec2(float(x), float(y));
-  if (b == "down") sc.io.MouseDown[0] = true;
-  if (b == "up") sc.io.MouseDown[0] = false;
-  sc.frame();
+  return [x, y, b](Script& sc) {
+    sc.io.MousePos = ImVec2(float(x), float(y));
+    if (b == "down") sc.io.MouseDown[0] = true;
+    if (b == "up") sc.io.MouseDown[0] = false;
+    sc.frame();
+  };
 }
 
-void cmd_wheel(Script& sc, ScriptArgs& a) {  // wheel X Y CLICKS: the mouse wheel at (X, Y) pixels (zoom)
+// click ITEM [KEY...]: a left click in the middle of a named item; the keys are pressed in the click's own frame,
+// as a window delivers keys typed before its next frame (a slow frame on the CPU backend).
+ScriptAction cmd_click(ScriptArgs& a) {
+  const std::string name = a.choice("ITEM", named_item_names());
+  std::vector<ScriptKey> keys;
+  for (std::string k; !(k = a.choice_or("KEY (pressed in the click's frame; more may follow)", script_key_names(), "")).empty();)
+    keys.push_back(script_key(k));
+  a.end();
+  return [name, keys](Script& sc) {
+    const auto it = sc.app.named_items.find(name);
+    if (it == sc.app.named_items.end())
+      throw InvalidInput("click: " + name + " is not on the screen (its section is closed or the UI hidden)");
+    sc.io.MousePos = ImVec2(0.5f * (it->second.x0 + it->second.x1), 0.5f * (it->second.y0 + it->second.y1));
+    sc.frame();
+    const bool exports = std::any_of(keys.begin(), keys.end(), [](const ScriptKey& k) { return k.code == kKeyS || k.code == kKeyV; });
+    if (exports) sc.watch_key_export();
+    sc.io.MouseDown[0] = true;
+    keys_down(sc, keys, false, true);
+    sc.frame();
+    sc.io.MouseDown[0] = false;
+    keys_down(sc, keys, false, false);
+    sc.frame();
+    if (exports) sc.check_key_export();
+  };
+}
+
+ScriptAction cmd_wheel(ScriptArgs& a) {  // wheel X Y CLICKS: the mouse wheel at (X, Y) pixels (zoom)
   const double x = a.real("X", kPixelRange), y = a.real("Y", kPixelRange), clicks = a.real("CLICKS", {-1000, 1000});
   a.end();
-  sc.io.MousePos = ImVec2(float(x), float(y));
-  sc.frame();
-  sc.io.MouseWheel = float(clicks);
-  sc.frame();
-  sc.io.MouseWheel = 0;
+  return [x, y, clicks](Script& sc) {
+    sc.io.MousePos = ImVec2(float(x), float(y));
+    sc.frame();
+    sc.io.MouseWheel = float(clicks);
+    sc.frame();
+    sc.io.MouseWheel = 0;
+  };
 }
 
-void cmd_drag_timeline(Script& sc, ScriptArgs& a) {
-  App& app = sc.app;
-  ImGuiIO& io = sc.io;
+ScriptAction cmd_drag_timeline(ScriptArgs& a) {
   const float from = float(a.real("FROM", {-1, 2})), to = float(a.real("TO", {-1, 2}));
   const int n = int(a.integer_or("FRAMES", {1, 10000}, 8));
   a.end();
-  auto x_at = [&](float u) { return app.timeline_x0 + 1.0f + u * (app.timeline_x1 - app.timeline_x0 - 2.0f); };
-  io.MousePos = ImVec2(x_at(from), app.timeline_y);
-  sc.frame();
-  io.MouseDown[0] = true;
-  sc.frame();
-  for (int k = 1; k <= n; ++k) {
-    io.MousePos = ImVec2(x_at(from + (to - from) * k / float(n)), app.timeline_y);
+  return [from, to, n](Script& sc) {
+    App& app = sc.app;
+    ImGuiIO& io = sc.io;
+    auto x_at = [&](float u) { return app.timeline_x0 + 1.0f + u * (app.timeline_x1 - app.timeline_x0 - 2.0f); };
+    io.MousePos = ImVec2(x_at(from), app.timeline_y);
     sc.frame();
-  }
-  io.MouseDown[0] = false;
-  sc.frame();
-  io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
-  sc.frame();
+    io.MouseDown[0] = true;
+    sc.frame();
+    for (int k = 1; k <= n; ++k) {
+      io.MousePos = ImVec2(x_at(from + (to - from) * k / float(n)), app.timeline_y);
+      sc.frame();
+    }
+    io.MouseDown[0] = false;
+    sc.frame();
+    io.MousePos = ImVec2(-FLT_MAX, -FLT_MAX);
+    sc.frame();
+  };
 }
 
-void cmd_export(Script& sc, ScriptArgs& a) {
-  App& app = sc.app;
-  const std::string what = a.word("KIND (snapshot grid state trajectory frames video)");
+ScriptAction cmd_export(ScriptArgs& a) {
+  const std::string what = a.choice("KIND", {"snapshot", "grid", "state", "trajectory", "frames", "video"});
+  const std::string path = a.word_or("PATH (video: .mp4, .gif or .webp; else the export folder's next name)", "");
+  // FPS only after a video's PATH (another kind's third word is left over: a path with a blank, unquoted).
+  const bool video = what == "video";
+  const int fps = video || a.describing() ? int(a.integer_or("FPS (video only; else the Export section's)", {1, 240}, 0)) : 0;
+  a.end();
   const ExportKind kind = parse_export_kind(what);
-  const std::string path = kind == ExportKind::Video ? a.word("PATH (.mp4, .gif or .webp)") : a.word_or("");
-  const int fps = kind == ExportKind::Video ? int(a.integer_or("fps", {1, 240}, 0)) : 0;
-  a.end();
-  while (app.exporter->video_active() || app.exporter->sequence_active()) sc.frame();  // one started by a key
-  if (kind == ExportKind::Video) {  // export video PATH [fps]: frames 0..shown, waits until written
-    if (fps > 0) app.exporter->video.fps = fps;
-    app.exporter->last_error.clear();
-  }
-  ExportResult r = app.run_export(kind, path);  // the S key, the buttons and scripts share it
-  while (app.exporter->video_active() || app.exporter->sequence_active()) sc.frame();
-  if (kind == ExportKind::Video && !app.exporter->last_error.empty())
-    r = {false, "", app.exporter->last_error, app.exporter->last_error_unavailable};
-  if (r.ok) {
-    std::printf("export %s: %s\n", what.c_str(), r.path.c_str());
-  } else {  // reported; the script goes on, as the app does, and the exit status says it failed
-    std::printf("export %s: error: %s\n", what.c_str(), r.error.c_str());
-    sc.failed("export " + what + ": " + r.error, r.unavailable);
-  }
-  sc.frame();
+  if (video && path.empty()) throw InvalidInput("export: missing PATH (.mp4, .gif or .webp)");
+  return [what, path, fps, kind](Script& sc) {
+    App& app = sc.app;
+    while (app.exporter->video_active() || app.exporter->sequence_active()) sc.frame();  // one started by a key
+    if (kind == ExportKind::Video) {  // export video PATH [fps]: frames 0..shown, waits until written
+      if (fps > 0) app.exporter->video.fps = fps;
+      app.exporter->last_error.clear();
+    }
+    ExportResult r = app.run_export(kind, path);  // the S key, the buttons and scripts share it
+    while (app.exporter->video_active() || app.exporter->sequence_active()) sc.frame();
+    if (kind == ExportKind::Video && !app.exporter->last_error.empty())
+      r = {false, "", app.exporter->last_error, app.exporter->last_error_unavailable};
+    if (r.ok) {
+      std::printf("export %s: %s\n", what.c_str(), r.path.c_str());
+    } else {  // reported; the script goes on, as the app does, and the exit status says it failed
+      std::printf("export %s: error: %s\n", what.c_str(), r.error.c_str());
+      sc.failed("export " + what + ": " + r.error, r.unavailable);
+    }
+    sc.frame();
+  };
 }
 
-void cmd_screenshot(Script& sc, ScriptArgs& a) {
-  const std::string path = a.word("PATH");
+ScriptAction cmd_screenshot(ScriptArgs& a) {
+  const std::string path = a.word("PATH (.png, .jpg or .jpeg)");
   a.end();
-  save_screenshot(sc.display, path);
-  std::printf("screenshot: %s\n", path.c_str());
+  check_screenshot_path("screenshot", path);
+  return [path](Script& sc) {
+    save_screenshot(sc.display, path);
+    std::printf("screenshot: %s\n", path.c_str());
+  };
 }
 
-void cmd_expect(Script& sc, ScriptArgs& a) {
-  const std::string what = a.word("QUANTITY"), op = a.word("OP (== != >= <= > <)");
+// What `expect` compares: the app's state, and the GPU-wait counters since the last reset_counts.
+struct Quantity {
+  const char* name;
+  double (*value)(Script&);
+};
+const Quantity kQuantities[] = {
+    {"frame", [](Script& sc) { return double(sc.app.shown_frame()); }},
+    {"computed", [](Script& sc) { return double(sc.app.session->computed_steps()); }},
+    {"steps", [](Script& sc) { return double(sc.app.session->n_steps()); }},
+    {"t_start", [](Script& sc) { return double(sc.app.session->settings().t_start); }},
+    {"n", [](Script& sc) { return double(sc.app.session->settings().n_samples); }},
+    {"complete", [](Script& sc) { return sc.app.session->complete() ? 1.0 : 0.0; }},
+    {"playing", [](Script& sc) { return sc.app.playing ? 1.0 : 0.0; }},
+    {"show_ui", [](Script& sc) { return sc.app.settings.view.show_ui ? 1.0 : 0.0; }},
+    {"exports", [](Script& sc) { return double(sc.app.exports_run); }},
+    {"clipped", [](Script& sc) { return double(sc.app.layout_audit.clipped().size()); }},
+    {"gl_errors", [](Script& sc) { return double(sc.loop.gl_errors()); }},
+    {"runs_since_reset", [](Script& sc) { return double(sc.app.session->runs_completed() - sc.loop.runs_at_reset()); }},
+    {"readbacks", [](Script& sc) { return double(sc.loop.counts().readbacks); }},
+    {"syncs", [](Script& sc) { return double(sc.loop.counts().syncs); }},
+    {"camera_fits", [](Script& sc) { return double(sc.loop.counts().camera_fits); }},
+};
+
+ScriptAction cmd_expect(ScriptArgs& a) {
+  std::vector<std::string> names;
+  for (const Quantity& q : kQuantities) names.push_back(q.name);
+  const std::string what = a.choice("QUANTITY", names);
+  const std::string op = a.choice("OP", {"==", "!=", ">=", "<=", ">", "<"});
   const double v = a.real("VALUE", {-1e300, 1e300});
   a.end();
-  const double got = state_value(sc, what);
-  if (!compare(got, op, v)) {
-    std::printf("script:%d: expect %s %s %g failed: got %g\n", sc.line_no, what.c_str(), op.c_str(), v, got);
-    ++sc.result.failed_expects;
-  }
+  const Quantity q = *std::find_if(std::begin(kQuantities), std::end(kQuantities),
+                                   [&](const Quantity& c) { return what == c.name; });
+  return [q, what, op, v](Script& sc) {
+    const double got = q.value(sc);
+    const bool ok = op == "==" ? got == v : op == "!=" ? got != v : op == ">=" ? got >= v
+                  : op == "<=" ? got <= v : op == ">"  ? got > v  : got < v;
+    if (!ok) {
+      std::printf("script:%d: expect %s %s %g failed: got %g\n", sc.line_no, what.c_str(), op.c_str(), v, got);
+      if (what == "clipped") std::printf("%s", sc.app.layout_audit.report().c_str());
+      ++sc.result.failed_expects;
+    }
+  };
 }
 
-void cmd_bench(Script& sc, ScriptArgs& a) {  // bench [cpu|gpu] [filter]: the kernel panel's rows
-  App& app = sc.app;
-  const std::string which = a.word_or("cpu"), filter = a.word_or("");
+ScriptAction cmd_bench(ScriptArgs& a) {  // bench [cpu|gpu] [filter]: the kernel panel's rows
+  const std::string which = a.choice_or("BACKEND", {"cpu", "gpu"}, "cpu");
+  const std::string filter = a.word_or("FILTER (gpu: the rows whose name has it)", "");
   a.end();
-  if (which != "cpu" && which != "gpu") throw InvalidInput("bench: '" + which + "' is not a backend; valid: cpu gpu");
-  app.open_kernels = true;
-  if (which == "gpu") {
-    if (!app.bench.run_gpu(filter)) std::printf("bench gpu: %s\n", app.bench.gpu_note().c_str());
-  } else if (app.session->has_model()) {
-    app.bench.run(app.session->model(), app.bench.config);
-  }
-  for (const auto& b : app.bench.rows())
-    std::printf("bench: %s | %s | median %.2f us p10 %.2f p90 %.2f | err %.3g%s\n", b.what.c_str(), b.backend.c_str(),
-                b.median_us, b.p10_us, b.p90_us, b.max_err, b.rel_err ? " rel" : " abs");
-  sc.frame();
-  sc.frame();
+  return [which, filter](Script& sc) {
+    App& app = sc.app;
+    app.open_kernels = true;
+    if (which == "gpu") {
+      if (!app.bench.run_gpu(filter)) std::printf("bench gpu: %s\n", app.bench.gpu_note().c_str());
+    } else if (app.session->has_model()) {
+      app.bench.run(app.session->model(), app.bench.config);
+    }
+    for (const auto& b : app.bench.rows())
+      std::printf("bench: %s | %s | median %.2f us p10 %.2f p90 %.2f | err %.3g%s\n", b.what.c_str(), b.backend.c_str(),
+                  b.median_us, b.p10_us, b.p90_us, b.max_err, b.rel_err ? " rel" : " abs");
+    sc.frame();
+    sc.frame();
+  };
 }
 
-void cmd_measure(Script& sc, ScriptArgs& a) {  // measure FRAMES: frames/s of the loop, with the phases
-  App& app = sc.app;
+ScriptAction cmd_measure(ScriptArgs& a) {  // measure FRAMES: frames/s of the loop, with the phases
   const int n = int(a.integer_or("FRAMES", {1, kFramesRange.hi}, 120));
   a.end();
-  for (int k = 0; k < 10; ++k) sc.frame();  // warm-up
-  const int runs0 = app.session->runs_completed();
-  const FrameCounts counts0 = frame_counts_total();
-  double map = 0, unmap = 0, draw = 0, steps_ms = 0;
-  long steps = 0;
-  std::array<double, kFramePhases> phase_sum{};
-  std::vector<double> frame_ms;
-  const auto t0 = std::chrono::steady_clock::now();
-  for (int k = 0; k < n; ++k) {
-    sc.frame();
-    map += app.stats.map_ms, unmap += app.stats.unmap_ms, draw += app.stats.draw_gpu_ms;
-    steps_ms += app.stats.steps_ms, steps += app.stats.steps_this_frame;
-    if (k > 0) {  // probe.last() is the frame before this one: the first belongs to the warm-up
-      for (int p = 0; p < kFramePhases; ++p) phase_sum[p] += app.probe.last().phase_ms[p];
-      frame_ms.push_back(app.probe.last().frame_ms);
+  return [n](Script& sc) {
+    App& app = sc.app;
+    for (int k = 0; k < 10; ++k) sc.frame();  // warm-up
+    const int runs0 = app.session->runs_completed();
+    const FrameCounts counts0 = frame_counts_total();
+    double map = 0, unmap = 0, draw = 0, steps_ms = 0;
+    long steps = 0;
+    std::array<double, kFramePhases> phase_sum{};
+    std::vector<double> frame_ms;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int k = 0; k < n; ++k) {
+      sc.frame();
+      map += app.stats.map_ms, unmap += app.stats.unmap_ms, draw += app.stats.draw_gpu_ms;
+      steps_ms += app.stats.steps_ms, steps += app.stats.steps_this_frame;
+      if (k > 0) {  // probe.last() is the frame before this one: the first belongs to the warm-up
+        for (int p = 0; p < kFramePhases; ++p) phase_sum[p] += app.probe.last().phase_ms[p];
+        frame_ms.push_back(app.probe.last().frame_ms);
+      }
     }
-  }
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const FrameCounts c = frame_counts_total() - counts0;
-  std::sort(frame_ms.begin(), frame_ms.end());
-  const double median_ms = frame_ms.empty() ? 0 : frame_ms[frame_ms.size() / 2];
-  const double outside_ms = median_ms - steps_ms / n;
-  std::printf("measure: %d frames in %.3f s = %.1f frames/s (%.2f ms/frame, median %.2f); B=%d steps=%d "
-              "precision=%s trail=%d; runs completed %d; steps/frame %.1f; kernel %.2f ms/frame; "
-              "outside the kernel %.2f ms/frame; map %.3f unmap %.3f GL draw %.3f ms/frame; read-backs %ld "
-              "syncs %ld camera fits %ld; path: %s\n",
-              n, s, n / s, 1e3 * s / n, median_ms, app.session->settings().n_samples, app.session->n_steps(),
-              precision_name(app.session->settings().precision), app.settings.view.trail_frames,
-              app.session->runs_completed() - runs0, double(steps) / n, steps_ms / n, outside_ms, map / n,
-              unmap / n, draw / n, c.readbacks, c.syncs, c.camera_fits, app.session->path_note().c_str());
-  std::printf("measure phases (ms/frame): %s\n",
-              phase_ms_json(phase_sum, frame_ms.empty() ? 0.0 : 1.0 / frame_ms.size()).c_str());
-  // The same as one JSON line, for bench/gate.py.
-  std::printf("measure_json: {\"frames\": %d, \"fps\": %.3f, \"mean_ms\": %.4f, \"median_ms\": %.4f, "
-              "\"kernel_ms\": %.4f, \"outside_kernel_ms\": %.4f, \"steps_per_frame\": %.2f, \"n\": %d, "
-              "\"readbacks\": %ld, \"syncs\": %ld, \"camera_fits\": %ld, \"path\": %s, \"phase_ms\": %s}\n",
-              n, n / s, 1e3 * s / n, median_ms, steps_ms / n, outside_ms, double(steps) / n,
-              app.session->settings().n_samples, c.readbacks, c.syncs, c.camera_fits,
-              json_string(app.session->path_note()).c_str(),
-              phase_ms_json(phase_sum, frame_ms.empty() ? 0.0 : 1.0 / frame_ms.size()).c_str());
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const FrameCounts c = frame_counts_total() - counts0;
+    std::sort(frame_ms.begin(), frame_ms.end());
+    const double median_ms = frame_ms.empty() ? 0 : frame_ms[frame_ms.size() / 2];
+    const double outside_ms = median_ms - steps_ms / n;
+    std::printf("measure: %s in %.3f s = %.1f frames/s (%.2f ms/frame, median %.2f); B=%d steps=%d "
+                "precision=%s trail=%d; runs completed %d; steps/frame %.1f; kernel %.2f ms/frame; "
+                "outside the kernel %.2f ms/frame; map %.3f unmap %.3f GL draw %.3f ms/frame; read-backs %ld "
+                "syncs %ld camera fits %ld; path: %s\n",
+                count_noun(n, "frame").c_str(), s, n / s, 1e3 * s / n, median_ms, app.session->settings().n_samples,
+                app.session->n_steps(), precision_name(app.session->settings().precision),
+                app.settings.view.trail_frames, app.session->runs_completed() - runs0, double(steps) / n, steps_ms / n,
+                outside_ms, map / n, unmap / n, draw / n, c.readbacks, c.syncs, c.camera_fits,
+                app.session->path_note().c_str());
+    std::printf("measure phases (ms/frame): %s\n",
+                phase_ms_json(phase_sum, frame_ms.empty() ? 0.0 : 1.0 / frame_ms.size()).c_str());
+    // The same as one JSON line, for bench/gate.py.
+    std::printf("measure_json: {\"frames\": %d, \"fps\": %.3f, \"mean_ms\": %.4f, \"median_ms\": %.4f, "
+                "\"kernel_ms\": %.4f, \"outside_kernel_ms\": %.4f, \"steps_per_frame\": %.2f, \"n\": %d, "
+                "\"readbacks\": %ld, \"syncs\": %ld, \"camera_fits\": %ld, \"path\": %s, \"phase_ms\": %s}\n",
+                n, n / s, 1e3 * s / n, median_ms, steps_ms / n, outside_ms, double(steps) / n,
+                app.session->settings().n_samples, c.readbacks, c.syncs, c.camera_fits,
+                json_string(app.session->path_note()).c_str(),
+                phase_ms_json(phase_sum, frame_ms.empty() ? 0.0 : 1.0 / frame_ms.size()).c_str());
+  };
 }
 
-void cmd_stop_after(Script& sc, ScriptArgs& a) {
+ScriptAction cmd_stop_after(ScriptArgs& a) {
   const double secs = a.real("SECONDS", {0, 1e7});
   a.end();
-  sc.deadline = std::chrono::steady_clock::now() +
-                std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(secs));
+  return [secs](Script& sc) {
+    sc.deadline = std::chrono::steady_clock::now() +
+                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(secs));
+  };
 }
 
-void cmd_size(Script& sc, ScriptArgs& a) {
+ScriptAction cmd_size(ScriptArgs& a) {
   const int w = int(a.integer("W", {0, 16384})), h = int(a.integer("H", {0, 16384}));
   a.end();
-  sc.display.set_size(w, h);
-  sc.frame();
+  return [w, h](Script& sc) {
+    sc.display.set_size(w, h);
+    sc.frame();
+  };
 }
 
 // schedule [wait]: open the Schedule section; wait: run frames until its exact-ODE job is done (at most 60 s).
-void cmd_schedule(Script& sc, ScriptArgs& a) {
-  const std::string wait = a.word_or("");
+ScriptAction cmd_schedule(ScriptArgs& a) {
+  const bool wait = a.choice_or("WAIT", {"wait"}, "") == "wait";
   a.end();
-  if (!wait.empty() && wait != "wait") throw InvalidInput("schedule: '" + wait + "' is not an option; valid: wait");
-  sc.app.open_schedule = true;
-  sc.frame();
-  sc.frame();
-  for (int k = 0; wait == "wait" && sc.app.exact_lab && sc.app.exact_lab->busy() && k < 6000; ++k) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return [wait](Script& sc) {
+    sc.app.open_schedule = true;
     sc.frame();
-  }
-  sc.frame();
+    sc.frame();
+    for (int k = 0; wait && sc.app.exact_lab && sc.app.exact_lab->busy() && k < 6000; ++k) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      sc.frame();
+    }
+    sc.frame();
+  };
 }
 
-void cmd_scheduler_config(Script& sc, ScriptArgs& a) {
-  const std::string path = a.word_or("");
+ScriptAction cmd_open(ScriptArgs& a) {  // open SECTION: expand a section of the left panel, or the kernel panel
+  const std::string name = a.choice("SECTION", section_names());
   a.end();
-  sc.app.load_scheduler_config(path);
-  if (!sc.app.model_error.empty()) throw InvalidInput("script: " + sc.app.model_error);
-  sc.frame();
+  return [name](Script& sc) {
+    if (name == "Kernels") sc.app.open_kernels = true;
+    else sc.app.open_sections.insert(name);
+    sc.frame();
+    sc.frame();
+  };
 }
 
-void cmd_reset_counts(Script& sc, ScriptArgs& a) {
+ScriptAction cmd_scheduler_config(ScriptArgs& a) {
+  const std::string path = a.word_or("PATH (none: clear)", "");
   a.end();
-  sc.loop.reset_counts();
+  return [path](Script& sc) {
+    sc.app.load_scheduler_config(path);
+    if (!sc.app.model_error.empty()) throw InvalidInput("script: " + sc.app.model_error);
+    sc.frame();
+  };
 }
 
-void cmd_print(Script& sc, ScriptArgs& a) {
+ScriptAction cmd_reset_counts(ScriptArgs& a) {
   a.end();
-  std::printf("%s\n", state_json(sc).c_str());
+  return [](Script& sc) { sc.loop.reset_counts(); };
 }
 
-// The script's commands: a new command is one line here (and its line in the list at the top of this file).
+ScriptAction cmd_print(ScriptArgs& a) {
+  a.end();
+  return [](Script& sc) { std::printf("%s\n", state_json(sc).c_str()); };
+}
+
+// The script's commands: a new command is one entry here (its arguments come from its parser).
 struct ScriptCommand {
   const char* name;
-  void (*run)(Script&, ScriptArgs& args);
+  ScriptAction (*parse)(ScriptArgs& args);
+  const char* help;  // what the line does; `diffscope gui --script-help` adds the arguments
 };
 constexpr ScriptCommand kCommands[] = {
-    {"frames", cmd_frames},
-    {"wait_complete", cmd_wait_complete},
-    {"set", cmd_set},
-    {"restore", cmd_restore},
-    {"model", cmd_model},
-    {"backend", cmd_backend},
-    {"key", cmd_key},
-    {"mouse", cmd_mouse},
-    {"wheel", cmd_wheel},
-    {"drag_timeline", cmd_drag_timeline},
-    {"export", cmd_export},
-    {"screenshot", cmd_screenshot},
-    {"expect", cmd_expect},
-    {"bench", cmd_bench},
-    {"measure", cmd_measure},
-    {"stop_after", cmd_stop_after},
-    {"size", cmd_size},
-    {"schedule", cmd_schedule},
-    {"scheduler_config", cmd_scheduler_config},
-    {"reset_counts", cmd_reset_counts},
-    {"print", cmd_print},
+    {"frames", cmd_frames, "run N UI frames"},
+    {"wait_complete", cmd_wait_complete,
+     "run frames until the run is complete (at most MAX frames; not complete then: a failed expectation)"},
+    {"set", cmd_set,
+     "a setting by its key (old names such as spl, trail, data still work, with a note), then one frame; a value "
+     "out of its range (for this model) is exit 2"},
+    {"restore", cmd_restore, "open an export's .png or .json as if dropped on the window"},
+    {"model", cmd_model, "load a bundled model or a .safetensors file; one that does not load is printed, the script "
+                         "goes on and the run exits 2"},
+    {"backend", cmd_backend, "switch the compute backend"},
+    {"key", cmd_key,
+     "press and release a key (with its character, as a window types it); an export S / V started that fails "
+     "counts as a failed export"},
+    {"mouse", cmd_mouse, "move the mouse to (X, Y) pixels and set the left button"},
+    {"click", cmd_click, "a left click in the middle of a named item, the KEYs pressed in the same frame (a text "
+                         "field takes the keys typed after the click)"},
+    {"wheel", cmd_wheel, "turn the mouse wheel at (X, Y) pixels (zooms the 2D view about that point)"},
+    {"drag_timeline", cmd_drag_timeline,
+     "drag on the timeline slider from FROM to TO (fractions of its width) in FRAMES frames"},
+    {"export", cmd_export,
+     "an export as the Export section's buttons; video: frames 0 .. the shown one; a failed export prints its "
+     "error, the script goes on and the run exits non-zero"},
+    {"screenshot", cmd_screenshot, "the whole frame, UI included"},
+    {"expect", cmd_expect,
+     "compare a quantity with VALUE (readbacks, syncs, camera_fits: since the last reset_counts; exports: run so "
+     "far; clipped: the UI's clipped items this frame, listed when it fails); a failed one makes the run exit 2"},
+    {"bench", cmd_bench, "run the kernel panel's rows (and print them), open the panel"},
+    {"measure", cmd_measure, "frames/s over FRAMES frames (after 10 warm-up frames) with the per-frame figures"},
+    {"stop_after", cmd_stop_after, "skip the rest of the script once SECONDS have passed since this line (soak runs)"},
+    {"size", cmd_size, "the display size in pixels from now on (0 0: a minimised window)"},
+    {"open", cmd_open, "expand a section of the left panel (scrolled into view by the user, not by this), or the "
+                       "kernel panel"},
+    {"schedule", cmd_schedule, "open the Schedule section (wait: until its exact-ODE errors are computed)"},
+    {"scheduler_config", cmd_scheduler_config,
+     "apply a diffusers scheduler_config.json as the model section does (no PATH: clear it)"},
+    {"reset_counts", cmd_reset_counts, "zero the GPU-wait counters that expect readbacks|syncs|camera_fits read"},
+    {"print", cmd_print,
+     "one JSON line with the state (gl_errors: GL errors so far; error: the run's error, \"\" when none; "
+     "gpu_mem_used_mb; frame_ms and phase_ms: the last finished frame and its phases, which add up to it; counts: "
+     "read-backs, syncs and camera fits since reset_counts)"},
 };
 
 const ScriptCommand* find_command(const std::string& name) {
   for (const ScriptCommand& c : kCommands)
     if (name == c.name) return &c;
   return nullptr;
+}
+
+// "unknown command 'sett' (did you mean 'set'?)" with where the commands are listed.
+std::string unknown_command(const std::string& name) {
+  std::vector<std::string> names;
+  for (const ScriptCommand& c : kCommands) names.push_back(c.name);
+  const std::string near = nearest_name(name, names);
+  return "unknown command '" + name + "'" + (near.empty() ? "" : " (did you mean '" + near + "'?)") +
+         "; the commands: diffscope gui --script-help";
 }
 
 std::vector<std::string> script_lines(const HeadlessOptions& opts) {
@@ -542,16 +646,52 @@ void HeadlessResult::command_failed(const std::string& what, bool unavailable_) 
   unavailable = unavailable || unavailable_;
 }
 
+std::string script_help() {
+  std::string s =
+      "diffscope gui --headless --script FILE runs FILE's lines in order, one command a line. Words split at "
+      "blanks; a value with blanks goes in double quotes (set export_dir \"/a/my runs\"; \\\" and \\\\ inside "
+      "stand for \" and \\); '#' starts a comment. An unknown command, a missing word, a word a command does not "
+      "take, a non-number or a number out of its range is exit 2 before the app starts. [X]: optional.\n";
+  for (const ScriptCommand& c : kCommands) {
+    ScriptArgs d = ScriptArgs::describing(c.name);
+    try {
+      (void)c.parse(d);
+    } catch (const ScriptArgs::Described&) {
+    }
+    std::string usage = c.name, args;
+    for (const ScriptArgSpec& a : d.described()) {
+      const size_t paren = a.what.find(" (");
+      const std::string name = a.what.substr(0, paren);
+      usage += a.optional ? " [" + name + "]" : " " + name;
+      std::string what = a.valid.empty() ? "a word" : a.valid;
+      if (paren != std::string::npos) what += " " + a.what.substr(paren + 1);
+      if (a.optional) what += a.fallback.empty() ? "; optional" : "; default " + a.fallback;
+      args += "      " + name + ": " + what + "\n";
+    }
+    s += "\n  " + usage + "\n      " + c.help + "\n" + args;
+  }
+  return s;
+}
+
 HeadlessResult run_headless(const AppOptions& app_opts, const HeadlessOptions& opts) {
   check_screenshot_path("--screenshot", opts.screenshot);  // before the GL context: a bad name costs nothing
-  // The script is read and each line's words and command checked before any GL context exists: a bad script
-  // costs no EGL start-up (the values are checked as each line runs).
+  // Every line is parsed (its command, words and their ranges) before any GL context exists: a bad script costs
+  // no EGL start-up. What depends on the app (a setting's range for the model, a file that loads) is checked as
+  // the line runs.
   const std::vector<std::string> lines = script_lines(opts);
+  struct Line {
+    int line_no;
+    ScriptAction action;
+  };
+  std::vector<Line> script;
   for (size_t k = 0; k < lines.size(); ++k) {
     try {
       const std::vector<std::string> words = script_words(lines[k]);
-      if (!words.empty() && !find_command(words.front()))
-        throw InvalidInput("unknown command '" + words.front() + "'");
+      if (words.empty()) continue;
+      const ScriptCommand* c = find_command(words.front());
+      if (!c) throw InvalidInput(unknown_command(words.front()));
+      ScriptArgs args(words.front(), std::vector<std::string>(words.begin() + 1, words.end()));
+      script.push_back({int(k + 1), c->parse(args)});
     } catch (const InvalidInput& e) {
       throw InvalidInput("script:" + std::to_string(k + 1) + ": " + e.what());
     }
@@ -574,20 +714,14 @@ HeadlessResult run_headless(const AppOptions& app_opts, const HeadlessOptions& o
   sc.implicit = opts.script.empty();
   sc.frame();
 
-  for (const std::string& raw : lines) {
-    ++sc.line_no;
+  for (const Line& line : script) {
+    sc.line_no = line.line_no;
     if (std::chrono::steady_clock::now() >= sc.deadline) {
-      std::printf("script:%d: stop_after: time is up after %d frames\n", sc.line_no, loop.frames());
+      std::printf("script:%d: stop_after: time is up after %s\n", sc.line_no, count_noun(loop.frames(), "frame").c_str());
       break;
     }
     try {
-      std::vector<std::string> words = script_words(raw);
-      if (words.empty()) continue;
-      const std::string cmd = words.front();
-      const ScriptCommand* c = find_command(cmd);
-      if (!c) throw InvalidInput("script:" + std::to_string(sc.line_no) + ": unknown command '" + cmd + "'");
-      ScriptArgs args(cmd, std::vector<std::string>(words.begin() + 1, words.end()));
-      c->run(sc, args);
+      line.action(sc);
     } catch (const InvalidInput& e) {
       std::string m = e.what();
       if (m.rfind("script", 0) != 0) m = "script:" + std::to_string(sc.line_no) + ": " + m;

@@ -41,4 +41,8 @@ struct HeadlessResult {
 // malformed script line.
 HeadlessResult run_headless(const AppOptions& app_opts, const HeadlessOptions& opts);
 
+// The headless script's command language, every command with its arguments, their ranges and defaults, made from
+// the command table (`diffscope gui --script-help`).
+std::string script_help();
+
 }  // namespace diffscope::shell

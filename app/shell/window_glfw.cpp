@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "core/words.h"
 #include "render/glfw_display.h"
 #include "shell/compute_select.h"
 #include "shell/frame_loop.h"
@@ -86,9 +87,10 @@ int run_window(const AppOptions& app_opts, const WindowOptions& win) {
   while (!display.should_close() && !g_quit_requested.load()) loop.run_frame();
   const int frames = loop.frames();
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_warm).count();
-  std::printf("diffscope gui: %d frames, %.1f fps at the end, mean %.1f frames/s after %d warm-up frames; "
+  std::printf("diffscope gui: %s, %.1f fps at the end, mean %.1f frames/s after %s; "
               "B=%d steps=%d precision=%s trail=%d runs %d; GL: %s; path: %s\n",
-              frames, app.stats.fps, frames > warm && secs > 0 ? (frames - warm) / secs : 0.0, warm,
+              count_noun(frames, "frame").c_str(), app.stats.fps, frames > warm && secs > 0 ? (frames - warm) / secs : 0.0,
+              count_noun(warm, "warm-up frame").c_str(),
               app.session->settings().n_samples, app.session->n_steps(),
               precision_name(app.session->settings().precision), app.settings.view.trail_frames,
               app.session->runs_completed(), display.description().c_str(), app.session->path_note().c_str());

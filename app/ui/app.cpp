@@ -68,6 +68,7 @@ App::~App() = default;
 
 void App::init(float scale) {
   content_scale = scale > 0 ? scale : 1.0f;
+  layout_audit.enabled = opts.headless;  // scripts and tests read it (`expect clipped`); the window needs none
   config_dir = opts.config_dir.empty() ? default_config_dir() : opts.config_dir;
   if (opts.persist) settings = load_app_settings(config_dir + "/settings.json", &settings_note);
 
@@ -190,11 +191,18 @@ void App::load_model(const std::string& name_or_path) {
 void App::load_scheduler_config(const std::string& path) {
   try {
     if (path.empty()) {
+      // The spacing the config set goes back to the user's own; one picked while it was applied stays.
+      if (const SchedulerConfig* c = session->scheduler_config(); c && m_spacing_before_config &&
+                                                                  settings.sampling.spacing == c->spacing)
+        settings.sampling.spacing = *m_spacing_before_config;
+      m_spacing_before_config.reset();
       session->set_scheduler_config(nullptr);
     } else {
       // absolute, so that the sidecar's command line finds it from anywhere
       auto config = std::make_shared<const SchedulerConfig>(
           diffscope::load_scheduler_config(std::filesystem::absolute(path).lexically_normal().string()));
+      const SchedulerConfig* old = session->scheduler_config();
+      if (!old || settings.sampling.spacing != old->spacing) m_spacing_before_config = settings.sampling.spacing;
       session->set_scheduler_config(config);
       settings.sampling.spacing = config->spacing;  // ddpm and ddpm-mean keep the default (SEMANTICS §3)
     }
@@ -285,7 +293,18 @@ ExportView App::export_view() const {
   return v;
 }
 
+const std::vector<std::string>& named_item_names() {
+  static const std::vector<std::string> names{"model_path", "scheduler_config", "export_folder"};
+  return names;
+}
+
+void App::name_item(const std::string& name) {
+  const ImVec2 a = ImGui::GetItemRectMin(), b = ImGui::GetItemRectMax();
+  named_items[name] = {a.x, a.y, b.x, b.y};
+}
+
 ExportResult App::run_export(ExportKind kind, const std::string& path) {
+  ++exports_run;
   const render::SavedFramebuffer target;
   const ExportResult r = exporter->run(kind, export_view(), path);
   target.restore();
@@ -454,7 +473,10 @@ void App::handle_view_input() {
 
 void App::handle_keys() {
   const std::vector<KeyPress> presses = keys.take();
-  if (ImGui::GetIO().WantTextInput) return;  // typing in a text field: the keys are the field's
+  // The single-key shortcuts act only when no widget has the keyboard: a text field being typed in, a widget
+  // held or edited (a slider dragged, a number typed after Ctrl+click), a popup. Those keys are the widget's.
+  const ImGuiIO& io = ImGui::GetIO();
+  if (io.WantTextInput || io.WantCaptureKeyboard || ImGui::IsAnyItemActive()) return;
   for (const KeyPress& p : presses) on_key(p);
 }
 
@@ -501,7 +523,6 @@ void App::frame(int w, int h) {
   update_field();
   probe.mark(FramePhase::field);
   handle_view_input();
-  handle_keys();
   if (exporter->video_active() || exporter->sequence_active()) exporter->tick(export_view());
   probe.mark(FramePhase::other);
 
@@ -532,6 +553,10 @@ void App::frame(int w, int h) {
   else if (ImGui::GetTime() - m_ui_hidden_at < 4.0)  // for a few seconds: how to get the panels back
     draw_hidden_ui_hint(*this);
   probe.mark(FramePhase::imgui_build);
+  // After the panels: a click that gave a text field the keyboard in this same frame keeps the keys from the
+  // shortcuts too. A snapshot or video asked for here starts in the next frame.
+  handle_keys();
+  probe.mark(FramePhase::other);
 
   // Figures for the timing panel (the phase split is the last finished frame's).
   stats.frame_ms = dt * 1e3;
@@ -548,9 +573,18 @@ void App::frame(int w, int h) {
   probe.mark(FramePhase::autosave);
 }
 
+AppSettings App::settings_to_persist() const {
+  AppSettings s = settings;
+  // A scheduler config is not saved (the field is empty after a relaunch): neither is the spacing it set.
+  if (const SchedulerConfig* c = session ? session->scheduler_config() : nullptr;
+      c && m_spacing_before_config && s.sampling.spacing == c->spacing)
+    s.sampling.spacing = *m_spacing_before_config;
+  return s;
+}
+
 void App::autosave_settings() {
   if (!opts.persist) return;
-  const std::string now = to_json(settings).dump();
+  const std::string now = to_json(settings_to_persist()).dump();
   const double t = ImGui::GetTime();
   if (m_saved_settings.empty()) m_saved_settings = now;  // as loaded
   if (now == m_saved_settings) return;
@@ -569,7 +603,7 @@ void App::save_settings() {
   std::filesystem::create_directories(config_dir, ec);
   std::string err, note;
   // Command-line values the user did not change in the UI are saved as they were before this run.
-  const AppSettings to_save = app_settings_from_json(m_run_only.to_persist(to_json(settings)), &note);
+  const AppSettings to_save = app_settings_from_json(m_run_only.to_persist(to_json(settings_to_persist())), &note);
   if (!save_app_settings(config_dir + "/settings.json", to_save, &err)) {
     status_line = err;
     status_is_error = true;

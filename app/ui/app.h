@@ -3,7 +3,10 @@
 // Panels (panel_*.cpp) are plain functions of this state; no CUDA here, GL only through render/.
 #pragma once
 #include <deque>
+#include <map>
+#include <set>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +17,7 @@
 #include "ui/compute_services.h"
 #include "ui/exporter.h"
 #include "ui/kernel_bench.h"
+#include "ui/layout_audit.h"
 #include "ui/key_queue.h"
 #include "ui/run_only.h"
 #include "core/sampling_session.h"
@@ -50,6 +54,13 @@ struct FrameStats {
   int steps_this_frame = 0;
   std::deque<float> frame_ms_history;  // last 240 frames
 };
+
+// A widget's rectangle in ImGui coordinates (the last frame's), for scripted clicks (`click ITEM`).
+struct ItemRect {
+  float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+};
+// The items App::name_item records: the model path field, the scheduler config field, the export folder field.
+const std::vector<std::string>& named_item_names();
 
 class App {
  public:
@@ -118,11 +129,17 @@ class App {
   std::string backend_choice = "auto";
   bool backend_changed = false;
   bool vsync_dirty = true;     // the window applies settings.view.vsync when set
+  // Named widgets drawn in the last frame (named_item_names()), for scripted clicks.
+  std::map<std::string, ItemRect> named_items;
+  void name_item(const std::string& name);  // records the last item's rectangle under `name`
+  int exports_run = 0;         // run_export calls (the S / V keys, the buttons, scripts) since start
+  LayoutAudit layout_audit;    // clipped text of the last frame (filled when enabled: scripts, tests)
   // The timeline slider's rectangle in ImGui coordinates (for scripted drags).
   float timeline_x0 = 0, timeline_x1 = 0, timeline_y = 0;
   int fb_w = 0, fb_h = 0;
   int max_budget_mb = 65536;   // GL_MAX_SHADER_STORAGE_BLOCK_SIZE: the renderer binds the whole trajectory
   bool open_kernels = false;   // expand the kernel panel on the next frame (scripts)
+  std::set<std::string> open_sections;  // left panel sections to expand on the next frame (scripts: section_names())
   bool open_schedule = false;  // expand the Schedule section and scroll to it on the next frame (scripts)
   // Analytic models: errors vs the exact ODE, in the background (made by panel_schedule when first shown).
   std::unique_ptr<ExactLab> exact_lab;
@@ -153,10 +170,14 @@ class App {
   void handle_keys();
   void update_projection();
   void save_settings();
+  // The settings as saved: the user's own spacing in place of the one an applied scheduler config set.
+  AppSettings settings_to_persist() const;
   void load_initial_model();  // --model, else the saved model, else the default
 
   int m_pending_frame = -1;    // show_frame_when_computed
   double m_restored_camera_aspect = 0;  // keep_camera_aspect; 0: the window's pane
+  // The spacing before the first scheduler config was applied (Clear and the settings file get it back).
+  std::optional<Spacing> m_spacing_before_config;
   RunOnlyValues m_run_only;    // the command line's values, kept out of the settings file
   bool m_want_snapshot = false, m_want_video = false;
   double m_last_time = 0;

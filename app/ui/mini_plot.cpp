@@ -28,13 +28,7 @@ struct Axis {
     lo = std::min(lo, t(v));
     hi = std::max(hi, t(v));
   }
-  void finish() {
-    if (!(lo <= hi)) lo = 0, hi = 1;
-    if (hi - lo < 1e-12) {
-      const double pad = log ? 0.5 : std::max(1e-12, std::abs(lo) * 0.1 + 1e-12);
-      lo -= pad, hi += pad;
-    }
-  }
+  void finish() { pad_axis_range(&lo, &hi, log); }
   float map(double v, float a, float b) const { return a + float((t(v) - lo) / (hi - lo)) * (b - a); }
 };
 
@@ -47,6 +41,14 @@ void dashed_segment(ImDrawList* dl, ImVec2 a, ImVec2 b, ImU32 c) {
 }
 
 }  // namespace
+
+void pad_axis_range(double* lo, double* hi, bool log) {
+  if (!(*lo <= *hi)) *lo = 0, *hi = 1;
+  if (*hi - *lo < 1e-12) {  // one value (a one-step run): a range around it that reads as numbers
+    const double pad = log || *lo == 0 ? 0.5 : 0.1 * std::abs(*lo);
+    *lo -= pad, *hi += pad;
+  }
+}
 
 void draw_plot(const PlotSpec& spec, const std::vector<PlotLine>& lines) {
   Axis ax{spec.log_x}, ay{spec.log_y};

@@ -31,4 +31,8 @@ struct PlotSpec {
 
 void draw_plot(const PlotSpec& spec, const std::vector<PlotLine>& lines);
 
+// The range a plot's axis shows for data from lo to hi (log10 units on a log axis): as given, [0, 1] when there
+// is no data (lo > hi), and around a single value ±0.5 (log: half a decade; the value 0) or ±10% of it.
+void pad_axis_range(double* lo, double* hi, bool log);
+
 }  // namespace diffscope::ui

@@ -11,19 +11,6 @@ namespace diffscope::ui {
 
 namespace {
 
-// `text` in at most `width` (ImGui units): its middle replaced by "..." when it does not fit.
-std::string elide_middle(const std::string& text, float width) {
-  if (ImGui::CalcTextSize(text.c_str()).x <= width) return text;
-  size_t keep = text.size();
-  std::string out;
-  do {
-    --keep;
-    const size_t head = keep / 3, tail = keep - head;  // the end of a folder says more than its start
-    out = text.substr(0, head) + "..." + text.substr(text.size() - tail);
-  } while (keep > 0 && ImGui::CalcTextSize(out.c_str()).x > width);
-  return out;
-}
-
 // A file's path as its folder (dimmed, elided in the middle to one line) over its name (wrapped only if the
 // name alone is wider than the panel), so a file name is never split between lines.
 void path_lines(const std::string& path) {
@@ -46,16 +33,24 @@ void panel_video_export(App& app) {
     if (ImGui::Button("Cancel")) ex.cancel_video();
     return;
   }
-  ImGui::SetNextItemWidth(70 * app.content_scale);
-  ImGui::Combo("##video_format", &ex.video.format, "MP4\0GIF\0WebP\0");
-  ImGui::SameLine();
-  ImGui::SetNextItemWidth(70 * app.content_scale);
+  // One row while it fits, else as many rows as the panel's width needs (UI scale 2: three).
+  const ImGuiStyle& st = ImGui::GetStyle();
+  static const char* kFormats[] = {"MP4", "GIF", "WebP"};
+  const float format_w = ImGui::CalcTextSize("WebP").x + 2 * st.FramePadding.x + ImGui::GetFrameHeight();
+  ImGui::SetNextItemWidth(format_w);
+  ImGui::Combo("##video_format", &ex.video.format, kFormats, 3);
+  const float fps_w = ImGui::CalcTextSize("240").x + 2 * st.FramePadding.x + 8 * app.content_scale;
+  same_line_if_fits(fps_w + st.ItemInnerSpacing.x + ImGui::CalcTextSize("fps").x);
+  ImGui::SetNextItemWidth(fps_w);
   ImGui::DragInt("fps", &ex.video.fps, 0.5f, 1, 240, "%d", ImGuiSliderFlags_AlwaysClamp);
-  ImGui::SameLine();
+  auto checkbox_w = [&](const char* label) {
+    return ImGui::GetFrameHeight() + st.ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
+  };
+  same_line_if_fits(checkbox_w("lossless"));
   ImGui::Checkbox("lossless", &ex.video.lossless);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("MP4: libx264rgb -qp 0 (exact RGB); WebP: lossless; GIF: 256 colours");
   if (ex.video.format == 0 && !ex.video.lossless) {
-    ImGui::SameLine();
+    same_line_if_fits(checkbox_w("yuv420p"));
     ImGui::Checkbox("yuv420p", &ex.video.yuv420);
     tip("MP4 that every player plays (browsers, QuickTime); the default yuv444p keeps the colour of small points "
         "(VLC, mpv, ffplay play it)");
@@ -68,8 +63,13 @@ void panel_video_export(App& app) {
 
 void panel_export(App& app) {
   AppSettings& s = app.settings;
-  if (ImGui::InputTextWithHint("folder", resolve_export_dir("").c_str(), &s.export_dir))
+  // The folder on a line of its own, the field the panel's full width: a path needs the room.
+  ImGui::AlignTextToFramePadding();
+  ImGui::TextUnformatted("folder");
+  ImGui::SetNextItemWidth(-1);
+  if (ImGui::InputTextWithHint("##folder", resolve_export_dir("").c_str(), &s.export_dir))
     app.exporter->clear_stale_messages();  // an error about the old folder no longer applies
+  app.name_item("export_folder");
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("export folder (created when needed): %s", resolve_export_dir(s.export_dir).c_str());
   int wh[2] = {s.export_width, s.export_height};
@@ -80,10 +80,11 @@ void panel_export(App& app) {
   tip("every PNG carries its .json sidecar in a text chunk (iTXt 'diffscope')");
   if (ImGui::Button("Snapshot (S)")) app.run_export(ExportKind::Snapshot);
   tip("the views at the shown frame as PNG (no UI), with a .json sidecar that reproduces it");
-  ImGui::SameLine();
+  auto button_w = [](const char* label) { return ImGui::CalcTextSize(label).x + 2 * ImGui::GetStyle().FramePadding.x; };
+  same_line_if_fits(button_w("State .npy"));
   if (ImGui::Button("State .npy")) app.run_export(ExportKind::State);
   tip("the samples at the shown frame: (B, dim) float32 .npy");
-  ImGui::SameLine();
+  same_line_if_fits(button_w("Trajectory .npy"));
   if (ImGui::Button("Trajectory .npy")) app.run_export(ExportKind::Trajectory);
   tip("every stored frame: (frames, B, dim) float32 .npy");
   if (app.session->has_model() && ImGui::Button("Copy command line")) {

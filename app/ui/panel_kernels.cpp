@@ -3,16 +3,20 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <string>
 #include <vector>
 
+#include "core/words.h"
 #include "ui/app.h"
 #include "ui/panels.h"
 
 namespace diffscope::ui {
 namespace {
 
-// One bar split by the frame's phases (CPU wall time; they add up to the frame), with a legend of the phases
-// above 2% of it and every phase in the tooltip.
+// One bar split by the frame's phases (CPU wall time; they add up to the frame), with a legend naming every
+// segment wide enough to see (in the order of the bar; the names are `print`'s phase_ms keys), and every phase
+// in the tooltip.
 void draw_phase_split(const FrameReport& fr, float s) {
   static const ImU32 kColors[kFramePhases] = {
       IM_COL32(120, 160, 255, 255), IM_COL32(255, 170, 60, 255),  IM_COL32(150, 220, 120, 255),
@@ -24,28 +28,46 @@ void draw_phase_split(const FrameReport& fr, float s) {
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const double total = std::max(1e-9, fr.frame_ms);
   float x = p0.x;
+  bool shown[kFramePhases] = {};
   for (int p = 0; p < kFramePhases; ++p) {
     const float dx = float(w * std::clamp(fr.phase_ms[p] / total, 0.0, 1.0));
+    shown[p] = dx >= 1.0f;  // a segment one pixel wide or more is seen, so it is named
     if (dx > 0) dl->AddRectFilled(ImVec2(x, p0.y), ImVec2(x + dx, p0.y + h), kColors[p]);
     x += dx;
   }
   ImGui::Dummy(ImVec2(w, h));
   if (ImGui::IsItemHovered()) {
     ImGui::BeginTooltip();
+    ImGui::TextUnformatted("CPU wall time of the frame's phases (they add up to the frame):");
     for (int p = 0; p < kFramePhases; ++p)
       ImGui::Text("%-12s %7.3f ms", frame_phase_name(FramePhase(p)), fr.phase_ms[p]);
     ImGui::EndTooltip();
   }
-  bool first = true;
+  ImGui::TextDisabled("CPU ms:");
   for (int p = 0; p < kFramePhases; ++p) {
-    if (fr.phase_ms[p] < 0.02 * total) continue;
-    if (!first) ImGui::SameLine();
-    first = false;
+    if (!shown[p]) continue;
+    char text[64];
+    std::snprintf(text, sizeof text, "%s %.2f", frame_phase_name(FramePhase(p)), fr.phase_ms[p]);
+    same_line_if_fits(8 * s + 3 * s + ImGui::CalcTextSize(text).x);
     ImGui::ColorButton(frame_phase_name(FramePhase(p)), ImGui::ColorConvertU32ToFloat4(kColors[p]),
                        ImGuiColorEditFlags_NoTooltip, ImVec2(8 * s, 8 * s));
     ImGui::SameLine(0, 3 * s);
-    ImGui::Text("%s %.2f", frame_phase_name(FramePhase(p)), fr.phase_ms[p]);
+    ImGui::TextUnformatted(text);
   }
+}
+
+// Text items on one line while they fit, else on the next ones.
+void flow_text(const std::vector<std::string>& parts) {
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) same_line_if_fits(ImGui::CalcTextSize(parts[i].c_str()).x);
+    ImGui::TextUnformatted(parts[i].c_str());
+  }
+}
+
+std::string ms(const char* name, double v, int digits = 3) {
+  char b[96];
+  std::snprintf(b, sizeof b, "%s %.*f ms", name, digits, v);
+  return b;
 }
 
 }  // namespace
@@ -77,16 +99,43 @@ float panel_kernels(App& app) {
     draw_phase_split(fr, s);
     const FrameCounts& c = fr.counts;
     const bool waited = c.readbacks + c.syncs + c.camera_fits > 0;
-    (waited ? ImGui::TextColored(ImVec4(1.0f, 0.75f, 0.3f, 1.0f), "GPU waits: %ld read-backs, %ld syncs, %ld camera fits",
-                                 c.readbacks, c.syncs, c.camera_fits)
-            : ImGui::TextDisabled("GPU waits: none this frame"));
+    if (waited) {
+      const std::string text = "GPU waits: " + count_noun(c.readbacks, "read-back") + ", " + count_noun(c.syncs, "sync") +
+                               ", " + count_noun(c.camera_fits, "camera fit");
+      ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.75f, 0.3f, 1.0f));
+      ImGui::TextWrapped("%s", text.c_str());
+      ImGui::PopStyleColor();
+    } else {
+      ImGui::TextDisabled("GPU waits: none this frame");
+    }
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip("In steady state a frame never waits for the GPU; exports, Fit view and the field view\n"
                         "(one small read-back per shown timestep) are the exceptions.");
-    ImGui::Text("GPU: %d steps in %.2f ms   scene draw %.3f ms", st.steps_this_frame, st.steps_ms, st.draw_gpu_ms);
+    // GPU time (timer queries and CUDA events), not the CPU phases above: gl_draw is the GPU's side of scene_draw.
+    // The steps' row only where they run on the GPU (the CPU path's run time is the Sampling section's).
+    const ComputePath* path = app.session->compute_path();
+    ImGui::TextDisabled("GPU ms:");
+    same_line_if_fits(0);
+    std::vector<std::string> gpu_rows;
+    if (path && path->is_gpu())
+      gpu_rows.push_back(ms("steps", st.steps_ms, 2) + " (" + count_noun(st.steps_this_frame, "step") + ")");
+    gpu_rows.push_back(ms("gl_draw", st.draw_gpu_ms));
+    flow_text(gpu_rows);
     if (ImGui::IsItemHovered())
       ImGui::SetTooltip("GPU times are read when the GPU has finished them (a frame or more late), never waited for.");
-    ImGui::Text("interop map %.3f ms / unmap %.3f ms   upload %.3f ms", st.map_ms, st.unmap_ms, st.upload_ms);
+    // The copies of the compute path: CUDA-GL interop maps and unmaps the trajectory buffer; the CPU path and
+    // host staging upload into it. A path shows only the rows it has.
+    const bool interop = path && path->name().find("interop") != std::string::npos;
+    if (interop || st.map_ms > 0 || st.unmap_ms > 0) {
+      ImGui::TextDisabled("interop:");
+      same_line_if_fits(0);
+      flow_text({ms("map", st.map_ms), ms("unmap", st.unmap_ms)});
+    }
+    if (!interop || st.upload_ms > 0) {
+      ImGui::TextDisabled("host -> GL:");
+      same_line_if_fits(0);
+      flow_text({ms("upload", st.upload_ms)});
+    }
     std::vector<float> h(st.frame_ms_history.begin(), st.frame_ms_history.end());
     if (!h.empty()) {
       std::vector<float> sorted = h;
@@ -96,23 +145,27 @@ float panel_kernels(App& app) {
     }
     if (app.session->compute_path()) ImGui::TextDisabled("%s", app.session->compute_path()->device().c_str());
   }
+  app.layout_audit.check_window("Kernels & timing", "Per frame");
   if (ImGui::CollapsingHeader("Kernels", ImGuiTreeNodeFlags_DefaultOpen)) {
     BenchConfig& c = app.bench.config;
     const ImGuiSliderFlags clamp = ImGuiSliderFlags_AlwaysClamp;
-    ImGui::SetNextItemWidth(200 * s);
+    // 200 units wide, less where the window leaves no room for the longest label beside them.
+    const float field_w = std::min(200 * s, ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ItemInnerSpacing.x -
+                                                ImGui::CalcTextSize("mlp B,d0,d1,d2").x);
+    ImGui::SetNextItemWidth(field_w);
     ImGui::DragInt4("mlp B,d0,d1,d2", &c.mlp_B, 1.0f, 1, 4096, "%d", clamp);
-    ImGui::SetNextItemWidth(200 * s);
+    ImGui::SetNextItemWidth(field_w);
     ImGui::DragInt("mlp d3", &c.d3, 1.0f, 1, 4096, "%d", clamp);
-    ImGui::SetNextItemWidth(200 * s);
+    ImGui::SetNextItemWidth(field_w);
     ImGui::DragInt("denoiser B", &c.den_B, 16.0f, 1, 1 << 20, "%d", clamp);
-    ImGui::SetNextItemWidth(200 * s);
+    ImGui::SetNextItemWidth(field_w);
     ImGui::DragInt("denoiser S", &c.den_S, 1.0f, 1, 100, "%d", clamp);
     if (ImGui::Button("Run CPU rows") && app.session->has_model()) app.bench.run(app.session->model(), c);
     if (app.bench.gpu_available()) {
       static char filter[64] = "B=16 ";
       ImGui::SameLine();
       if (ImGui::Button("Run GPU rows")) app.bench.run_gpu(filter);
-      ImGui::SameLine();
+      same_line_if_fits(120 * s + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize("filter").x);
       ImGui::SetNextItemWidth(120 * s);
       ImGui::InputText("filter", filter, sizeof filter);
     }
@@ -153,8 +206,13 @@ float panel_kernels(App& app) {
       ImGui::PlotLines("##hist", hist.data(), int(hist.size()), 0, "denoiser launch median (us)", 0.0f, FLT_MAX,
                        ImVec2(ImGui::GetContentRegionAvail().x, 50 * s));
     const std::string note = app.bench.gpu_note();
-    if (!note.empty()) ImGui::TextDisabled("%s", note.c_str());
+    if (!note.empty()) {
+      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+      ImGui::TextWrapped("%s", note.c_str());
+      ImGui::PopStyleColor();
+    }
   }
+  app.layout_audit.check_window("Kernels & timing");
   ImGui::End();
   return top;
 }

@@ -3,6 +3,7 @@
 #include <imgui_stdlib.h>
 
 #include "ui/app.h"
+#include "ui/layout_audit.h"
 #include "ui/panels.h"
 #include "ui/paths.h"
 
@@ -21,9 +22,13 @@ std::string picker_label(const std::string& name) {
 void panel_scheduler_config(App& app) {
   const float apply_w = ImGui::CalcTextSize("Apply").x + 2 * ImGui::GetStyle().FramePadding.x;
   ImGui::SetNextItemWidth(-(apply_w + ImGui::GetStyle().ItemSpacing.x));
-  const bool enter = ImGui::InputTextWithHint("##scheduler_config", "scheduler_config.json (optional)",
-                                              &app.scheduler_config_field, ImGuiInputTextFlags_EnterReturnsTrue);
-  tip("a diffusers scheduler_config.json: its timestep_spacing / use_karras_sigmas and steps_offset apply to the runs; "
+  const char* hint = "scheduler_config.json";
+  const bool enter = ImGui::InputTextWithHint("##scheduler_config", hint, &app.scheduler_config_field,
+                                              ImGuiInputTextFlags_EnterReturnsTrue);
+  app.name_item("scheduler_config");
+  if (app.scheduler_config_field.empty())
+    app.layout_audit.check_text("scheduler config field", hint, last_frame_inner_width(false, "##scheduler_config"));
+  tip("optional: a diffusers scheduler_config.json: its timestep_spacing / use_karras_sigmas and steps_offset apply to the runs; "
       "its betas only to an analytic model or a file without a schedule (SEMANTICS §3); Enter applies it");
   ImGui::SameLine();
   if (ImGui::Button("Apply") || enter) app.load_scheduler_config(app.scheduler_config_field);
@@ -33,9 +38,10 @@ void panel_scheduler_config(App& app) {
     ImGui::TextWrapped("scheduler config: %s (spacing %s, steps_offset %d)", c->path.c_str(), spacing_name(c->spacing),
                        c->steps_offset);
     ImGui::PopStyleColor();
-    ImGui::SameLine();
+    same_line_if_fits(ImGui::CalcTextSize("Clear").x + 2 * ImGui::GetStyle().FramePadding.x);
     if (ImGui::SmallButton("Clear")) app.scheduler_config_field.clear(), app.load_scheduler_config("");
-    tip("back to the model file's own schedule and steps_offset 0 (the spacing picker keeps its value)");
+    tip("back to the model file's own schedule, steps_offset 0 and the spacing picked before the config was applied "
+        "(a spacing picked since stays)");
   }
 }
 
@@ -48,7 +54,12 @@ void panel_model(App& app) {
   for (const auto& [name, path] : models)
     if (path == current) label = picker_label(name);
   if (label == "(none)" && !current.empty()) label = current.substr(current.find_last_of('/') + 1);
-  if (ImGui::BeginCombo("bundled", label.c_str())) {
+  // A long file name: its middle elided to the combo's width (the full path is the field below).
+  const float inner = ImGui::CalcItemWidth() - ImGui::GetFrameHeight() - 2 * ImGui::GetStyle().FramePadding.x;
+  label = elide_middle(label, inner);
+  const bool open = ImGui::BeginCombo("bundled", label.c_str());
+  if (!open) app.layout_audit.check_text("bundled combo", label, last_frame_inner_width(true, "bundled"));
+  if (open) {
     for (int untrained = 0; untrained < 2; ++untrained) {
       bool first = true;
       for (const auto& [name, path] : models) {
@@ -69,6 +80,7 @@ void panel_model(App& app) {
   ImGui::SetNextItemWidth(-(ImGui::CalcTextSize("Load").x + 2 * ImGui::GetStyle().FramePadding.x +
                             ImGui::GetStyle().ItemSpacing.x));
   const bool enter = ImGui::InputText("##path", &app.path_field, ImGuiInputTextFlags_EnterReturnsTrue);
+  app.name_item("model_path");
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("%s", app.path_field.empty() ? "a .safetensors path or a bundled name; Enter loads it"
                                                    : app.path_field.c_str());
@@ -98,7 +110,9 @@ void panel_model(App& app) {
       ImGui::TextWrapped("data: %s", ds->second.c_str());
       ImGui::PopStyleColor();
     }
-    for (const auto& w : m.warnings) ImGui::TextColored(ImVec4(1, 0.8f, 0.4f, 1), "%s", w.c_str());
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.8f, 0.4f, 1));
+    for (const auto& w : m.warnings) ImGui::TextWrapped("%s", w.c_str());  // a config's warnings are long
+    ImGui::PopStyleColor();
   }
 }
 

@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "core/ranges.h"
+#include "core/words.h"
 #include "ui/app.h"
+#include "ui/layout_audit.h"
 #include "ui/panels.h"
 
 namespace diffscope::ui {
@@ -23,7 +25,9 @@ void panel_sampling(App& app) {
   // Every solver of SEMANTICS §3, in the enum's order (core/step_table.h).
   static const std::vector<std::string> kSamplerNames = sampler_names();
   int sampler = static_cast<int>(s.sampler);
-  if (ImGui::BeginCombo("sampler", sampler_name(s.sampler))) {
+  const bool sampler_open = ImGui::BeginCombo("sampler", sampler_name(s.sampler));
+  if (!sampler_open) app.layout_audit.check_text("sampler combo", sampler_name(s.sampler), last_frame_inner_width(true, "sampler"));
+  if (sampler_open) {
     for (int i = 0; i < int(kSamplerNames.size()); ++i)
       if (ImGui::Selectable(kSamplerNames[i].c_str(), i == sampler)) s.sampler = parse_sampler(kSamplerNames[i]);
     ImGui::EndCombo();
@@ -35,7 +39,10 @@ void panel_sampling(App& app) {
   const bool per_t = s.sampler == Sampler::Ddpm || s.sampler == Sampler::DdpmMean;
   static const std::vector<std::string> kSpacingNames = spacing_names();
   if (per_t) ImGui::BeginDisabled();
-  if (ImGui::BeginCombo("spacing", per_t ? "default" : spacing_name(s.spacing))) {
+  const char* spacing_shown = per_t ? "default" : spacing_name(s.spacing);
+  const bool spacing_open = ImGui::BeginCombo("spacing", spacing_shown);
+  if (!spacing_open) app.layout_audit.check_text("spacing combo", spacing_shown, last_frame_inner_width(true, "spacing"));
+  if (spacing_open) {
     for (const std::string& n : kSpacingNames)
       if (ImGui::Selectable(n.c_str(), n == spacing_name(s.spacing))) s.spacing = parse_spacing(n);
     ImGui::EndCombo();
@@ -65,9 +72,9 @@ void panel_sampling(App& app) {
   tip("number of sampler steps N, in [1, t_start + 1]; the run has N + 1 frames");
   if (per_t && s.steps < s.t_start + 1) {  // SEMANTICS §3: one timestep per step
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.75f, 0.35f, 1));
-    ImGui::TextWrapped("%s takes one timestep per step: %d steps from t_start %d end at t = %d, not at clean "
+    ImGui::TextWrapped("%s takes one timestep per step: %s from t_start %d end at t = %d, not at clean "
                        "data (steps = t_start + 1 = %d reaches it; ddim spreads fewer steps over all t).",
-                       s.sampler == Sampler::Ddpm ? "ddpm" : "ddpm-mean", s.steps, s.t_start,
+                       s.sampler == Sampler::Ddpm ? "ddpm" : "ddpm-mean", count_noun(s.steps, "step").c_str(), s.t_start,
                        s.t_start - s.steps + 1, s.t_start + 1);
     ImGui::PopStyleColor();
   }
@@ -89,7 +96,9 @@ void panel_sampling(App& app) {
   const int p = std::clamp(static_cast<int>(s.precision), 0, 2);
   const std::string preview = std::string(kPrecisions[p]) + (gpu ? "" : "  (GPU only)");
   if (!gpu) ImGui::BeginDisabled();
-  if (ImGui::BeginCombo("precision", preview.c_str())) {
+  const bool precision_open = ImGui::BeginCombo("precision", preview.c_str());
+  if (!precision_open) app.layout_audit.check_text("precision combo", preview, last_frame_inner_width(true, "precision"));
+  if (precision_open) {
     for (int i = 0; i < 3; ++i)
       if (ImGui::Selectable(kPrecisions[i], i == p)) s.precision = static_cast<Precision>(i);
     ImGui::EndCombo();
@@ -119,7 +128,8 @@ void panel_sampling(App& app) {
   // Progress of the re-simulation.
   const float prog = static_cast<float>(app.session->progress());
   char buf[96];
-  std::snprintf(buf, sizeof buf, "%d / %d steps%s", app.session->computed_steps(), app.session->n_steps(),
+  std::snprintf(buf, sizeof buf, "%d / %s%s", app.session->computed_steps(),
+                count_noun(app.session->n_steps(), "step").c_str(),
                 app.session->overflow_frame() >= 0 ? ": overflowed (not finite)" : "");
   ImGui::ProgressBar(prog, ImVec2(-1, 0), buf);
   if (app.session->layout().n_slots > 0) ImGui::TextDisabled("%s", app.session->layout().describe().c_str());

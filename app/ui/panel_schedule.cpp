@@ -12,6 +12,7 @@
 #include "core/exact_lab.h"
 #include "core/sampling.h"
 #include "ui/app.h"
+#include "core/words.h"
 #include "ui/mini_plot.h"
 #include "ui/panels.h"
 
@@ -149,9 +150,9 @@ void exact_plots(App& app, const StepTable& tab) {
                   r.frame_error[std::min<size_t>(j, r.frame_error.size() - 1)]);
     char help[256];
     std::snprintf(help, sizeof help,
-                  "RMS over the first %d rows of |frame j - x*(sigma_j)|, x* the exact probability-flow ODE from the "
+                  "RMS over the first %s of |frame j - x*(sigma_j)|, x* the exact probability-flow ODE from the "
                   "same start (1e-10), the run replayed in float64 on the CPU; frame 0 is the start (error 0)",
-                  std::min(app.session->settings().n_samples, kLabRows));
+                  count_noun(std::min(app.session->settings().n_samples, kLabRows), "row").c_str());
     std::snprintf(marker, sizeof marker, "frame %d", j);
     PlotSpec spec;
     spec.help = help;
@@ -209,8 +210,8 @@ void panel_schedule(App& app) {
   const StepTable& tab = app.session->table();
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   const int j = app.shown_frame();
-  ImGui::TextWrapped("%s, %s spacing, %d steps from t_start %d. Marker: the shown frame %d, %s", sampler_name(tab.sampler),
-                     spacing_name(tab.spacing), tab.steps(), app.session->settings().t_start, j,
+  ImGui::TextWrapped("%s, %s spacing, %s from t_start %d. Marker: the shown frame %d, %s", sampler_name(tab.sampler),
+                     spacing_name(tab.spacing), count_noun(tab.steps(), "step").c_str(), app.session->settings().t_start, j,
                      j < tab.steps() ? "the state before step k = j (values in the titles)"
                                      : "the result, after the last step (titles: the last step)");
   ImGui::PopStyleColor();

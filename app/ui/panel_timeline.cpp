@@ -7,6 +7,7 @@
 
 #include "core/ranges.h"
 #include "ui/app.h"
+#include "ui/layout_audit.h"
 #include "ui/panels.h"
 
 namespace diffscope::ui {
@@ -24,6 +25,7 @@ float panel_timeline(App& app) {
   ViewSettings& v = app.settings.view;
   const char* play_label = app.at_end() ? "Replay###play" : app.playing ? "Pause###play" : "Play###play";
   if (ImGui::Button(play_label, ImVec2(60 * s, 0))) app.toggle_play();
+  app.layout_audit.check_text("play button", "Replay", 60 * s - 2 * ImGui::GetStyle().FramePadding.x);
   tip("Space: play / pause; at the last frame, replay from the start");
   ImGui::SameLine();
   if (ImGui::ArrowButton("##left", ImGuiDir_Left)) app.step_cursor(-1);
@@ -34,16 +36,26 @@ float panel_timeline(App& app) {
   same_line_if_fits(ImGui::CalcTextSize("follow newest").x + ImGui::GetFrameHeight());
   ImGui::Checkbox("follow newest", &v.follow_newest);
   tip("while sampling, show the newest computed frame");
-  // A drag box, not a slider: a slider's grab would sit on the value text. Ctrl+click types a value.
-  const float speed_w = 80 * s;
-  same_line_if_fits(ImGui::CalcTextSize("speed").x + speed_w);
+  // A drag box, not a slider: a slider's grab would sit on the value text. Ctrl+click types a value. The speed is
+  // run frames per screen refresh: x1.0 is one frame (one step) per refresh, 60 frames/s on a 60 Hz screen.
+  const char* kSpeedFormat = "x%.1f frames/refresh";
+  char widest[64];
+  std::snprintf(widest, sizeof widest, kSpeedFormat, kPlaySpeedRange.hi);
+  const float speed_w = ImGui::CalcTextSize(widest).x + 2 * ImGui::GetStyle().FramePadding.x;
+  same_line_if_fits(ImGui::CalcTextSize("speed").x + ImGui::GetStyle().ItemInnerSpacing.x + speed_w);
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted("speed");
   ImGui::SameLine(0, ImGui::GetStyle().ItemInnerSpacing.x);
   ImGui::SetNextItemWidth(speed_w);
-  ImGui::DragFloat("##speed", &v.play_speed, 0.01f, float(kPlaySpeedRange.lo), float(kPlaySpeedRange.hi), "x%.1f",
+  ImGui::DragFloat("##speed", &v.play_speed, 0.01f, float(kPlaySpeedRange.lo), float(kPlaySpeedRange.hi), kSpeedFormat,
                    ImGuiSliderFlags_AlwaysClamp | ImGuiSliderFlags_Logarithmic);
-  tip("frames per UI frame when playing a finished run (drag, or Ctrl+click to type)");
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
+    const float hz = ImGui::GetIO().Framerate;
+    ImGui::SetTooltip("replay speed in run frames per screen refresh: x1.0 shows one frame (one step) per refresh, so "
+                      "%.0f frames/s at this window's %.0f refreshes/s (60 on a 60 Hz screen with vsync); x0.5 half "
+                      "that. Drag, or Ctrl+click to type.",
+                      v.play_speed * hz, hz);
+  }
   const int n = app.session->n_steps();
   const int j = app.shown_frame();
   const int t = app.session->timestep_of_frame(j);
@@ -56,7 +68,12 @@ float panel_timeline(App& app) {
     std::snprintf(where, sizeof where, "frame %d / %d   clean (after t = %d)", j, n, t_last);
   else
     std::snprintf(where, sizeof where, "frame %d / %d   after t = %d (not yet clean)", j, n, t_last);
-  same_line_if_fits(ImGui::CalcTextSize(where).x);
+  // Placed by the width of its longest form for this run, so the row does not rewrap (and the views resize) as
+  // the shown frame moves.
+  char widest_where[96];
+  std::snprintf(widest_where, sizeof widest_where, "frame %d / %d   after t = %d (not yet clean)", n, n,
+                std::max(app.session->settings().t_start, 0));
+  same_line_if_fits(std::max(ImGui::CalcTextSize(where).x, ImGui::CalcTextSize(widest_where).x));
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted(where);
 
@@ -84,6 +101,8 @@ float panel_timeline(App& app) {
   const ImVec2 ts = ImGui::CalcTextSize(value);
   ImGui::GetWindowDrawList()->AddText(ImVec2(std::round(0.5f * (a.x + b.x - ts.x)), std::round(0.5f * (a.y + b.y - ts.y))),
                                       ImGui::GetColorU32(ImGuiCol_Text), value);
+  app.layout_audit.check_text("timeline slider", value, b.x - a.x);
+  app.layout_audit.check_window("Timeline");
   ImGui::End();
   return top;
 }

@@ -13,6 +13,8 @@ namespace diffscope::ui {
 
 namespace {
 
+void draw_windows(App& app);
+
 // The narrowest left panel that shows its content uncut (ImGui units: the style and font are already scaled by
 // the UI scale): the export buttons' row, and the precision combo's "fp32  (GPU only)" beside the label column.
 float left_panel_content_width() {
@@ -40,17 +42,28 @@ float left_panel(App& app, float pad) {
   const float right = ImGui::IsWindowCollapsed() ? 0.0f : ImGui::GetWindowPos().x + ImGui::GetWindowSize().x;
   if (open) {
     ImGui::PushItemWidth(-label_column_width());
-    if (ImGui::CollapsingHeader("Model", ImGuiTreeNodeFlags_DefaultOpen)) panel_model(app);
-    if (ImGui::CollapsingHeader("Sampling", ImGuiTreeNodeFlags_DefaultOpen)) panel_sampling(app);
+    // A section a script opens (`open NAME`) is expanded once; the user's clicks decide after that.
+    auto header = [&](const char* name, ImGuiTreeNodeFlags flags = 0) {
+      if (app.open_sections.erase(name)) ImGui::SetNextItemOpen(true);
+      return ImGui::CollapsingHeader(name, flags);
+    };
+    if (header("Model", ImGuiTreeNodeFlags_DefaultOpen)) panel_model(app);
+    app.layout_audit.check_window("diffscope", "Model");
+    if (header("Sampling", ImGuiTreeNodeFlags_DefaultOpen)) panel_sampling(app);
+    app.layout_audit.check_window("diffscope", "Sampling");
     if (app.open_schedule) ImGui::SetNextItemOpen(true);
-    if (ImGui::CollapsingHeader("Schedule")) {
+    if (header("Schedule")) {
       if (app.open_schedule) ImGui::SetScrollHereY(0.0f);
       panel_schedule(app);
     }
     app.open_schedule = false;
-    if (ImGui::CollapsingHeader("View", ImGuiTreeNodeFlags_DefaultOpen)) panel_view(app);
-    if (ImGui::CollapsingHeader("Export")) panel_export(app);
+    app.layout_audit.check_window("diffscope", "Schedule");
+    if (header("View", ImGuiTreeNodeFlags_DefaultOpen)) panel_view(app);
+    app.layout_audit.check_window("diffscope", "View");
+    if (header("Export")) panel_export(app);
+    app.layout_audit.check_window("diffscope", "Export");
     ImGui::PopItemWidth();
+    app.layout_audit.check_window("diffscope");
   }
   ImGui::End();
   return right;
@@ -90,6 +103,7 @@ float status_strip(App& app, float x0, float w, float pad) {
       ImGui::TextWrapped("run: %s", app.session->error().c_str());
       ImGui::PopStyleColor();
     }
+    app.layout_audit.check_window("status");
   }
   const float bottom = fixed_bottom > 0 ? fixed_bottom : ImGui::GetWindowPos().y + ImGui::GetWindowSize().y;
   ImGui::End();
@@ -102,9 +116,24 @@ void tip(const char* text) {
   if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", text);
 }
 
+std::string elide_middle(const std::string& text, float width) {
+  if (ImGui::CalcTextSize(text.c_str()).x <= width) return text;
+  size_t keep = text.size();
+  std::string out;
+  do {
+    --keep;
+    const size_t head = keep / 3, tail = keep - head;  // the end of a folder or file name says more than its start
+    out = text.substr(0, head) + "..." + text.substr(text.size() - tail);
+  } while (keep > 0 && ImGui::CalcTextSize(out.c_str()).x > width);
+  return out;
+}
+
 void same_line_if_fits(float w) {
-  ImGui::SameLine(0, 2 * ImGui::GetStyle().ItemSpacing.x);
-  if (ImGui::GetContentRegionAvail().x < w) ImGui::NewLine();
+  // Decided before SameLine: a SameLine undone by NewLine would leave an empty item at the far right, which
+  // widens the window's content (its horizontal extent) past what is drawn.
+  const float spacing = 2 * ImGui::GetStyle().ItemSpacing.x;
+  const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+  if (ImGui::GetItemRectMax().x + spacing + w <= right) ImGui::SameLine(0, spacing);
 }
 
 float label_column_width() {
@@ -113,6 +142,19 @@ float label_column_width() {
 }
 
 void draw_panels(App& app) {
+  app.named_items.clear();
+  app.layout_audit.begin_frame();
+  draw_windows(app);
+  app.layout_audit.end_frame();
+}
+
+const std::vector<std::string>& section_names() {
+  static const std::vector<std::string> names{"Model", "Sampling", "Schedule", "View", "Export", "Kernels"};
+  return names;
+}
+
+namespace {
+void draw_windows(App& app) {
   const ImGuiIO& io = ImGui::GetIO();
   const float s = app.content_scale, pad = 8 * s;
   const float left = left_panel(app, pad);
@@ -132,5 +174,7 @@ void draw_panels(App& app) {
   app.ui_inset_top = status_strip(app, x0, w, pad) + pad;
   draw_view_legend(app);  // after the insets: it labels the views where they are drawn
 }
+
+}  // namespace
 
 }  // namespace diffscope::ui

@@ -1,12 +1,18 @@
 // panels.h — the ImGui panels, each a plain function of the app state (small panels, one file each).
 #pragma once
+#include <string>
+#include <vector>
 
 namespace diffscope::ui {
 class App;
 void draw_panels(App& app);          // all of the below, laid out (panels.cpp)
+// The collapsible sections of the left panel and "Kernels" (the kernel panel), as a script's `open` names them.
+const std::vector<std::string>& section_names();
 float label_column_width();          // room for the left panel's labels right of its widgets (ImGui units)
 void same_line_if_fits(float w);     // next item on this line when w (ImGui units) still fits, else below
 void tip(const char* text);          // the last item's tooltip (also when it is disabled)
+// `text` in at most `width` (ImGui units): its middle replaced by "..." when it does not fit.
+std::string elide_middle(const std::string& text, float width);
 void panel_model(App& app);          // model picker, path field, errors
 void panel_sampling(App& app);       // sampler settings
 void panel_view(App& app);           // drawing options

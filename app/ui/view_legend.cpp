@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/words.h"
 #include "render/axis_grid.h"
 #include "render/renderer.h"
 #include "ui/app.h"
@@ -86,8 +87,8 @@ void legend(App& app, const UiRect& u, bool pca) {
   lines.push_back({0, pca ? "sample (colour: angle of its start noise in this plane)"
                           : "sample (colour: angle of its start noise)"});
   if (v.trail_frames > 0 && app.shown_frame() > 0)
-    lines.push_back({1, "trail: its last " + std::to_string(v.trail_frames) + " stored frames"});
-  if (v.show_data && m.n_data > 0) lines.push_back({2, "held-out data (" + std::to_string(m.n_data) + " points)"});
+    lines.push_back({1, "trail: its last " + count_noun(v.trail_frames, "stored frame")});
+  if (v.show_data && m.n_data > 0) lines.push_back({2, "held-out data (" + count_noun(m.n_data, "point") + ")"});
   if (v.show_field && m.net.dim == 2)
     lines.push_back(v.field_x0 ? Line{4, "predicted clean point x0 of each grid point"}
                                : Line{3, "-eps at this t: blue small .. orange large"});

@@ -259,6 +259,10 @@ TEST_F(Cli, SampleSaysWhatItWroteAndParseErrorsPointAtTheSubcommandsHelp) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("wrote " + out("s.npy") + " (37, 2) in "), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("(5 steps, ddim, cpu)"), std::string::npos) << r.err;
+  // One step is "1 step" (the newcomer trial read "1 steps").
+  const Result one = run("sample --model " + golden("d2_h256.safetensors") + " --n 3 --steps 1 --out " + out("s1.npy"));
+  ASSERT_EQ(one.code, 0) << one.err;
+  EXPECT_NE(one.err.find("(1 step, ddim, cpu)"), std::string::npos) << one.err;
   const Result bad = run("sample --model " + golden("d2_h256.safetensors") + " --bogus --out " + out("s.npy"));
   EXPECT_EQ(bad.code, 2);
   EXPECT_NE(bad.err.find("see diffscope sample --help"), std::string::npos) << bad.err;

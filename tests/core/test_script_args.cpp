@@ -81,11 +81,49 @@ TEST(ScriptArgs, AWordLeftOverIsAnErrorNamingIt) {
   EXPECT_EQ(a.word("KEY"), "export_dir");
   EXPECT_EQ(a.word("VALUE"), "/a/sp");
   const std::string m = error_of([&] { a.end(); });
-  EXPECT_NE(m.find("set: unexpected extra word(s) 'ace'"), std::string::npos) << m;
+  EXPECT_NE(m.find("set: unexpected extra word 'ace'"), std::string::npos) << m;
   EXPECT_NE(m.find("double quotes"), std::string::npos) << m;
   ScriptArgs b("print", {});
   EXPECT_EQ(error_of([&] { b.end(); }), "");
-  EXPECT_EQ(b.word_or("fallback"), "fallback");
+  EXPECT_EQ(b.word_or("PATH", "fallback"), "fallback");
+  ScriptArgs c("print", {"a", "b"});
+  EXPECT_NE(error_of([&] { c.end(); }).find("print: unexpected extra words 'a' 'b'"), std::string::npos);
+}
+
+TEST(ScriptArgs, AChoiceIsOneOfItsOptionsNamingThem) {
+  ScriptArgs a("bench", {"gpu", "tpu"});
+  EXPECT_EQ(a.choice("BACKEND", {"cpu", "gpu"}), "gpu");
+  EXPECT_EQ(error_of([&] { a.choice_or("BACKEND", {"cpu", "gpu"}, "cpu"); }),
+            "bench: BACKEND = 'tpu' is not valid; valid: one of: cpu gpu");
+  ScriptArgs none("bench", {});
+  EXPECT_EQ(none.choice_or("BACKEND", {"cpu", "gpu"}, "cpu"), "cpu");
+}
+
+// A describing reader records what a parser asks for, in order, with ranges and defaults, and stops at end().
+TEST(ScriptArgs, DescribingRecordsEachArgumentAndStopsAtEnd) {
+  ScriptArgs a = ScriptArgs::describing("drag");
+  bool ended = false;
+  try {
+    EXPECT_EQ(a.real("FROM", {-1, 2}), -1.0);
+    EXPECT_EQ(a.integer_or("FRAMES", {1, 10000}, 8), 8);
+    EXPECT_EQ(a.choice_or("BUTTON", {"down", "up"}, ""), "");
+    EXPECT_EQ(a.word("PATH"), "");
+    a.end();
+  } catch (const ScriptArgs::Described&) {
+    ended = true;
+  }
+  EXPECT_TRUE(ended);
+  const std::vector<ScriptArgSpec>& d = a.described();
+  ASSERT_EQ(d.size(), 4u);
+  EXPECT_EQ(d[0].what, "FROM");
+  EXPECT_EQ(d[0].valid, "a number in [-1, 2]");
+  EXPECT_FALSE(d[0].optional);
+  EXPECT_EQ(d[1].valid, "an integer in [1, 10000]");
+  EXPECT_TRUE(d[1].optional);
+  EXPECT_EQ(d[1].fallback, "8");
+  EXPECT_EQ(d[2].valid, "one of: down up");
+  EXPECT_EQ(d[3].what, "PATH");
+  EXPECT_EQ(d[3].valid, "");
 }
 
 }  // namespace

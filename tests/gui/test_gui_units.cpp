@@ -10,6 +10,7 @@
 #include "core/settings_io.h"
 #include "core/trajectory_store.h"
 #include "render/window_fit.h"
+#include "ui/mini_plot.h"
 #include "ui/sha256.h"
 
 namespace diffscope {
@@ -54,7 +55,7 @@ TEST(TrajectoryLayout, StrideAboveBudgetKeepsFirstAndLast) {
   EXPECT_EQ(l.frame_of_slot(24), 96);
   EXPECT_EQ(l.slot_at_or_before(98), 24);
   EXPECT_EQ(l.slot_at_or_before(99), 25);
-  EXPECT_NE(l.describe().find("every 4th"), std::string::npos);
+  EXPECT_NE(l.describe().find("one frame in 4 of 100 (26 kept"), std::string::npos) << l.describe();  // no "every 2th"
 }
 
 TEST(TrajectoryLayout, TinyBudgetStillKeepsStartAndEnd) {
@@ -62,6 +63,29 @@ TEST(TrajectoryLayout, TinyBudgetStillKeepsStartAndEnd) {
   EXPECT_EQ(l.stride, 10);
   EXPECT_EQ(l.n_slots, 2);
   EXPECT_EQ(l.frame_of_slot(1), 10);
+}
+
+// A plot of one value (the Schedule section of a one-step run: step k = 0 only) reads "-0.5 .. 0.5", not
+// "-1.00e-12 .. 1.00e-12"; ranges worked out by hand from the rule in mini_plot.h.
+TEST(PlotAxis, OneValueGetsARangeThatReadsAsNumbers) {
+  struct Case {
+    double lo, hi;
+    bool log;
+    double want_lo, want_hi;
+  } cases[] = {
+      {0, 0, false, -0.5, 0.5},
+      {999, 999, false, 899.1, 1098.9},
+      {-4, -4, false, -4.4, -3.6},
+      {2, 2, true, 1.5, 2.5},                  // log10 units: half a decade each way
+      {0, 30, false, 0, 30},                   // a real range is kept
+      {INFINITY, -INFINITY, false, 0, 1},      // no data
+  };
+  for (const Case& c : cases) {
+    double lo = c.lo, hi = c.hi;
+    ui::pad_axis_range(&lo, &hi, c.log);
+    EXPECT_DOUBLE_EQ(lo, c.want_lo) << c.lo;
+    EXPECT_DOUBLE_EQ(hi, c.want_hi) << c.hi;
+  }
 }
 
 TEST(TrajectoryStore, KeepsOnlyLaidOutFrames) {

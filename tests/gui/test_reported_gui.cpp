@@ -100,7 +100,7 @@ TEST_F(ReportedGui, ExportWhoseSidecarIsItselfIsRefused) {
                                   dir.file("p.json") + "\n") + "'",
       logs.path());
   EXPECT_EQ(r.code, 2) << r.out << r.err;
-  EXPECT_NE(r.err.find("2 command(s) failed, the first: script:2: export state: export '"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("2 commands failed, the first: script:2: export state: export '"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("export state: error: export '" + dir.file("s.json") + "' and its sidecar"), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("export snapshot: error:"), std::string::npos) << r.out;

@@ -230,7 +230,7 @@ TEST(SampleVideo, HeadlessWithoutFfmpegFallsBackToPngFrames) {
                                              logs.path(), "env -u DIFFSCOPE_FFMPEG PATH=/nonexistent");
   // No ffmpeg is a missing resource: exit 3 (as `sample --video`), after the PNG frames were written.
   ASSERT_EQ(r.code, 3) << r.out << r.err;
-  EXPECT_NE(r.err.find("1 command(s) failed, the first: script:7: export video:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("1 command failed, the first: script:7: export video:"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("export video: error:"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("apt-get install ffmpeg"), std::string::npos) << r.out;
   EXPECT_FALSE(fs::exists(dir.file("g.mp4")));

@@ -7,8 +7,12 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "../core/io_test_util.h"
+#include "gui_test_util.h"
 #include "render/renderer.h"
 #include "ui/export_dir.h"
 #include "ui/key_queue.h"
@@ -95,6 +99,37 @@ TEST(ExportDir, PicturesFolderWhenThereIsOneElseHome) {
   EXPECT_EQ(ui::resolve_export_dir("/data/out"), "/data/out");
   EXPECT_EQ(ui::resolve_export_dir(""), home.path() + "/Bilder/diffscope");
   EXPECT_EQ(ui::resolve_export_dir("diffscope_exports"), home.path() + "/Bilder/diffscope");
+}
+
+// Every label readable at 1280x800 at UI scale 1.0, 1.5 and 2.0 (the default window of a laptop): with every
+// section open, a scheduler config applied (its long warning and Clear), a one-step run, the kernel rows run and
+// the video row shown, no window's items reach past its content region and no text is wider than its box (the
+// app's layout audit, ui/layout_audit.h: `expect clipped == 0` lists what it found). A window far too narrow for
+// the panels must be reported, so the audit is known to see clipping.
+TEST(UiLayout, NothingClippedAt1280x800FromUiScale1To2) {
+  test::TempDir dir, logs;
+  std::ofstream(dir.file("cfg.json")) << R"({"beta_schedule": "scaled_linear", "timestep_spacing": "trailing"})";
+  const std::string common = "scheduler_config " + dir.file("cfg.json") + "\nset n 64\nset steps 1\n"
+                             "wait_complete 2000\nopen Schedule\nopen Export\nopen Kernels\nbench cpu\nframes 3\n";
+  // An image model adds the grid's rows (grid columns, the grid PNG's scale and button) at the largest scale.
+  const std::string digits = test::repo_root() + "/assets/models/digits8x8.safetensors";
+  std::vector<std::pair<std::string, std::string>> runs{
+      {guitest::model_2d(), "1.0"}, {guitest::model_2d(), "1.5"}, {guitest::model_2d(), "2.0"}};
+  if (std::filesystem::exists(digits)) runs.emplace_back(digits, "2.0");
+  for (const auto& [model, scale] : runs) {
+    const std::string shot = dir.file("scale" + scale + ".png");
+    std::ofstream(dir.file("s.txt")) << common << "expect clipped == 0\nscreenshot " << shot << "\n";
+    const guitest::Result r = guitest::run_cli("gui --headless --backend cpu --no-persist --size 1280x800 --model '" +
+                                                   model + "' --script '" + dir.file("s.txt") + "'",
+                                               logs.path(), "DIFFSCOPE_UI_SCALE=" + scale);
+    EXPECT_EQ(r.code, 0) << model << " at UI scale " << scale << ":\n" << r.out << r.err;
+    EXPECT_TRUE(std::filesystem::exists(shot)) << scale;
+  }
+  std::ofstream(dir.file("narrow.txt")) << common << "expect clipped > 0\n";
+  const guitest::Result r = guitest::run_cli("gui --headless --backend cpu --no-persist --size 420x800 --model '" +
+                                                 guitest::model_2d() + "' --script '" + dir.file("narrow.txt") + "'",
+                                             logs.path(), "DIFFSCOPE_UI_SCALE=2.0");
+  EXPECT_EQ(r.code, 0) << "the audit saw nothing clipped in a window 420 pixels wide at UI scale 2:\n" << r.out << r.err;
 }
 
 }  // namespace

@@ -1,0 +1,20 @@
+// words.h — the words of messages: a count with its noun in the right number ("1 step", "3 steps") and the
+// known name nearest to a mistyped one (the CLI's options and commands, the headless script's commands).
+#pragma once
+#include <string>
+#include <vector>
+
+namespace diffscope {
+
+// "1 step", "0 steps", "2 steps"; `plural` defaults to `singular` + "s" ("1 read-back", "3 read-backs").
+std::string count_noun(long long n, const std::string& singular, const std::string& plural = "");
+
+// Levenshtein distance between a and b (insertions, deletions and substitutions of one byte each).
+size_t edit_distance(const std::string& a, const std::string& b);
+
+// The name in `names` nearest to `word`: the first one at the smallest edit distance when that is at most 2,
+// else the one name that starts with `word` (when `word` has more than `min_prefix` bytes and exactly one name
+// does); "" when none is near ("sett" -> "set", "--setps" -> "--steps").
+std::string nearest_name(const std::string& word, const std::vector<std::string>& names, size_t min_prefix = 2);
+
+}  // namespace diffscope

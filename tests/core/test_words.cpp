@@ -1,0 +1,40 @@
+// test_words.cpp — the words of messages (core/words.h): a count with its noun in the right number, the edit
+// distance and the nearest known name to a typo. Expected values worked out by hand.
+#include <gtest/gtest.h>
+
+#include "core/words.h"
+
+namespace diffscope {
+namespace {
+
+TEST(Words, CountNounHasTheNumberOfItsCount) {  // "1 steps" in the GUI and the CLI
+  EXPECT_EQ(count_noun(1, "step"), "1 step");
+  EXPECT_EQ(count_noun(0, "step"), "0 steps");
+  EXPECT_EQ(count_noun(2, "read-back"), "2 read-backs");
+  EXPECT_EQ(count_noun(-1, "step"), "-1 steps");
+  EXPECT_EQ(count_noun(1, "match", "matches"), "1 match");
+  EXPECT_EQ(count_noun(3, "match", "matches"), "3 matches");
+}
+
+TEST(Words, EditDistanceCountsSingleByteEdits) {
+  EXPECT_EQ(edit_distance("", ""), 0u);
+  EXPECT_EQ(edit_distance("set", "set"), 0u);
+  EXPECT_EQ(edit_distance("sett", "set"), 1u);     // one deletion
+  EXPECT_EQ(edit_distance("smaple", "sample"), 2u);  // two substitutions
+  EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
+  EXPECT_EQ(edit_distance("", "abc"), 3u);
+}
+
+TEST(Words, NearestNameIsWithinTwoEditsOrTheOnlyPrefix) {
+  const std::vector<std::string> commands{"frames", "set", "screenshot", "schedule", "scheduler_config"};
+  EXPECT_EQ(nearest_name("sett", commands), "set");
+  EXPECT_EQ(nearest_name("frams", commands), "frames");
+  EXPECT_EQ(nearest_name("screensho", commands), "screenshot");
+  EXPECT_EQ(nearest_name("xyzzy", commands), "");
+  EXPECT_EQ(nearest_name("scheduler_c", commands), "scheduler_config");  // the one name it begins
+  EXPECT_EQ(nearest_name("sche", commands), "");                         // two names begin so: none
+  EXPECT_EQ(nearest_name("scheduler_c", commands, ~size_t(0)), "");      // prefixes off
+}
+
+}  // namespace
+}  // namespace diffscope

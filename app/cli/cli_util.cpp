@@ -15,7 +15,10 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <CLI/CLI.hpp>
+
 #include "core/atomic_write.h"
+#include "core/cpu_threads.h"
 #include "core/errors.h"
 #include "core/npy.h"
 
@@ -40,6 +43,25 @@ std::unique_ptr<DenoiserBackend> make_backend(const std::string& name) {
 #endif
   }
   throw InvalidInput("--backend = '" + name + "' is not a backend; valid: cpu, cuda");
+}
+
+void add_threads_option(CLI::App& sub) {
+  // read by apply_threads_option (the text is checked as an integer by check_integer_text)
+  sub.add_option("--threads",
+                 "threads of the CPU backend, in [1, 1024] (default: every core this process may use); results do "
+                 "not depend on it")
+      ->type_name("INT");
+}
+
+void apply_threads_option(const CLI::App& app) {
+  for (const CLI::App* sub : app.get_subcommands()) {
+    const CLI::Option* o = sub->get_option_no_throw("--threads");
+    if (o && o->count() > 0) {
+      const int64_t n = o->as<int64_t>();
+      check_range("--threads", n, kCpuThreadsRange);  // 0 too: set_cpu_threads(0) would mean the default
+      set_cpu_threads(n, "--threads");
+    }
+  }
 }
 
 void check_backend_precision(const std::string& backend, Precision precision) {

@@ -43,7 +43,8 @@ class CpuBackend final : public DenoiserBackend {
 }  // namespace
 
 std::string cpu_device_name() {
-  return "CPU (" + std::to_string(cpu_threads()) + " threads)";
+  const int n = cpu_threads();
+  return "CPU (" + std::to_string(n) + (n == 1 ? " thread)" : " threads)");
 }
 
 std::unique_ptr<DenoiserBackend> make_cpu_backend() { return std::make_unique<CpuBackend>(); }

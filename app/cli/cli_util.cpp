@@ -82,9 +82,10 @@ std::string shape_string(const std::vector<int64_t>& shape) {
 
 Matrix2D load_matrix(const std::string& path, const std::string& arg) {
   NpyFloat a = read_npy_float(path, arg);
-  if (a.shape.size() != 2 || a.shape[0] < 1)
-    throw InvalidInput(arg + " '" + path + "' has shape " + shape_string(a.shape) +
-                       "; valid: a 2-D array (B, dim) with B >= 1");
+  const std::string valid = "; valid: a float16, float32 or float64 array (B, dim) with B >= 1";
+  if (a.shape.size() == 2 && a.shape[0] < 1)  // the Python module's words (SEMANTICS §6)
+    throw InvalidInput(arg + " '" + path + "' is empty (shape " + shape_string(a.shape) + ")" + valid);
+  if (a.shape.size() != 2) throw InvalidInput(arg + " '" + path + "' has shape " + shape_string(a.shape) + valid);
   Matrix2D m;
   m.rows = a.shape[0];
   m.cols = a.shape[1];

@@ -22,6 +22,15 @@ namespace {
 
 // A float32 C-contiguous array on the device, owned here.
 struct CudaArray {
+  CudaArray() = default;
+  CudaArray(CudaArray&&) = default;
+  CudaArray& operator=(CudaArray&&) = default;
+  // In a forked child the memory is the parent's (module_util.h, cuda_forked): moved into a buffer that is never
+  // freed, so that no CUDA call is made here.
+  ~CudaArray() {
+    if (cuda_forked()) (void)new gpu::GpuBuffer<float>(std::move(buf));
+  }
+
   gpu::GpuBuffer<float> buf;
   std::vector<int64_t> shape;
   int device = 0;
@@ -157,6 +166,7 @@ struct DlExport {
 };
 
 py::capsule to_dlpack(py::object self, const py::object& consumer_stream) {
+  check_cuda_process("CudaArray.__dlpack__");
   CudaArray& a = self.cast<CudaArray&>();
   if (a.stream >= 0) {
     if (consumer_stream.is_none())
@@ -249,7 +259,7 @@ py::object denoise_cuda(Backends& backends, std::mutex& mutex, const DiffusionMo
   if (v.cols != model.net.dim)
     throw InvalidInput("x has width " + std::to_string(v.cols) + "; valid: the model's dim " +
                        std::to_string(model.net.dim));
-  const std::vector<int64_t> t64 = int_vector(t_start_arg, "t_start", v.rows);
+  const std::vector<int64_t> t64 = int_vector(t_start_arg, "t_start", v.rows, t_start_range(model.schedule));
   std::vector<int32_t> t32(t64.size());
   for (size_t i = 0; i < t64.size(); ++i) {
     check_range("t_start[" + std::to_string(i) + "]", t64[i], t_start_range(model.schedule));
@@ -315,6 +325,7 @@ void register_cuda_array(py::module_& m) {
       .def("__dlpack__", &to_dlpack, py::arg("stream") = py::none())
       .def("__dlpack_device__", [](const CudaArray& a) { return py::make_tuple(static_cast<int>(kDLCUDA), a.device); })
       .def("numpy", [](const CudaArray& a) {
+        check_cuda_process("CudaArray.numpy()");
         std::vector<py::ssize_t> shape(a.shape.begin(), a.shape.end());
         py::array_t<float> out(shape);
         float* dst = out.mutable_data();

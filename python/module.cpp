@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/backend.h"
+#include "core/cpu_threads.h"
 #include "core/errors.h"
 #include "core/finite_checks.h"
 #include "core/model.h"
@@ -53,24 +54,41 @@ FloatArray new_array(std::vector<py::ssize_t> shape) {
   }
 }
 
-// A 2-D float32 view of x (float32/float64 arrays or anything numpy converts), checked like `--x`.
+// "(0, 2)", "(3,)": a numpy shape as numpy prints it.
+std::string shape_text(const py::array& a) {
+  std::string t = "(";
+  for (py::ssize_t d = 0; d < a.ndim(); ++d) t += (d ? ", " : "") + std::to_string(a.shape(d));
+  return t + (a.ndim() == 1 ? ",)" : ")");
+}
+
+// x as a 2-D float32 array, by SEMANTICS §6's rule for x (the CLI's `--x` the same): a numpy array, a host DLPack
+// tensor (a torch CPU tensor, jax.Array on the CPU, ... through numpy.from_dlpack, no copy) or anything
+// numpy.asarray takes, of dtype float16, float32 or float64 (converted to float32); any other dtype (integers,
+// bool, complex, strings, objects) is refused before any cast, naming it; so are an empty array and one that
+// is not 2-D.
 FloatArray as_matrix(const py::handle& x, const char* arg) {
-  FloatArray a;
+  const std::string valid = "; valid: a float16, float32 or float64 array (B, dim) with B >= 1";
+  py::array a;
   try {
-    // A host DLPack tensor (a torch CPU tensor, jax.Array on the CPU, ...) through numpy.from_dlpack, no copy.
-    if (!py::isinstance<py::array>(x) && py::hasattr(x, "__dlpack__"))
-      a = FloatArray::ensure(py::module_::import("numpy").attr("from_dlpack")(x));
+    if (py::isinstance<py::array>(x))
+      a = py::reinterpret_borrow<py::array>(x);
+    else if (py::hasattr(x, "__dlpack__"))
+      a = py::module_::import("numpy").attr("from_dlpack")(x);
     else
-      a = FloatArray::ensure(x);
+      a = py::array::ensure(x);  // numpy.asarray: no cast yet
   } catch (const py::error_already_set&) {
   }
-  if (!a) throw InvalidInput(std::string(arg) + " is not a numeric array; valid: a 2-D float array (B, dim)");
-  if (a.ndim() != 2 || a.shape(0) < 1) {
-    std::ostringstream os;
-    os << arg << " has " << a.ndim() << " dimensions; valid: a 2-D array (B, dim) with B >= 1";
-    throw InvalidInput(os.str());
-  }
-  return a;
+  if (!a) throw InvalidInput(std::string(arg) + " is not a numeric array" + valid);
+  const py::dtype dt = a.dtype();
+  if (dt.kind() != 'f' || (dt.itemsize() != 2 && dt.itemsize() != 4 && dt.itemsize() != 8))
+    throw InvalidInput(std::string(arg) + " has dtype " + std::string(py::str(py::handle(dt))) + valid);
+  if (a.ndim() != 2)
+    throw InvalidInput(std::string(arg) + " has " + std::to_string(a.ndim()) + " dimensions (shape " + shape_text(a) +
+                       ")" + valid);
+  if (a.shape(0) < 1) throw InvalidInput(std::string(arg) + " is empty (shape " + shape_text(a) + ")" + valid);
+  FloatArray f = FloatArray::ensure(a);
+  if (!f) throw ResourceUnavailable(std::string(arg) + ": its float32 copy could not be made (out of memory)");
+  return f;
 }
 
 void check_finite(const char* arg, const float* x, int64_t rows, int64_t cols) {
@@ -105,26 +123,6 @@ std::string path_text(const py::handle& v, const char* arg) {
                      " is not a path; valid: a str or an os.PathLike such as pathlib.Path");
 }
 
-// A Python int (not a bool) as int64; InvalidInput naming `arg` otherwise.
-int64_t int_arg(const py::handle& v, const char* arg) {
-  if (!py::isinstance<py::int_>(v) || py::isinstance<py::bool_>(v))
-    throw InvalidInput(std::string(arg) + " = " + std::string(py::repr(v)) + " is not an int; valid: an int, or None");
-  return v.cast<int64_t>();
-}
-
-// A Python int seed in [0, 2^64-1] (SEMANTICS §7), as `--seed`.
-uint64_t parse_seed(const py::handle& seed) {
-  const std::string text = py::str(seed);
-  const std::string err = "seed = " + text + " is out of range; valid: an integer in [0, 18446744073709551615]";
-  if (!py::isinstance<py::int_>(seed) || py::isinstance<py::bool_>(seed)) throw InvalidInput(err);
-  const unsigned long long v = PyLong_AsUnsignedLongLong(seed.ptr());
-  if (v == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
-    PyErr_Clear();
-    throw InvalidInput(err);
-  }
-  return v;
-}
-
 // A loaded diffusion model with its backends (made on first use, kept: the CUDA one holds the weights on
 // the device). Calls on one Model are serialised by `mutex`; different Models run concurrently.
 struct Model {
@@ -136,16 +134,19 @@ struct Model {
   // sample(): SEMANTICS §3. Returns x (n, dim) or (x, trajectory (frames, n, dim)). spacing / steps_offset: None
   // takes the scheduler_config's (a diffusers scheduler_config.json path, as `sample --scheduler-config`), else
   // default / 0; the config's schedule applies to this call only, by SEMANTICS §3's rule.
-  py::object sample(int64_t n, const std::string& sampler_text, const py::object& spacing_arg,
+  py::object sample(const py::object& n_arg, const std::string& sampler_text, const py::object& spacing_arg,
                     const py::object& steps_offset_arg, double eta, const py::object& steps_arg,
-                    int64_t t_start_arg, const py::object& seed_arg, bool from_data, const std::string& backend_name,
-                    const std::string& precision_text, bool trajectory, int64_t stride_arg, const std::string& out,
-                    const py::object& stream, const py::object& scheduler_config) {
+                    const py::object& t_start_arg, const py::object& seed_obj, bool from_data,
+                    const std::string& backend_name, const std::string& precision_text, bool trajectory,
+                    const py::object& stride_arg, const std::string& out, const py::object& stream,
+                    const py::object& scheduler_config) {
     const Precision precision = parse_precision(precision_text);
     check_backend_precision(backend_name, precision);
     const Sampler sampler = parse_sampler(sampler_text, "sampler");
     Spacing spacing = spacing_arg.is_none() ? Spacing::Default : parse_spacing(py::str(spacing_arg), "spacing");
-    int64_t steps_offset = steps_offset_arg.is_none() ? 0 : int_arg(steps_offset_arg, "steps_offset");
+    int64_t steps_offset = steps_offset_arg.is_none()
+                               ? 0
+                               : int_arg(steps_offset_arg, "steps_offset", {0, INT_MAX}, "an int >= 0, or None");
     DiffusionModel configured;  // the model with the scheduler_config's schedule (this call only)
     const DiffusionModel& run_model = scheduler_config.is_none()
                                           ? model
@@ -153,18 +154,15 @@ struct Model {
                                                                   steps_offset_arg.is_none(), &configured, &spacing,
                                                                   &steps_offset);
     check_range("steps_offset", steps_offset, {0, INT_MAX});
-    const uint64_t seed = parse_seed(seed_arg);
-    check_range("n", n, sample_count_range(backend_name == "cuda"));
+    const uint64_t seed = seed_arg(seed_obj);
+    const int64_t n = int_arg(n_arg, "n", sample_count_range(backend_name == "cuda"), "an int");
     check_eta(eta, "eta");
-    check_range("trajectory_stride", stride_arg, {1, INT_MAX});
+    const int64_t stride_in = int_arg(stride_arg, "trajectory_stride", {1, INT_MAX}, "an int >= 1");
     check_out(out, backend_name);
-    check_range("t_start", t_start_arg, t_start_range(run_model.schedule));
-    const int t_start = static_cast<int>(t_start_arg);
-    if (!steps_arg.is_none() && (!py::isinstance<py::int_>(steps_arg) || py::isinstance<py::bool_>(steps_arg)))
-      throw InvalidInput("steps = " + std::string(py::repr(steps_arg)) + " is not an int; valid: an int in [1, t_start + 1], "
-                         "or None for t_start + 1");
-    const int64_t steps = steps_arg.is_none() ? t_start_arg + 1 : steps_arg.cast<int64_t>();
-    check_range("steps", steps, sample_steps_range(t_start));
+    const int t_start = static_cast<int>(int_arg(t_start_arg, "t_start", t_start_range(run_model.schedule), "an int"));
+    const int64_t steps = steps_arg.is_none() ? t_start + 1
+                                              : int_arg(steps_arg, "steps", sample_steps_range(t_start),
+                                                        "an int in [1, t_start + 1], or None for t_start + 1");
     if (from_data && run_model.n_data <= 0)
       throw InvalidInput("from_data: the model '" + name + "' has no data_samples tensor");
     const StepTable table = build_step_table(run_model.schedule, sampler, t_start, static_cast<int>(steps), eta, spacing,
@@ -172,7 +170,7 @@ struct Model {
     const int N = table.steps(), rows = static_cast<int>(n), dim = run_model.net.dim;
     // SEMANTICS §3 "Finite coefficients": refused like the CLI's run, before any computation.
     check_run_coefficients(run_model.schedule, table, N, from_data ? t_start : -1);
-    const std::vector<int> frames = trajectory ? kept_frames(N, static_cast<int>(std::min<int64_t>(stride_arg, N)))
+    const std::vector<int> frames = trajectory ? kept_frames(N, static_cast<int>(std::min<int64_t>(stride_in, N)))
                                                : std::vector<int>{};
     if (out == "cuda")
       return sample_cuda(backends, mutex, run_model, table, rows, seed, from_data, t_start, precision, frames,
@@ -236,11 +234,12 @@ struct Model {
 
   // denoise(): SEMANTICS §4, `steps` ddpm-mean steps from per-row t_start. x: (B, dim) numpy (a new array
   // comes back) or a CUDA array (updated in place and returned). t_start: an int or B ints.
-  py::object denoise(const py::object& x_arg, const py::object& t_start_arg, int64_t steps,
+  py::object denoise(const py::object& x_arg, const py::object& t_start_arg, const py::object& steps_arg,
                      const std::string& backend_name, const std::string& precision_text, bool trajectory,
                      const py::object& stream) {
     const Precision precision = parse_precision(precision_text);
     check_backend_precision(backend_name, precision);
+    const int64_t steps = int_arg(steps_arg, "steps", {1, INT32_MAX}, "an int >= 1");
     if (is_cuda_array(x_arg)) {
       if (trajectory) throw InvalidInput("trajectory = True: not available for a CUDA array x; pass a numpy array");
       return denoise_cuda(backends, mutex, model, x_arg, t_start_arg, steps, backend_name, precision,
@@ -248,7 +247,7 @@ struct Model {
     }
     FloatArray in = as_matrix(x_arg, "x");
     const int64_t B = in.shape(0), cols = in.shape(1);
-    std::vector<int64_t> t_start = int_vector(t_start_arg, "t_start", B);
+    std::vector<int64_t> t_start = int_vector(t_start_arg, "t_start", B, t_start_range(model.schedule));
     FloatArray x = new_array({static_cast<py::ssize_t>(B), static_cast<py::ssize_t>(cols)});
     std::memcpy(x.mutable_data(), in.data(), sizeof(float) * B * cols);
     validate_denoise_inputs(model, x.data(), B, cols, t_start.data(), static_cast<int64_t>(t_start.size()), steps);
@@ -379,14 +378,18 @@ PYBIND11_MODULE(_diffscope, m) {
            py::arg("stream") = py::none(), py::arg("scheduler_config") = py::none(),
            "Samples n points (SEMANTICS §3), as `diffscope sample`: float32 (n, dim), or (x, trajectory) with\n"
            "trajectory=True (frames 0, s, 2s, ... and the last; (frames, n, dim)). steps defaults to t_start+1.\n"
+           "Integer arguments (n, steps, t_start, seed, steps_offset, trajectory_stride) take any integer with\n"
+           "__index__ (int, numpy.int64, numpy.uint64, ...; not bool).\n"
            "backend='cuda' with out='cuda' returns diffscope.CudaArray (no copy to the host).\n"
            "scheduler_config: a diffusers scheduler_config.json path, as --scheduler-config: its schedule (unless\n"
            "the model file has its own) and its spacing and steps_offset where spacing / steps_offset are None\n"
            "(without a config None means 'default' and 0).")
       .def("denoise", &Model::denoise, py::arg("x"), py::arg("t_start"), py::arg("steps"), py::arg("backend") = "cpu",
            py::arg("precision") = "fp32", py::arg("trajectory") = false, py::arg("stream") = py::none(),
-           "`steps` ddpm-mean steps from per-row t_start (SEMANTICS §4), as `diffscope denoise`. x: (B, dim);\n"
-           "t_start: an int or B ints. A CUDA array x (__cuda_array_interface__ or DLPack) is updated in place.");
+           "`steps` ddpm-mean steps from per-row t_start (SEMANTICS §4), as `diffscope denoise`. x: (B, dim)\n"
+           "float16, float32 or float64 (SEMANTICS §6; integer, bool, complex and other dtypes are refused, as\n"
+           "by --x); t_start: an integer or B integers (an integer array, signed or unsigned). A CUDA array x\n"
+           "(__cuda_array_interface__ or DLPack) is updated in place.");
 
   m.def("load", [](const py::object& path_arg) {
     const std::string path_or_name = path_text(path_arg, "path_or_name");
@@ -399,7 +402,18 @@ PYBIND11_MODULE(_diffscope, m) {
   }, py::arg("path_or_name"), "Loads a bundled model by name ('moons', see bundled_models()) or a .safetensors path.");
   m.def("mlp3", &mlp3, py::arg("weights"), py::arg("x"), py::arg("backend") = "cpu", py::arg("precision") = "fp32",
         py::arg("stream") = py::none(),
-        "The fused bias-free 3-layer MLP (SEMANTICS §5), as `diffscope mlp3`: weights .safetensors, x (B, d0) ->\n"
-        "float32 (B, d3). A CUDA array x gives a diffscope.CudaArray.");
+        "The fused bias-free 3-layer MLP (SEMANTICS §5), as `diffscope mlp3`: weights .safetensors, x (B, d0)\n"
+        "float16/32/64 -> float32 (B, d3). A CUDA array x gives a diffscope.CudaArray.");
+  m.def("set_threads", [](const py::object& threads) {
+    set_cpu_threads(threads.is_none() ? 0
+                                      : int_arg(threads, "threads", kCpuThreadsRange,
+                                                "an int in [1, 1024], or None for every core"),
+                    "threads");
+  }, py::arg("threads"),
+        "Limits the CPU backend to `threads` threads (an int in [1, 1024]; None: every core this process may use,\n"
+        "the default) for the whole process, as the CLI's --threads. Results do not depend on it, bit for bit.\n"
+        "Small calls run on the calling thread; a forked child (multiprocessing, DataLoader workers) computes on\n"
+        "its calling thread (docs/decisions/cpu-threading.md).");
+  m.def("get_threads", &cpu_threads, "The number of threads the CPU backend uses (diffscope.set_threads).");
   register_cuda_array(m);
 }

@@ -2,6 +2,9 @@
 #include "python/module_util.h"
 
 #include <pybind11/numpy.h>
+#include <unistd.h>
+
+#include <atomic>
 
 #include "core/errors.h"
 #include "python/cuda_arrays.h"
@@ -13,6 +16,74 @@
 namespace py = pybind11;
 
 namespace diffscope::python {
+
+namespace {
+std::atomic<pid_t> g_cuda_pid{0};  // the process that first used CUDA through this module; 0: none yet
+
+std::string repr_text(const py::handle& v) {
+  std::string r = py::repr(v);
+  return r.size() > 80 ? r.substr(0, 77) + "..." : r;
+}
+
+// v as a Python int through __index__ (operator.index), or a null object for a bool, numpy.bool_ or a value
+// without __index__ (a float, a str).
+py::object as_index(const py::handle& v) {
+  if (PyBool_Check(v.ptr()) || py::isinstance(v, py::module_::import("numpy").attr("bool_"))) return py::object();
+  PyObject* i = PyNumber_Index(v.ptr());
+  if (!i) {
+    PyErr_Clear();
+    return py::object();
+  }
+  return py::reinterpret_steal<py::object>(i);
+}
+
+[[noreturn]] void out_of_range(const std::string& arg, const std::string& value, IntRange r) {
+  throw InvalidInput(arg + " = " + value + " is out of range; valid: [" + std::to_string(r.lo) + ", " +
+                     std::to_string(r.hi) + "]");
+}
+}  // namespace
+
+void note_cuda_process() {
+  pid_t none = 0;
+  g_cuda_pid.compare_exchange_strong(none, getpid());
+}
+
+bool cuda_forked() {
+  const pid_t p = g_cuda_pid.load();
+  return p != 0 && p != getpid();
+}
+
+void check_cuda_process(const std::string& what) {
+  if (cuda_forked())
+    throw ResourceUnavailable(what + ": this process is a fork of process " + std::to_string(g_cuda_pid.load()) +
+                              ", which used CUDA, and a CUDA context does not cross fork(); use backend = 'cpu' "
+                              "here, or start the workers with multiprocessing's 'spawn' or 'forkserver' method");
+}
+
+Backends::~Backends() {
+  if (cuda_forked()) (void)m_cuda.release();  // the parent's context: freeing it here would call into CUDA
+}
+
+int64_t int_arg(const py::handle& v, const char* arg, IntRange r, const std::string& valid) {
+  const py::object i = as_index(v);
+  if (!i) throw InvalidInput(std::string(arg) + " = " + repr_text(v) + " is not an int; valid: " + valid);
+  int overflow = 0;
+  const long long x = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+  if (overflow != 0 || !r.contains(x)) out_of_range(arg, py::str(i), r);
+  return x;
+}
+
+uint64_t seed_arg(const py::handle& v) {
+  const std::string valid = "; valid: an integer in [0, 18446744073709551615]";
+  const py::object i = as_index(v);
+  if (!i) throw InvalidInput("seed = " + repr_text(v) + " is not an int" + valid);
+  const unsigned long long x = PyLong_AsUnsignedLongLong(i.ptr());
+  if (x == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
+    PyErr_Clear();
+    throw InvalidInput("seed = " + std::string(py::str(i)) + " is out of range" + valid);
+  }
+  return x;
+}
 
 DenoiserBackend& Backends::get(const std::string& name) {
   if (name == "cpu") {
@@ -31,7 +102,9 @@ DenoiserBackend& Backends::get(const std::string& name) {
 
 #ifdef DIFFSCOPE_HAVE_CUDA
 CudaBackend& Backends::cuda() {
+  check_cuda_process("backend = 'cuda'");
   if (!m_cuda) {
+    note_cuda_process();
     try {
       m_cuda = make_cuda_backend();
     } catch (const ResourceUnavailable& e) {
@@ -41,7 +114,11 @@ CudaBackend& Backends::cuda() {
   return static_cast<CudaBackend&>(*m_cuda);
 }
 
-bool cuda_available() { return cuda_device_available(); }
+bool cuda_available() {
+  if (cuda_forked()) return false;
+  note_cuda_process();
+  return cuda_device_available();
+}
 #else
 bool cuda_available() { return false; }
 #endif
@@ -59,25 +136,43 @@ void check_out(const std::string& out, const std::string& backend) {
     throw InvalidInput("out = 'cuda' needs backend = 'cuda'; backend = '" + backend + "' computes on the host");
 }
 
-std::vector<int64_t> int_vector(const py::handle& v, const char* arg, int64_t B) {
-  if (py::isinstance<py::int_>(v) && !py::isinstance<py::bool_>(v)) return std::vector<int64_t>(B, v.cast<int64_t>());
-  py::array_t<int64_t, py::array::c_style | py::array::forcecast> a;
-  bool integer = false;  // a default array_t is an empty 1-D array, so "converted" needs its own flag
+std::vector<int64_t> int_vector(const py::handle& v, const char* arg, int64_t B, IntRange r) {
+  const std::string valid = "an int or B = " + std::to_string(B) + " ints in [" + std::to_string(r.lo) + ", " +
+                            std::to_string(r.hi) + "]";
+  if (!py::isinstance<py::array>(v) && py::hasattr(v, "__index__"))  // an int, a numpy integer scalar (not a bool)
+    return std::vector<int64_t>(B, int_arg(v, arg, r, valid));
+  py::array raw;
   try {
-    py::array raw = py::array::ensure(v);
-    integer = raw && (raw.dtype().kind() == 'i' || raw.dtype().kind() == 'u');
-    if (integer) a = raw.cast<decltype(a)>();
+    raw = py::array::ensure(v);  // numpy.asarray: no cast yet
   } catch (const py::error_already_set&) {
-    integer = false;
   }
-  if (integer && a.ndim() == 0) return std::vector<int64_t>(B, *a.data());  // a numpy integer scalar
-  if (!integer || a.ndim() != 1)
-    throw InvalidInput(std::string(arg) + " = " + std::string(py::repr(v)).substr(0, 80) +
-                       " is not an int or a 1-D integer array; valid: an int or B = " + std::to_string(B) + " ints");
-  if (a.shape(0) != B)
-    throw InvalidInput(std::string(arg) + " has " + std::to_string(a.shape(0)) + " entries but x has " +
+  const char kind = raw ? raw.dtype().kind() : '?';
+  if (!raw || (kind != 'i' && kind != 'u') || raw.ndim() > 1)
+    throw InvalidInput(std::string(arg) + " = " + repr_text(v) +
+                       (raw ? " (dtype " + std::string(py::str(py::handle(raw.dtype()))) + ")" : std::string()) +
+                       " is not an int or a 1-D integer array; valid: " + valid);
+  if (raw.ndim() == 0) return std::vector<int64_t>(B, int_arg(raw.attr("item")(), arg, r, valid));
+  if (raw.shape(0) != B)
+    throw InvalidInput(std::string(arg) + " has " + std::to_string(raw.shape(0)) + " entries but x has " +
                        std::to_string(B) + " rows; valid: one t_start per row");
-  return std::vector<int64_t>(a.data(), a.data() + B);
+  std::vector<int64_t> out(static_cast<size_t>(B));
+  if (kind == 'u') {  // range-checked as uint64 (a lossless cast), then narrowed
+    const auto a = py::array_t<uint64_t, py::array::c_style | py::array::forcecast>::ensure(raw);
+    for (int64_t b = 0; b < B; ++b) {
+      const uint64_t u = a.data()[b];
+      if (u > static_cast<uint64_t>(r.hi) || static_cast<int64_t>(u) < r.lo)
+        out_of_range(std::string(arg) + "[" + std::to_string(b) + "]", std::to_string(u), r);
+      out[static_cast<size_t>(b)] = static_cast<int64_t>(u);
+    }
+  } else {
+    const auto a = py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(raw);
+    for (int64_t b = 0; b < B; ++b) {
+      if (!r.contains(a.data()[b]))
+        out_of_range(std::string(arg) + "[" + std::to_string(b) + "]", std::to_string(a.data()[b]), r);
+      out[static_cast<size_t>(b)] = a.data()[b];
+    }
+  }
+  return out;
 }
 
 bool is_cuda_array(const py::handle& x) {
@@ -89,12 +184,11 @@ bool is_cuda_array(const py::handle& x) {
 
 int64_t stream_arg(const py::handle& stream) {
   if (stream.is_none()) return -1;
-  const long long v = py::isinstance<py::int_>(stream) ? PyLong_AsLongLong(stream.ptr()) : -1;
-  if (v == -1 && PyErr_Occurred()) PyErr_Clear();
-  if (v < 0)
-    throw InvalidInput("stream = " + std::string(py::str(stream)) +
-                       " is not a stream; valid: None or a cudaStream_t as an int >= 0");
-  return v;
+  try {
+    return int_arg(stream, "stream", {0, INT64_MAX}, "");
+  } catch (const InvalidInput&) {
+    throw InvalidInput("stream = " + repr_text(stream) + " is not a stream; valid: None or a cudaStream_t as an int >= 0");
+  }
 }
 
 }  // namespace diffscope::python

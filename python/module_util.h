@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/backend.h"
+#include "core/ranges.h"
 
 namespace diffscope::gpu {
 class CudaBackend;
@@ -23,6 +24,11 @@ namespace diffscope::python {
 // the weights resident on the device. Not thread-safe: callers hold their Model's mutex.
 class Backends {
  public:
+  Backends() = default;
+  Backends(const Backends&) = delete;
+  Backends& operator=(const Backends&) = delete;
+  // In a forked child the CUDA backend (the parent's context) is left alone, not freed: see cuda_forked().
+  ~Backends();
   // "cpu" or "cuda"; throws InvalidInput for another name, ResourceUnavailable when CUDA is unavailable.
   DenoiserBackend& get(const std::string& name);
 #ifdef DIFFSCOPE_HAVE_CUDA
@@ -33,16 +39,34 @@ class Backends {
   std::unique_ptr<DenoiserBackend> m_cpu, m_cuda;
 };
 
-// True when this build has CUDA and a device is usable.
+// True when this build has CUDA and a device is usable; false in a process forked from one that used CUDA
+// through this module (without touching CUDA there).
 bool cuda_available();
+
+// CUDA and fork(): a CUDA context does not cross fork(), and a child that calls the CUDA runtime of its parent's
+// context gets errors or hangs. The module records the process that first uses CUDA (note_cuda_process, called
+// before every first CUDA call); in a process forked from it, cuda_forked() is true, check_cuda_process refuses
+// every CUDA call with ResourceUnavailable (RuntimeError) naming `what` and the way out (backend = 'cpu', or the
+// 'spawn' start method), and the parent's device memory is never freed there. The CPU backend works in the child.
+void note_cuda_process();
+bool cuda_forked();
+void check_cuda_process(const std::string& what);
+
+// An integer argument: anything with __index__ (int, numpy integers; not bool or numpy.bool_), checked against r.
+// InvalidInput "<arg> = <repr> is not an int; valid: <valid>" for a non-integer, and "<arg> = <value> is out of
+// range; valid: [lo, hi]" with the value as given (also beyond 64 bits).
+int64_t int_arg(const pybind11::handle& v, const char* arg, IntRange r, const std::string& valid);
+// A seed (SEMANTICS §7): an integer (as int_arg) in [0, 2^64-1], as `--seed`.
+uint64_t seed_arg(const pybind11::handle& v);
 
 // precision tf32/bf16 need backend "cuda" (SEMANTICS §8): InvalidInput otherwise.
 void check_backend_precision(const std::string& backend, Precision precision);
 // out is "numpy" or "cuda" (which needs backend "cuda"): InvalidInput otherwise.
 void check_out(const std::string& out, const std::string& backend);
-// t_start as B int64s from a Python int (repeated B times) or a sequence/array of B ints: InvalidInput
-// naming `arg` when it is neither or its length is not B.
-std::vector<int64_t> int_vector(const pybind11::handle& v, const char* arg, int64_t B);
+// t_start as B int64s from an integer (int_arg's kinds, repeated B times) or a 1-D sequence/array of B integers
+// (numpy dtype kinds i and u; bool, float, complex, string and object arrays are refused before any cast, naming
+// the dtype), each in r: InvalidInput naming `arg`, the index and the value as given (a uint64 above 2^63-1 too).
+std::vector<int64_t> int_vector(const pybind11::handle& v, const char* arg, int64_t B, IntRange r);
 // The `stream` argument: None -> -1 (the backend's own stream, synchronised before returning), else a
 // cudaStream_t as an int (0 = the legacy default stream; work is left in flight on it).
 int64_t stream_arg(const pybind11::handle& stream);

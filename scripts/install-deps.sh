@@ -6,7 +6,7 @@ SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 packages=(
   build-essential cmake ninja-build pkg-config git
-  libeigen3-dev libssl-dev nlohmann-json3-dev libcli11-dev librandom123-dev libstb-dev libgtest-dev libboost-dev
+  libeigen3-dev libtbb-dev libssl-dev nlohmann-json3-dev libcli11-dev librandom123-dev libstb-dev libgtest-dev libboost-dev
   libglfw3-dev libepoxy-dev libimgui-dev libegl-dev libgl-dev
   libegl-mesa0 libgl1-mesa-dri xvfb xauth
   clang-14 libclang-rt-14-dev

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/cli_util.h"
 #include "cli/parse_errors.h"
 #include "core/errors.h"
 #include "core/stop_signal.h"
@@ -49,6 +50,7 @@ int parse_and_run(CLI::App& app, Action& action, int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return fail(2, explain_parse_error(app, e));  // names the argument, the value and the range (parse_errors.h)
   }
+  apply_threads_option(app);
   if (!action) {
 #ifdef DIFFSCOPE_HAVE_GUI
     // No subcommand: open the desktop app, as `diffscope gui` does.
@@ -82,6 +84,8 @@ int main(int argc, char** argv) {
 #ifdef DIFFSCOPE_HAVE_GUI
   register_gui(app, action);
 #endif
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+    if (sub->get_name() != "info") add_threads_option(*sub);  // every command that computes
 #ifdef DIFFSCOPE_HAVE_GUI
   // `diffscope --model digits8x8` means `diffscope gui --model digits8x8`: options without a subcommand are
   // the app's (the top level itself has only --help and --version).

@@ -15,7 +15,10 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <CLI/CLI.hpp>
+
 #include "core/atomic_write.h"
+#include "core/cpu_threads.h"
 #include "core/errors.h"
 #include "core/npy.h"
 
@@ -42,6 +45,25 @@ std::unique_ptr<DenoiserBackend> make_backend(const std::string& name) {
   throw InvalidInput("--backend = '" + name + "' is not a backend; valid: cpu, cuda");
 }
 
+void add_threads_option(CLI::App& sub) {
+  // read by apply_threads_option (the text is checked as an integer by check_integer_text)
+  sub.add_option("--threads",
+                 "threads of the CPU backend, in [1, 1024] (default: every core this process may use); results do "
+                 "not depend on it")
+      ->type_name("INT");
+}
+
+void apply_threads_option(const CLI::App& app) {
+  for (const CLI::App* sub : app.get_subcommands()) {
+    const CLI::Option* o = sub->get_option_no_throw("--threads");
+    if (o && o->count() > 0) {
+      const int64_t n = o->as<int64_t>();
+      check_range("--threads", n, kCpuThreadsRange);  // 0 too: set_cpu_threads(0) would mean the default
+      set_cpu_threads(n, "--threads");
+    }
+  }
+}
+
 void check_backend_precision(const std::string& backend, Precision precision) {
   if (backend != "cuda" && precision != Precision::Fp32)
     throw InvalidInput(std::string("--precision ") + precision_name(precision) +
@@ -60,9 +82,10 @@ std::string shape_string(const std::vector<int64_t>& shape) {
 
 Matrix2D load_matrix(const std::string& path, const std::string& arg) {
   NpyFloat a = read_npy_float(path, arg);
-  if (a.shape.size() != 2 || a.shape[0] < 1)
-    throw InvalidInput(arg + " '" + path + "' has shape " + shape_string(a.shape) +
-                       "; valid: a 2-D array (B, dim) with B >= 1");
+  const std::string valid = "; valid: a float16, float32 or float64 array (B, dim) with B >= 1";
+  if (a.shape.size() == 2 && a.shape[0] < 1)  // the Python module's words (SEMANTICS §6)
+    throw InvalidInput(arg + " '" + path + "' is empty (shape " + shape_string(a.shape) + ")" + valid);
+  if (a.shape.size() != 2) throw InvalidInput(arg + " '" + path + "' has shape " + shape_string(a.shape) + valid);
   Matrix2D m;
   m.rows = a.shape[0];
   m.cols = a.shape[1];

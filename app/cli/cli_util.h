@@ -9,7 +9,17 @@
 
 #include "core/backend.h"
 
+namespace CLI {
+class App;
+}
+
 namespace diffscope::cli {
+
+// `--threads N` on a subcommand that computes: the CPU backend's threads (core/cpu_threads.h).
+void add_threads_option(CLI::App& sub);
+// Applies the parsed subcommand's `--threads` (set_cpu_threads): InvalidInput (exit 2) outside [1, 1024]. Call
+// after parsing, before any work.
+void apply_threads_option(const CLI::App& app);
 
 // "cpu" -> the CPU reference backend; "cuda" -> the CUDA backend (gpu/cuda_backend.h) when this build has
 // CUDA, else throws ResourceUnavailable (exit 3). Any other name throws InvalidInput.

@@ -1,11 +1,11 @@
-// cpu_backend.cpp — the CPU reference backend: cpu_reference.h in float32, blocks of rows over both cores
-// (OpenMP). It computes fp32 only and refuses tf32/bf16 (SEMANTICS §8).
+// cpu_backend.cpp — the CPU reference backend: cpu_reference.h in float32, blocks of rows over the CPU threads
+// (core/cpu_threads.h). It computes fp32 only and refuses tf32/bf16 (SEMANTICS §8).
 #include <algorithm>
 #include <string>
-#include <thread>
 
 #include "core/backend.h"
 #include "core/cpu_reference.h"
+#include "core/cpu_threads.h"
 #include "core/errors.h"
 
 namespace diffscope {
@@ -43,7 +43,8 @@ class CpuBackend final : public DenoiserBackend {
 }  // namespace
 
 std::string cpu_device_name() {
-  return "CPU (" + std::to_string(std::max(1u, std::thread::hardware_concurrency())) + " threads)";
+  const int n = cpu_threads();
+  return "CPU (" + std::to_string(n) + (n == 1 ? " thread)" : " threads)");
 }
 
 std::unique_ptr<DenoiserBackend> make_cpu_backend() { return std::make_unique<CpuBackend>(); }

@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/cpu_threads.h"
 #include "core/gaussian_mixture.h"
 #include "core/model.h"
 #include "core/philox_normal.h"
@@ -28,9 +29,10 @@ using RowVector = Eigen::Matrix<Real, 1, Eigen::Dynamic>;
 template <class Real>
 using MatrixMap = Eigen::Map<Matrix<Real>>;
 
-// Rows per block: big enough for efficient GEMMs, small enough that a batch splits over both cores. A call of one
-// block runs on the calling thread (`if (n_blocks > 1)`): starting a team for it costs more than the work and makes
-// small timings jump on a loaded machine.
+// Rows per block: big enough for efficient GEMMs, small enough that a batch splits over the cores. The blocks do
+// not depend on the thread count, so neither do the results; a call of one block runs on the calling thread
+// (core/cpu_threads.h): handing it to another costs more than the work and makes small timings jump on a loaded
+// machine.
 constexpr int kBlockRows = 256;
 
 // The eps-network (SEMANTICS §2) with weights converted to Real. Shapes as nn.Linear stores them (out, in).
@@ -125,16 +127,21 @@ void eps_rows(const EpsModelT<Real>& model, Scratch<Real>& s) {
     mixture_eps_row<Real>(*model.mixture, s.U.row(i).data(), s.abar[i], s.E.row(i).data(), s.logg.data());
 }
 
-// eps for n rows x (n, dim) at timestep t (an integer in [0, T-1]): out (n, dim). For the GUI's field view.
+// eps for n rows x (n, dim) at timestep t (an integer in [0, T-1]): out (n, dim), in blocks of kBlockRows rows
+// over the CPU threads. For the GUI's field view.
 template <class Real>
 void eps_batch(const EpsModelT<Real>& model, const Schedule& sched, const Real* x, int n, int t, Real* out) {
-  Scratch<Real> s;
-  s.U.resize(n, model.dim + 1);
-  s.U.leftCols(model.dim) = Eigen::Map<const Matrix<Real>>(x, n, model.dim);
-  s.U.col(model.dim).setConstant(static_cast<Real>(t) / static_cast<Real>(sched.T));
-  s.abar.assign(n, sched.alphas_cumprod[t]);
-  eps_rows(model, s);
-  MatrixMap<Real>(out, n, model.dim) = s.E;
+  const int dim = model.dim;
+  parallel_blocks((n + kBlockRows - 1) / kBlockRows, [&](int64_t blk) {
+    const int r0 = static_cast<int>(blk) * kBlockRows, rows = std::min(kBlockRows, n - r0);
+    Scratch<Real> s;
+    s.U.resize(rows, dim + 1);
+    s.U.leftCols(dim) = Eigen::Map<const Matrix<Real>>(x + static_cast<int64_t>(r0) * dim, rows, dim);
+    s.U.col(dim).setConstant(static_cast<Real>(t) / static_cast<Real>(sched.T));
+    s.abar.assign(rows, sched.alphas_cumprod[t]);
+    eps_rows(model, s);
+    MatrixMap<Real>(out + static_cast<int64_t>(r0) * dim, rows, dim) = s.E;
+  });
 }
 
 // A step table's per-step arrays in Real (the float path's A, C, S equal the table's A32, C32, S32).
@@ -262,7 +269,7 @@ void run_steps_block(const EpsModelT<Real>& net, const StepTable& tab, const Tab
   }
 }
 
-// The whole denoise call (SEMANTICS §4) over B rows in blocks, both cores: x (B, dim) in/out, t_start (B),
+// The whole denoise call (SEMANTICS §4) over B rows in blocks over the CPU threads: x (B, dim) in/out, t_start (B),
 // trajectory optional (S+1, B, dim) with frame 0 the input.
 template <class Real>
 void denoise(const DiffusionModel& model, Real* x, const int64_t* t_start, int B, int S, Real* trajectory) {
@@ -273,12 +280,11 @@ void denoise(const DiffusionModel& model, Real* x, const int64_t* t_start, int B
   const int64_t frame_stride = static_cast<int64_t>(B) * dim;
   if (trajectory) std::memcpy(trajectory, x, sizeof(Real) * frame_stride);
   const int n_blocks = (B + kBlockRows - 1) / kBlockRows;
-#pragma omp parallel for schedule(dynamic, 1) if (n_blocks > 1)
-  for (int blk = 0; blk < n_blocks; ++blk) {
-    const int r0 = blk * kBlockRows, n = std::min(kBlockRows, B - r0);
+  parallel_blocks(n_blocks, [&](int64_t blk) {
+    const int r0 = static_cast<int>(blk) * kBlockRows, n = std::min(kBlockRows, B - r0);
     denoise_block(net, c.A, c.C, tab.abar, tab.T, x + static_cast<int64_t>(r0) * dim, t_start + r0, n, S,
                   trajectory ? trajectory + frame_stride + static_cast<int64_t>(r0) * dim : nullptr, frame_stride);
-  }
+  });
 }
 
 // Steps [k_begin, k_end) of `tab` over B rows (SEMANTICS §3): x (B, dim) in/out; noise row = row_offset + i.
@@ -297,13 +303,12 @@ void run_steps(const DiffusionModel& model, const StepTable& tab, int k_begin, i
   const int dim = net.dim;
   const int64_t frame_stride = static_cast<int64_t>(B) * dim;
   const int n_blocks = (B + kBlockRows - 1) / kBlockRows;
-#pragma omp parallel for schedule(dynamic, 1) if (n_blocks > 1)
-  for (int blk = 0; blk < n_blocks; ++blk) {
-    const int r0 = blk * kBlockRows, n = std::min(kBlockRows, B - r0);
+  parallel_blocks(n_blocks, [&](int64_t blk) {
+    const int r0 = static_cast<int>(blk) * kBlockRows, n = std::min(kBlockRows, B - r0);
     run_steps_block(net, tab, c, k_begin, k_end, x + static_cast<int64_t>(r0) * dim, n, seed,
                     row_offset + static_cast<uint32_t>(r0), frames ? frames + static_cast<int64_t>(r0) * dim : nullptr,
                     frame_stride, prev && tab.uses_prev() ? prev + static_cast<int64_t>(r0) * dim : nullptr);
-  }
+  });
 }
 
 // The bias-free 3-layer MLP (SEMANTICS §5): y = relu(relu(x W1^T) W2^T) W3^T; x (B, d0) -> y (B, d3).
@@ -316,14 +321,13 @@ void mlp3(const Mlp3Weights& w, const Real* x, int B, Real* y) {
   };
   const Matrix<Real> W1 = mat(w.W1, w.d1, w.d0), W2 = mat(w.W2, w.d2, w.d1), W3 = mat(w.W3, w.d3, w.d2);
   const int n_blocks = (B + kBlockRows - 1) / kBlockRows;
-#pragma omp parallel for schedule(dynamic, 1) if (n_blocks > 1)
-  for (int blk = 0; blk < n_blocks; ++blk) {
-    const int r0 = blk * kBlockRows, n = std::min(kBlockRows, B - r0);
+  parallel_blocks(n_blocks, [&](int64_t blk) {
+    const int r0 = static_cast<int>(blk) * kBlockRows, n = std::min(kBlockRows, B - r0);
     Eigen::Map<const Matrix<Real>> X(x + static_cast<int64_t>(r0) * w.d0, n, w.d0);
     Matrix<Real> H1 = (X * W1.transpose()).cwiseMax(Real(0));
     Matrix<Real> H2 = (H1 * W2.transpose()).cwiseMax(Real(0));
     MatrixMap<Real>(y + static_cast<int64_t>(r0) * w.d3, n, w.d3).noalias() = H2 * W3.transpose();
-  }
+  });
 }
 
 }  // namespace diffscope::cpu_ref

@@ -6,7 +6,9 @@
 #include <cstdio>
 #include <limits>
 #include <sstream>
+#include <vector>
 
+#include "core/cpu_threads.h"
 #include "core/errors.h"
 #include "core/sampling.h"
 
@@ -83,18 +85,21 @@ void check_run_coefficients(const Schedule& sched, const StepTable& table, int k
 }
 
 int64_t first_nonfinite(const float* data, int64_t n) {
-  const int64_t kBlock = 1 << 16;
-  int64_t first = std::numeric_limits<int64_t>::max();
-#pragma omp parallel for reduction(min : first) if (n > 4 * kBlock)
-  for (int64_t b = 0; b < (n + kBlock - 1) / kBlock; ++b) {
+  const int64_t kBlock = 1 << 18;  // 1 MB of floats per block: an input of one block is scanned on the calling thread
+  const int64_t n_blocks = (n + kBlock - 1) / kBlock;
+  // the first non-finite index of each block (or -1), then the first block that has one
+  std::vector<int64_t> first(static_cast<size_t>(std::max<int64_t>(n_blocks, 0)), -1);
+  parallel_blocks(n_blocks, [&](int64_t b) {
     const int64_t end = std::min(n, (b + 1) * kBlock);
     for (int64_t i = b * kBlock; i < end; ++i)
       if (!std::isfinite(data[i])) {
-        first = std::min(first, i);
-        break;
+        first[static_cast<size_t>(b)] = i;
+        return;
       }
-  }
-  return first == std::numeric_limits<int64_t>::max() ? -1 : first;
+  });
+  for (int64_t i : first)
+    if (i >= 0) return i;
+  return -1;
 }
 
 void check_output_finite(const std::string& arg, const float* data, int64_t n_frames, int64_t rows, int64_t cols) {

@@ -6,6 +6,8 @@
 #include <new>
 #include <sys/stat.h>
 
+#include <Eigen/Core>  // Eigen::half: float16 elements (IEEE 754 binary16)
+
 #include "core/atomic_write.h"
 #include "core/errors.h"
 #include "core/file_read.h"
@@ -166,15 +168,15 @@ NpyView parse_npy(const std::string& bytes, const std::string& label) {
   const std::string& d = v.descr;
   if (d.size() < 3 || (d[0] != '<' && d[0] != '>' && d[0] != '|' && d[0] != '=')) {
     if (d.find('O') != std::string::npos) fail(label, "object arrays ('" + d + "') are not supported");
-    fail(label, "dtype '" + d + "' is not supported (valid: '<f4', '<f8', '<i4', '<i8')");
+    fail(label, "dtype '" + d + "' is not supported (valid: '<f2', '<f4', '<f8', '<i4', '<i8')");
   }
   v.kind = d[1];
   if (v.kind == 'O') fail(label, "object arrays ('" + d + "') are not supported");
   const std::string size = d.substr(2);
   v.item_bytes = size == "1" ? 1 : size == "2" ? 2 : size == "4" ? 4 : size == "8" ? 8 : 0;
-  const bool float_ok = v.kind == 'f' && (v.item_bytes == 4 || v.item_bytes == 8);
+  const bool float_ok = v.kind == 'f' && (v.item_bytes == 2 || v.item_bytes == 4 || v.item_bytes == 8);
   const bool int_ok = (v.kind == 'i' || v.kind == 'u') && v.item_bytes != 0;
-  if (!float_ok && !int_ok) fail(label, "dtype '" + d + "' is not supported (valid: '<f4', '<f8', '<i4', '<i8')");
+  if (!float_ok && !int_ok) fail(label, "dtype '" + d + "' is not supported (valid: '<f2', '<f4', '<f8', '<i4', '<i8')");
   if (d[0] == '>' && v.item_bytes > 1)
     fail(label, "dtype '" + d + "' is big-endian; save little-endian data (e.g. a.astype('<" + d.substr(1) + "'))");
   if (d[0] == '|' && v.item_bytes > 1) fail(label, "dtype '" + d + "' has no byte order; expected '<" + d.substr(1) + "'");
@@ -213,8 +215,10 @@ template <typename Out>
 std::vector<Out> convert_float(const NpyView& v) {
   std::vector<Out> out(v.numel);
   for (uint64_t i = 0; i < v.numel; ++i)
-    out[i] = v.item_bytes == 4 ? static_cast<Out>(load<float>(v.data + 4 * i))
-                               : static_cast<Out>(load<double>(v.data + 8 * i));
+    out[i] = v.item_bytes == 2   ? static_cast<Out>(static_cast<float>(
+                                       Eigen::numext::bit_cast<Eigen::half>(load<uint16_t>(v.data + 2 * i))))
+             : v.item_bytes == 4 ? static_cast<Out>(load<float>(v.data + 4 * i))
+                                 : static_cast<Out>(load<double>(v.data + 8 * i));
   return out;
 }
 
@@ -244,7 +248,7 @@ NpyFloat read_npy_float(const std::string& path, const std::string& arg) {
   const std::string label = label_of(arg, path);
   const std::string bytes = read_file_bytes(path, label, ".npy file");
   const NpyView v = parse_npy(bytes, label);
-  if (v.kind != 'f') fail(label, "dtype '" + v.descr + "' (valid: '<f4', '<f8')");
+  if (v.kind != 'f') fail(label, "dtype '" + v.descr + "' (valid: '<f2', '<f4', '<f8')");
   return NpyFloat{v.shape, convert_float<float>(v)};
 }
 
@@ -252,7 +256,7 @@ NpyDouble read_npy_double(const std::string& path, const std::string& arg) {
   const std::string label = label_of(arg, path);
   const std::string bytes = read_file_bytes(path, label, ".npy file");
   const NpyView v = parse_npy(bytes, label);
-  if (v.kind != 'f') fail(label, "dtype '" + v.descr + "' (valid: '<f4', '<f8')");
+  if (v.kind != 'f') fail(label, "dtype '" + v.descr + "' (valid: '<f2', '<f4', '<f8')");
   return NpyDouble{v.shape, convert_float<double>(v)};
 }
 

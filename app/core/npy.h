@@ -21,11 +21,11 @@ struct NpyInt {
   std::vector<int64_t> data;
 };
 
-// Reads a float32 or float64 array (converted to float32). `arg` names the CLI argument in error messages.
+// Reads a float16, float32 or float64 array (converted to float32). `arg` names the CLI argument in error messages.
 // Throws InvalidInput for a missing file, bad magic/header, other dtypes, big-endian or Fortran order,
 // or a data section shorter than the shape says.
 NpyFloat read_npy_float(const std::string& path, const std::string& arg);
-// Reads a float32 or float64 array as float64 (golden reference outputs are float64).
+// Reads a float16, float32 or float64 array as float64 (golden reference outputs are float64).
 NpyDouble read_npy_double(const std::string& path, const std::string& arg);
 // Reads an int64 or int32 array.
 NpyInt read_npy_int(const std::string& path, const std::string& arg);

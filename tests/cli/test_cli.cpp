@@ -16,6 +16,7 @@
 #include "../core/model_fixtures.h"
 #include "../test_paths.h"
 #include "core/npy.h"
+#include "core/npy_parse.h"
 #include <nlohmann/json.hpp>
 #include "core/philox_normal.h"
 
@@ -191,6 +192,13 @@ TEST_F(Cli, DenoiseRefusesBadInput) {
   expect_bad_input(base + " --x " + x + " --t-start " + ok_t + " --steps 0", "--steps", "0");
   expect_bad_input(base + " --x " + xnan + " --t-start " + ok_t + " --steps 4", "--x[0][1]", "nan");
   expect_bad_input(base + " --x " + x3 + " --t-start " + ok_t + " --steps 4", "--x", "width 3");
+  // x as SEMANTICS §6 says for both front ends: empty said so, integers refused naming the dtype
+  const std::string x0 = in.file("x0.npy"), xi = in.file("xi.npy");
+  test::write_bytes(x0, npy_header("<f4", {0, 2}));
+  test::write_bytes(xi, npy_header("<i4", {1, 2}) + std::string(8, '\0'));
+  expect_bad_input(base + " --x " + x0 + " --t-start " + ok_t + " --steps 4", "is empty (shape (0, 2))",
+                   "valid: a float16, float32 or float64 array (B, dim) with B >= 1");
+  expect_bad_input(base + " --x " + xi + " --t-start " + ok_t + " --steps 4", "dtype '<i4'", "'<f2', '<f4', '<f8'");
   expect_bad_input(base + " --x " + in.file("missing.npy") + " --t-start " + ok_t + " --steps 4", "--x");
   expect_bad_input(base + " --x " + x + " --t-start " + ok_t + " --steps 4 --precision bf16", "--precision bf16");
   expect_bad_input(base + " --x " + x + " --t-start " + ok_t + " --steps 4 --backend tpu", "--backend");

@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "../core/io_test_util.h"
 #include "../test_paths.h"
@@ -94,6 +96,32 @@ TEST_F(CliRanges, SampleCountBoundaries) {
   expect_refused(tiny, "--t-start 0 --n 0", "--n = 0 is out of range; valid: [1, 1000000]");
   expect_refused(tiny, "--t-start 0 --n 1000001", "--n = 1000001 is out of range; valid: [1, 1000000]");
   expect_refused(tiny, "--t-start 0 --n -1", "--n = -1 is out of range; valid: [1, 1000000]");
+}
+
+// --threads (the CPU backend's threads, core/cpu_threads.h): [1, 1024], refused before any work on every command
+// that computes; results do not depend on it.
+TEST_F(CliRanges, ThreadsBoundaries) {
+  expect_accepted(m_golden, "--n 600 --t-start 20 --threads 1", 600);
+  expect_accepted(m_golden, "--n 600 --t-start 20 --threads 1024", 600);
+  expect_refused(m_golden, "--n 2 --t-start 20 --threads 0", "--threads = 0 is out of range; valid: [1, 1024]");
+  expect_refused(m_golden, "--n 2 --t-start 20 --threads 1025", "--threads = 1025 is out of range; valid: [1, 1024]");
+  expect_refused(m_golden, "--n 2 --t-start 20 --threads -3", "--threads = -3 is out of range; valid: [1, 1024]");
+  std::vector<std::string> commands{"mlp3 --weights w --x x --out '" + m_dir.file("y.npy") + "'",
+                                    "denoise --model m --x x --t-start t --steps 1 --out '" + m_dir.file("y.npy") + "'",
+                                    "bench --quick"};
+#ifdef DIFFSCOPE_HAVE_GUI
+  commands.push_back("gui --headless --backend cpu");
+#endif
+  for (const std::string& cmd : commands) {
+    const CliRun r = run(cmd + " --threads 0");
+    EXPECT_EQ(r.code, 2) << cmd << ": " << r.err;
+    EXPECT_EQ(r.err, "diffscope: error: --threads = 0 is out of range; valid: [1, 1024]\n") << cmd;
+  }
+  // the same samples at 1 and 3 threads (600 rows: three blocks)
+  ASSERT_EQ(sample(m_golden, "--n 600 --t-start 300 --sampler ddpm --seed 4 --threads 1").code, 0);
+  const NpyFloat one = read_npy_float(m_dir.file("out.npy"), "out");
+  ASSERT_EQ(sample(m_golden, "--n 600 --t-start 300 --sampler ddpm --seed 4 --threads 3").code, 0);
+  EXPECT_EQ(read_npy_float(m_dir.file("out.npy"), "out").data, one.data);
 }
 
 // A value that is not a number, or an option that does not exist: the same one line naming the argument, the

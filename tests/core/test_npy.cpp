@@ -2,6 +2,7 @@
 // int32/int64, float64 -> float32, atomic writes, and malformed files.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -99,10 +100,29 @@ TEST(Npy, IntegerArrays) {
                   "does not fit in int64"));
   // dtype kinds are not mixed up: ints are not floats and floats are not ints.
   EXPECT_TRUE(has(invalid_input_message([&] { read_npy_float(dir.file("i8.npy"), "--x"); }),
-                  "dtype '<i8' (valid: '<f4', '<f8')"));
+                  "dtype '<i8' (valid: '<f2', '<f4', '<f8')"));
   write_npy_float(dir.file("f.npy"), {1}, std::vector<float>{1.f}.data(), "");
   EXPECT_TRUE(has(invalid_input_message([&] { read_npy_int(dir.file("f.npy"), "--t-start"); }),
                   "--t-start " + dir.file("f.npy") + ": dtype '<f4' (valid: '<i8', '<i4')"));
+}
+
+// float16 arrays read as floats (SEMANTICS §6: x is float16, float32 or float64 in the CLI and in Python alike):
+// IEEE 754 binary16 bit patterns and their exact values.
+TEST(Npy, Float16Reads) {
+  TempDir dir;
+  const std::vector<uint16_t> bits = {0x3C00, 0xC000, 0x3555, 0x0001, 0x7BFF, 0x8000};
+  test::write_bytes(dir.file("f2.npy"), npy_header("<f2", {3, 2}) + raw_bytes(bits));
+  const NpyFloat r = read_npy_float(dir.file("f2.npy"), "--x");
+  EXPECT_EQ(r.shape, (std::vector<int64_t>{3, 2}));
+  const std::vector<float> want = {1.0f, -2.0f, 0.333251953125f, std::ldexp(1.0f, -24), 65504.0f, -0.0f};
+  ASSERT_EQ(r.data.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(r.data[i], want[i]) << i;
+  EXPECT_TRUE(std::signbit(r.data[5]));
+  EXPECT_EQ(read_npy_double(dir.file("f2.npy"), "--x").data[2], 0.333251953125);
+  // integers stay refused as x (no silent conversion in either front end)
+  test::write_bytes(dir.file("i4.npy"), npy_header("<i4", {1, 2}) + raw_bytes(std::vector<int32_t>{1, 2}));
+  EXPECT_TRUE(has(invalid_input_message([&] { read_npy_float(dir.file("i4.npy"), "--x"); }),
+                  "dtype '<i4' (valid: '<f2', '<f4', '<f8')"));
 }
 
 // Format 2.0 (4-byte header length) reads like 1.0.

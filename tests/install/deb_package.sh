@@ -24,6 +24,9 @@ echo "Depends: $depends"
 echo "Recommends: $(dpkg-deb -f "$deb" Recommends)"
 grep -qi 'cuda\|cublas\|nvidia' <<<"$depends" && fail "a CUDA library is a hard dependency: $depends"
 grep -q 'libc6' <<<"$depends" || fail "no libc6 in Depends (dpkg-shlibdeps did not run?)"
+# The CPU backend's threads are oneTBB's (docs/decisions/cpu-threading.md); libgomp is no longer linked.
+grep -q 'libtbb12' <<<"$depends" || fail "no libtbb12 in Depends: $depends"
+grep -q 'libgomp' <<<"$depends" && fail "libgomp in Depends: $depends"
 # Every dependency is a package of this Debian system (the build machine is Debian 12).
 for p in $(tr ',|' '\n\n' <<<"$depends" | sed 's/(.*)//; s/ //g' | sort -u); do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || apt-cache show "$p" >/dev/null 2>&1 ||

@@ -335,6 +335,288 @@ class SpacingsAndRoots(unittest.TestCase):
         self.assertEqual(p.stdout.strip(), "(4, 2)")
 
 
+class Index:
+    """An integer type that is neither int nor numpy: only __index__ (as a user's own integer class)."""
+
+    def __init__(self, v):
+        self.v = v
+
+    def __index__(self):
+        return self.v
+
+
+class NumpyIntegers(unittest.TestCase):
+    """Every integer argument takes anything with __index__ (numpy integers included; not bool), with the result of
+    the Python-int call; a range error shows the value as given (also beyond 64 bits)."""
+
+    def test_sample_arguments(self):
+        m = diffscope.load("moons")
+        base = dict(n=64, steps=10, t_start=50, seed=5)
+        want = m.sample(**base)
+        for kw, v in [("n", np.int64(64)), ("n", Index(64)), ("steps", np.int64(10)), ("steps", np.uint8(10)),
+                      ("t_start", np.int32(50)), ("t_start", np.uint16(50)), ("seed", np.int64(5)),
+                      ("seed", np.uint64(5)), ("seed", Index(5))]:
+            with self.subTest(kw=kw, type=type(v).__name__):
+                np.testing.assert_array_equal(m.sample(**{**base, kw: v}), want)
+        # the reported case: seed = np.uint64(2**64 - 1), steps_offset = np.int64(1)
+        np.testing.assert_array_equal(m.sample(64, steps=10, t_start=50, seed=np.uint64(2**64 - 1)),
+                                      m.sample(64, steps=10, t_start=50, seed=2**64 - 1))
+        np.testing.assert_array_equal(m.sample(64, steps=10, t_start=50, seed=5, spacing="leading",
+                                               steps_offset=np.int64(1)),
+                                      m.sample(64, steps=10, t_start=50, seed=5, spacing="leading", steps_offset=1))
+        x, traj = m.sample(64, steps=10, t_start=50, seed=5, trajectory=True, trajectory_stride=np.int16(3))
+        x2, traj2 = m.sample(64, steps=10, t_start=50, seed=5, trajectory=True, trajectory_stride=3)
+        np.testing.assert_array_equal(traj, traj2)
+
+    def test_denoise_arguments(self):
+        m = diffscope.load("moons")
+        x = np.random.default_rng(2).standard_normal((6, 2)).astype(np.float32)
+        want = m.denoise(x, 40, 5)
+        for t, steps in [(np.int64(40), np.int64(5)), (np.uint64(40), np.uint32(5)), (Index(40), Index(5)),
+                         (np.full(6, 40, np.uint16), 5), (np.full(6, 40, np.uint64), np.int8(5))]:
+            with self.subTest(t=repr(t), steps=repr(steps)):
+                np.testing.assert_array_equal(m.denoise(x, t, steps), want)
+
+    def test_bools_are_not_integers(self):
+        m = diffscope.load("moons")
+        for kw in ("n", "steps", "t_start", "seed", "steps_offset", "trajectory_stride"):
+            for b in (True, np.bool_(True)):
+                with self.subTest(kw=kw, type=type(b).__name__), self.assertRaises(ValueError) as e:
+                    m.sample(**{"n": 8, "t_start": 5, kw: b})
+                self.assertTrue(str(e.exception).startswith(kw + " = True is not an int"), str(e.exception))
+        with self.assertRaises(ValueError) as e:
+            m.denoise(np.zeros((2, 2), np.float32), 5, True)
+        self.assertTrue(str(e.exception).startswith("steps = True is not an int"), str(e.exception))
+
+    def test_range_errors_show_the_value_as_given(self):
+        m = diffscope.load("moons")
+        seed_valid = "; valid: an integer in [0, 18446744073709551615]"
+        for kw, v, msg in [
+                ("seed", np.int64(-1), "seed = -1 is out of range" + seed_valid),
+                ("seed", 2**64, "seed = 18446744073709551616 is out of range" + seed_valid),
+                ("steps", np.uint64(2**64 - 1), "steps = 18446744073709551615 is out of range; valid: [1, 51]"),
+                ("n", 2**70, "n = 1180591620717411303424 is out of range; valid: [1, "),
+                ("t_start", np.int64(-3), "t_start = -3 is out of range; valid: [0, 999]"),
+                ("steps_offset", np.int64(-1), "steps_offset = -1 is out of range; valid: [0, 2147483647]"),
+                ("trajectory_stride", np.uint64(2**63), "trajectory_stride = 9223372036854775808 is out of range")]:
+            with self.subTest(kw=kw), self.assertRaises(ValueError) as e:
+                m.sample(**{"n": 8, "t_start": 50, kw: v})
+            self.assertTrue(str(e.exception).startswith(msg), str(e.exception))
+        # denoise steps beyond int: refused, never wrapped (2**32 + 1 would run 1 step)
+        with self.assertRaises(ValueError) as e:
+            m.denoise(np.zeros((2, 2), np.float32), 5, 2**32 + 1)
+        self.assertTrue(str(e.exception).startswith("steps = 4294967297 is out of range; valid: [1, 2147483647]"),
+                        str(e.exception))
+
+
+class ArrayDtypes(unittest.TestCase):
+    """SEMANTICS §6: x is float16, float32 or float64 (as the CLI's --x); every other dtype is refused before any
+    cast, naming the argument and the dtype; t_start arrays are signed or unsigned integers, range-checked as
+    given (a uint64 is never wrapped to a negative number)."""
+
+    def setUp(self):
+        self.m = diffscope.load("moons")
+        self.x = np.random.default_rng(3).standard_normal((6, 2)).astype(np.float32)
+
+    def test_float_dtypes_accepted(self):
+        want = self.m.denoise(self.x, 40, 5)
+        np.testing.assert_array_equal(self.m.denoise(self.x.astype(np.float64), 40, 5), want)
+        np.testing.assert_array_equal(self.m.denoise(self.x.tolist(), 40, 5), want)  # Python floats: float64
+        x16 = self.x.astype(np.float16)
+        np.testing.assert_array_equal(self.m.denoise(x16, 40, 5), self.m.denoise(x16.astype(np.float32), 40, 5))
+
+    def test_other_dtypes_refused_naming_the_dtype(self):
+        for dt in (np.complex64, np.complex128, np.int32, np.int64, np.uint8, np.bool_, np.longdouble, object, "U8"):
+            name = str(np.dtype(dt))
+            if name == "float64":  # a platform whose long double is double
+                continue
+            a = self.x.astype(dt)
+            with self.subTest(dtype=name), self.assertRaises(ValueError) as e:
+                self.m.denoise(a, 300, 20)
+            self.assertTrue(str(e.exception).startswith("x has dtype %s; valid: a float16, float32 or float64 array"
+                                                        % name), str(e.exception))
+            with self.subTest("mlp3", dtype=name), self.assertRaises(ValueError) as e:
+                diffscope.mlp3(golden("mlp3_b16_48_64_40_24_weights.safetensors"), np.ones((2, 48)).astype(dt))
+            self.assertIn("x has dtype " + name, str(e.exception))
+        with self.assertRaises(ValueError) as e:  # a list of Python ints is an int64 array: refused as well
+            self.m.denoise([[1, 2]], 40, 5)
+        self.assertIn("x has dtype int64", str(e.exception))
+
+    def test_empty_and_wrong_rank(self):
+        for a, msg in [(np.zeros((0, 2)), "x is empty (shape (0, 2)); valid: "),
+                       (np.zeros((0, 2), np.float32), "x is empty (shape (0, 2)); valid: "),
+                       (np.zeros(4, np.float32), "x has 1 dimensions (shape (4,)); valid: "),
+                       (np.zeros((1, 2, 2), np.float32), "x has 3 dimensions (shape (1, 2, 2)); valid: ")]:
+            with self.subTest(msg), self.assertRaises(ValueError) as e:
+                self.m.denoise(a, 40, 5)
+            self.assertTrue(str(e.exception).startswith(msg), str(e.exception))
+
+    def test_t_start_unsigned_and_refused_kinds(self):
+        for t, msg in [(np.array([2**64 - 1] * 6, np.uint64), "t_start[0] = 18446744073709551615 is out of range"),
+                       (np.uint64(2**64 - 1), "t_start = 18446744073709551615 is out of range"),
+                       (2**70, "t_start = 1180591620717411303424 is out of range"),
+                       (np.array([5, 5, 5, 5, 5, 2**63], np.uint64), "t_start[5] = 9223372036854775808 is out of range")]:
+            with self.subTest(msg), self.assertRaises(ValueError) as e:
+                self.m.denoise(self.x, t, 20)
+            self.assertTrue(str(e.exception).startswith(msg + "; valid: [0, 999]"), str(e.exception))
+        for bad, name in [(np.full(6, 40, np.complex64), "complex64"), (np.full(6, True), "bool"),
+                          (np.array(["40"] * 6), "<U2"), (np.full(6, 40.0), "float64")]:
+            with self.subTest(name), self.assertRaises(ValueError) as e:
+                self.m.denoise(self.x, bad, 20)
+            self.assertIn("(dtype %s) is not an int or a 1-D integer array" % name, str(e.exception))
+
+    def test_same_rule_as_the_cli(self):
+        """float16 x: the CLI and the module agree bit for bit; int32 and complex x: both refuse, naming the dtype."""
+        with tempfile.TemporaryDirectory() as d:
+            x16 = self.x.astype(np.float16)
+            np.save(os.path.join(d, "x16.npy"), x16)
+            np.save(os.path.join(d, "t.npy"), np.full(6, 40, np.int64))
+            rc, err = cli("denoise", "--model", "moons", "--x", os.path.join(d, "x16.npy"), "--t-start",
+                          os.path.join(d, "t.npy"), "--steps", 5, "--out", os.path.join(d, "y.npy"))
+            self.assertEqual(rc, 0, err)
+            np.testing.assert_array_equal(np.load(os.path.join(d, "y.npy")), self.m.denoise(x16, 40, 5))
+            for dt, descr in [(np.int32, "<i4"), (np.complex64, "<c8")]:
+                np.save(os.path.join(d, "xi.npy"), self.x.astype(dt))
+                rc, err = cli("denoise", "--model", "moons", "--x", os.path.join(d, "xi.npy"), "--t-start",
+                              os.path.join(d, "t.npy"), "--steps", 5, "--out", os.path.join(d, "z.npy"))
+                self.assertEqual(rc, 2, err)
+                self.assertIn("dtype '%s'" % descr, err)
+                with self.assertRaises(ValueError):
+                    self.m.denoise(self.x.astype(dt), 40, 5)
+
+
+class Threads(unittest.TestCase):
+    """diffscope.set_threads: results do not depend on the thread count, bit for bit; its range is checked."""
+
+    def tearDown(self):
+        diffscope.set_threads(None)
+
+    def test_results_do_not_depend_on_threads(self):
+        m = diffscope.load("moons")
+        rng = np.random.default_rng(4)
+        x = rng.standard_normal((1500, 2)).astype(np.float32)  # 6 blocks of 256 rows
+        t = rng.integers(0, 1000, 1500)
+        w = golden("mlp3_b16_48_64_40_24_weights.safetensors")
+        xw = rng.standard_normal((1100, 48)).astype(np.float32)
+        runs = []
+        for threads in (1, 2, 3, 8, None):
+            diffscope.set_threads(threads)
+            runs.append((m.sample(3000, sampler="ddpm", steps=30, t_start=600, seed=9, trajectory=True,
+                                  trajectory_stride=7),
+                         m.sample(2000, sampler="dpmpp-2m", steps=12, seed=1, from_data=False),
+                         m.denoise(x, t, 50, trajectory=True), diffscope.mlp3(w, xw)))
+        for threads, run in zip((2, 3, 8, None), runs[1:]):
+            with self.subTest(threads=threads):
+                for a, b in zip(run, runs[0]):
+                    for u, v in zip(a if isinstance(a, tuple) else (a,), b if isinstance(b, tuple) else (b,)):
+                        np.testing.assert_array_equal(u, v)
+
+    def test_range_and_kinds(self):
+        diffscope.set_threads(np.int64(2))
+        self.assertEqual(diffscope.get_threads(), 2)
+        diffscope.set_threads(None)
+        self.assertGreaterEqual(diffscope.get_threads(), 1)
+        for bad in (0, -1, 1025, 2**70):
+            with self.subTest(bad), self.assertRaises(ValueError) as e:
+                diffscope.set_threads(bad)
+            self.assertEqual(str(e.exception), "threads = %d is out of range; valid: [1, 1024]" % bad)
+        for bad in (1.5, True, "2"):
+            with self.subTest(repr(bad)), self.assertRaises(ValueError) as e:
+                diffscope.set_threads(bad)
+            self.assertTrue(str(e.exception).startswith("threads = %r is not an int" % bad), str(e.exception))
+
+    def test_cli_threads_option(self):
+        with tempfile.TemporaryDirectory() as d:
+            outs = []
+            for threads in (1, 2, 5):
+                out = os.path.join(d, "x%d.npy" % threads)
+                rc, err = cli("sample", "--model", "moons", "--n", 1500, "--sampler", "ddpm", "--steps", 20,
+                              "--t-start", 300, "--seed", 3, "--threads", threads, "--out", out)
+                self.assertEqual(rc, 0, err)
+                outs.append(np.load(out))
+            for o in outs[1:]:
+                np.testing.assert_array_equal(o, outs[0])
+            for cmd in (["sample", "--model", "moons", "--out", os.path.join(d, "y.npy")],
+                        ["mlp3", "--weights", golden("mlp3_b16_48_64_40_24_weights.safetensors"), "--x",
+                         golden("mlp3_b16_48_64_40_24_x.npy"), "--out", os.path.join(d, "y.npy")],
+                        ["bench", "--quick"]):
+                for bad in ("0", "1025"):
+                    with self.subTest(cmd=cmd[0], threads=bad):
+                        rc, err = cli(*cmd, "--threads", bad)
+                        self.assertEqual(rc, 2, err)
+                        self.assertIn("--threads = %s is out of range; valid: [1, 1024]" % bad, err)
+            rc, err = cli("sample", "--model", "moons", "--threads", "two", "--out", os.path.join(d, "y.npy"))
+            self.assertEqual(rc, 2)
+            self.assertIn("--threads = 'two' is not an integer; valid: [1, 1024]", err)
+            self.assertFalse(os.path.exists(os.path.join(d, "y.npy")))
+
+
+# Run in a fresh interpreter (argv[1]: mlp3 weights, argv[2]: the mlp3 x .npy): one sample() to start the CPU
+# backend's threads, then one forked child per call; each child runs the call and reports (equal to the parent's
+# result, seconds). A child that hangs never reports: the test's timeout ends the whole process group.
+FORK_SCRIPT = r"""
+import json, os, sys, time
+import numpy as np
+import diffscope
+m = diffscope.load("moons")
+m.sample(4096, steps=5, t_start=4)
+x = np.ones((4096, 2), np.float32)
+xw = np.load(sys.argv[2])
+calls = {
+    "sample": lambda: m.sample(4096, steps=5, t_start=4, seed=1),
+    "denoise": lambda: m.denoise(x, 10, 3),
+    "mlp3": lambda: diffscope.mlp3(sys.argv[1], xw),
+    "load": lambda: diffscope.load("moons").sample(4096, steps=5, t_start=4, seed=1),
+}
+for name, call in calls.items():
+    want = call()
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        t0 = time.perf_counter()
+        y = call()
+        os.write(w, json.dumps([bool(np.array_equal(y, want)), time.perf_counter() - t0]).encode())
+        os._exit(0)
+    os.close(w)
+    got = json.loads(os.read(r, 4096).decode())
+    os.waitpid(pid, 0)
+    print(json.dumps({name: got}), flush=True)
+import multiprocessing
+def pool_call(name):
+    return calls[name]()
+with multiprocessing.get_context("fork").Pool(2) as pool:
+    outs = pool.map(pool_call, list(calls))
+print(json.dumps({"pool": [all(bool(np.array_equal(o, calls[n]())) for o, n in zip(outs, calls)), 0.0]}), flush=True)
+"""
+
+
+class Fork(unittest.TestCase):
+    """A child forked after the CPU backend ran (multiprocessing's default start method on Linux, DataLoader
+    workers) computes sample, denoise, mlp3 and a fresh load, equal to the parent's results, and never hangs."""
+
+    def test_calls_in_a_forked_child(self):
+        import signal
+        c = next(c for c in MANIFEST if c["kind"] == "mlp3")
+        p = subprocess.Popen([sys.executable, "-c", FORK_SCRIPT, golden(c["weights"]), golden(c["x"])],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        try:
+            out, err = p.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)  # the parent and its hung children
+            out, err = p.communicate()
+            self.fail("a forked child hung; it reported only: " + out)
+        self.assertEqual(p.returncode, 0, err)
+        results = {}
+        for line in out.splitlines():
+            results.update(json.loads(line))
+        self.assertEqual(sorted(results), ["denoise", "load", "mlp3", "pool", "sample"])
+        for name, (same, seconds) in results.items():
+            with self.subTest(name):
+                self.assertTrue(same, "the child's result differs from the parent's")
+                self.assertLess(seconds, 10.0)  # measured: well under a second (tests/RELIABILITY.md)
+
+
 class Gil(unittest.TestCase):
     def test_released_during_compute(self):
         """While one thread samples, another keeps running Python: with the GIL held for the whole compute,

@@ -1,10 +1,10 @@
 #!/bin/bash
 # h200_run.sh — the GUI's GPU run on the H200 (see /work/shared/gpu/README.md), from the repository root after
 # `source .gpu/setup.sh`, with the stripped, gzipped executables in .gpu/bin-gui/ (diffscope.gz from a CUDA
-# build, gui_tests.gz from the GUI test build, libgomp.so.1). Writes run.log and the screenshots into $OUT.
+# build, gui_tests.gz from the GUI test build, libtbb.so.12: the CPU threads). Writes run.log and the screenshots into $OUT.
 D=/tmp/ds; mkdir -p $D/w
 gunzip -c .gpu/bin-gui/diffscope.gz >$D/diffscope && gunzip -c .gpu/bin-gui/gui_tests.gz >$D/gui_tests
-chmod +x $D/diffscope $D/gui_tests; cp .gpu/bin-gui/libgomp.so.1 $D/
+chmod +x $D/diffscope $D/gui_tests; cp .gpu/bin-gui/libtbb.so.12 $D/
 export LD_LIBRARY_PATH=$D:$LD_LIBRARY_PATH DIFFSCOPE_ROOT=$PWD
 B=$D/diffscope; L=$OUT/run.log; M=$DIFFSCOPE_ROOT/assets/models/moons.safetensors
 { nvidia-smi -L; nvidia-smi --query-gpu=driver_version --format=csv,noheader; date -u; } >$L 2>&1

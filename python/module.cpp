@@ -138,7 +138,7 @@ struct Model {
   // default / 0; the config's schedule applies to this call only, by SEMANTICS §3's rule.
   py::object sample(int64_t n, const std::string& sampler_text, const py::object& spacing_arg,
                     const py::object& steps_offset_arg, double eta, const py::object& steps_arg,
-                    int64_t t_start_arg, const py::object& seed_arg, bool from_data, const std::string& backend_name,
+                    const py::object& t_start_arg, const py::object& seed_arg, bool from_data, const std::string& backend_name,
                     const std::string& precision_text, bool trajectory, int64_t stride_arg, const std::string& out,
                     const py::object& stream, const py::object& scheduler_config) {
     const Precision precision = parse_precision(precision_text);
@@ -158,12 +158,17 @@ struct Model {
     check_eta(eta, "eta");
     check_range("trajectory_stride", stride_arg, {1, INT_MAX});
     check_out(out, backend_name);
-    check_range("t_start", t_start_arg, t_start_range(run_model.schedule));
-    const int t_start = static_cast<int>(t_start_arg);
+    // None: the model's last usable timestep (T - 1, or below the first unusable t, with a UserWarning saying why).
+    std::string t_note;
+    const int64_t t_start_value =
+        t_start_arg.is_none() ? default_t_start(run_model.schedule, &t_note) : int_arg(t_start_arg, "t_start");
+    if (!t_start_arg.is_none()) check_range("t_start", t_start_value, t_start_range(run_model.schedule));
+    if (!t_note.empty() && PyErr_WarnEx(PyExc_UserWarning, t_note.c_str(), 2) != 0) throw py::error_already_set();
+    const int t_start = static_cast<int>(t_start_value);
     if (!steps_arg.is_none() && (!py::isinstance<py::int_>(steps_arg) || py::isinstance<py::bool_>(steps_arg)))
       throw InvalidInput("steps = " + std::string(py::repr(steps_arg)) + " is not an int; valid: an int in [1, t_start + 1], "
                          "or None for t_start + 1");
-    const int64_t steps = steps_arg.is_none() ? t_start_arg + 1 : steps_arg.cast<int64_t>();
+    const int64_t steps = steps_arg.is_none() ? t_start_value + 1 : steps_arg.cast<int64_t>();
     check_range("steps", steps, sample_steps_range(t_start));
     if (from_data && run_model.n_data <= 0)
       throw InvalidInput("from_data: the model '" + name + "' has no data_samples tensor");
@@ -228,6 +233,8 @@ struct Model {
     for (size_t i = old_warnings; i < configured->warnings.size(); ++i)
       if (PyErr_WarnEx(PyExc_UserWarning, ("scheduler_config: " + configured->warnings[i]).c_str(), 2) != 0)
         throw py::error_already_set();
+    if (const std::string note = sampler_mismatch_note(config, sampler); !note.empty())
+      if (PyErr_WarnEx(PyExc_UserWarning, ("scheduler_config: " + note).c_str(), 2) != 0) throw py::error_already_set();
     const bool per_t = sampler == Sampler::Ddpm || sampler == Sampler::DdpmMean;
     if (take_spacing && !per_t) *spacing = config.spacing;
     if (take_offset) *steps_offset = config.steps_offset;
@@ -373,12 +380,13 @@ PYBIND11_MODULE(_diffscope, m) {
       })
       .def("sample", &Model::sample, py::arg("n") = 4096, py::arg("sampler") = "ddim",
            py::arg("spacing") = py::none(), py::arg("steps_offset") = py::none(), py::arg("eta") = 0.0,
-           py::arg("steps") = py::none(), py::arg("t_start") = 999, py::arg("seed") = 0,
+           py::arg("steps") = py::none(), py::arg("t_start") = py::none(), py::arg("seed") = 0,
            py::arg("from_data") = false, py::arg("backend") = "cpu", py::arg("precision") = "fp32",
            py::arg("trajectory") = false, py::arg("trajectory_stride") = 1, py::arg("out") = "numpy",
            py::arg("stream") = py::none(), py::arg("scheduler_config") = py::none(),
            "Samples n points (SEMANTICS §3), as `diffscope sample`: float32 (n, dim), or (x, trajectory) with\n"
-           "trajectory=True (frames 0, s, 2s, ... and the last; (frames, n, dim)). steps defaults to t_start+1.\n"
+           "trajectory=True (frames 0, s, 2s, ... and the last; (frames, n, dim)). t_start defaults to the model's\n"
+           "last usable timestep (T - 1, or info's t_start_max_usable), steps to t_start+1.\n"
            "backend='cuda' with out='cuda' returns diffscope.CudaArray (no copy to the host).\n"
            "scheduler_config: a diffusers scheduler_config.json path, as --scheduler-config: its schedule (unless\n"
            "the model file has its own) and its spacing and steps_offset where spacing / steps_offset are None\n"

@@ -36,6 +36,9 @@ void panel_scheduler_config(App& app) {
     ImGui::SameLine();
     if (ImGui::SmallButton("Clear")) app.scheduler_config_field.clear(), app.load_scheduler_config("");
     tip("back to the model file's own schedule and steps_offset 0 (the spacing picker keeps its value)");
+    // The config names a scheduler; the sampler picker chooses what runs (SEMANTICS §3): say so when they differ.
+    if (const std::string note = sampler_mismatch_note(*c, app.settings.sampling.sampler); !note.empty())
+      ImGui::TextWrapped("%s", note.c_str());
   }
 }
 

@@ -338,5 +338,25 @@ TEST_F(Hardening, MalformedModelsPickedInTheUi) {
   EXPECT_NE(r.out.find("\"complete\": 1"), std::string::npos) << r.out;
 }
 
+// prediction-type in the app: the model picker, a dropped file and a script's `model` line all load through
+// App::load_model, and `restore` of a sidecar naming such a model does too. Each shows the error naming the key and
+// the value; the current model keeps running.
+TEST_F(Hardening, ModelOfAnotherPredictionTypeRefusedWhileTheCurrentOneRuns) {
+  const std::string v = test::data_path("reported/prediction-type/v_prediction.safetensors");
+  write("side.json", nlohmann::json{{"format", 2}, {"model", {{"file", v}}}, {"n", 64}}.dump());
+  const std::string script = "set n 64\nset steps 6\nset t_start 100\nwait_complete 5000\nmodel " + v +
+                             "\nframes 2\nexpect complete == 1\nexpect computed == 6\nrestore " + file("side.json") +
+                             "\nframes 2\nset seed 3\nwait_complete 5000\nexpect computed == 6\n";
+  const Result r = run_gui(script, "--model '" + kModel + "'");
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  // both the model line and the restore failed (the restore's model error is the second failure), and the
+  // expectations between them held: the current model kept running
+  EXPECT_NE(r.err.find("2 command(s) failed, the first: script:5: model " + v + ": " + v +
+                       ": __metadata__ 'prediction_type' = 'v_prediction'"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("expectation(s) failed"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("supported: epsilon"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(still showing "), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace diffscope

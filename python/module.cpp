@@ -220,8 +220,9 @@ struct Model {
 
   // A copy of the model with the diffusers scheduler_config.json at `path_arg` (str or os.PathLike) applied
   // (core/scheduler_config.h, as `sample --scheduler-config`): its schedule by SEMANTICS §3's rule, and its spacing
-  // and steps_offset where the caller gave none (ddpm / ddpm-mean keep the default spacing). Its notes and schedule
-  // warnings become Python UserWarnings; a bad file raises ValueError naming the key, the value and the range.
+  // and steps_offset where the caller gave none (ddpm / ddpm-mean keep the default spacing). Its schedule warnings
+  // and sampler_mismatch_note's line become Python UserWarnings; a bad file raises ValueError naming the key, the
+  // value and the range.
   const DiffusionModel& with_scheduler_config(const py::object& path_arg, Sampler sampler, bool take_spacing,
                                               bool take_offset, DiffusionModel* configured, Spacing* spacing,
                                               int64_t* steps_offset) {

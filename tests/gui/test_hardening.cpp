@@ -358,5 +358,26 @@ TEST_F(Hardening, ModelOfAnotherPredictionTypeRefusedWhileTheCurrentOneRuns) {
   EXPECT_NE(r.out.find("(still showing "), std::string::npos) << r.out;
 }
 
+// t-not-1000 in the app: the default t_start is the model's top (SEMANTICS §3). A model of T = 20000 (sigma
+// overflows float32 from t = 18726) starts at 18725 where it used to start at 999; picking it while at the top of
+// moons' range goes to its top, and back; a t_start typed on the command line, set by the user or restored from a
+// sidecar is kept.
+TEST_F(Hardening, DefaultTStartIsTheModelsTop) {
+  const std::string big = test::data_path("reported/schedule-underflow/lin_T20000.safetensors");
+  const std::string run = "set n 16\nset steps 4\nframes 2\n";
+  Result r = run_gui(run + "expect t_start == 18725\n", "--model '" + big + "'");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  r = run_gui(run + "expect t_start == 700\n", "--model '" + big + "' --t-start 700");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  write("side.json", nlohmann::json{{"format", 2}, {"model", {{"file", big}}}, {"t_start", 999}, {"n", 16},
+                                    {"steps", 4}}.dump());
+  r = run_gui(run + "expect t_start == 999\nmodel " + big + "\nframes 2\nexpect t_start == 18725\nmodel " + kModel +
+                  "\nframes 2\nexpect t_start == 999\nset t_start 500\nframes 1\nmodel " + big +
+                  "\nframes 2\nexpect t_start == 500\nmodel " + kModel + "\nframes 2\nset t_start 999\nframes 1\n"
+                  "restore " + file("side.json") + "\nframes 2\nexpect t_start == 999\n",
+              "--model '" + kModel + "'");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+}
+
 }  // namespace
 }  // namespace diffscope

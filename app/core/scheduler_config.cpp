@@ -264,10 +264,11 @@ SchedulerConfig parse_scheduler_config(const std::string& text, const std::strin
   if (get_bool(j, label, "use_karras_sigmas", false)) c.spacing = Spacing::Karras;
   c.steps_offset = get_int(j, label, "steps_offset", 0, 0, T - 1);
   // A key this reader does not know may change the maths: refused, never ignored.
-  for (const auto& [k, v] : j.items()) {
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string& k = it.key();
     if (kReadKeys.count(k) || kInertKeys.count(k)) continue;
     if (std::any_of(math_keys().begin(), math_keys().end(), [&](const MathKey& m) { return k == m.key; })) continue;
-    throw InvalidInput(label + ": '" + k + "' = " + v.dump().substr(0, 80) +
+    throw InvalidInput(label + ": '" + k + "' = " + it.value().dump().substr(0, 80) +
                        " is not a scheduler_config key diffscope knows, and it may change the maths; valid: the keys "
                        "SEMANTICS §3 lists (remove it, or ask for it to be supported)");
   }

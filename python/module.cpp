@@ -159,7 +159,12 @@ struct Model {
     check_eta(eta, "eta");
     const int64_t stride_in = int_arg(stride_arg, "trajectory_stride", {1, INT_MAX}, "an int >= 1");
     check_out(out, backend_name);
-    const int t_start = static_cast<int>(int_arg(t_start_arg, "t_start", t_start_range(run_model.schedule), "an int"));
+    // None: the model's last usable timestep (T - 1, or below the first unusable t, with a UserWarning saying why).
+    std::string t_note;
+    const int t_start = t_start_arg.is_none()
+                            ? default_t_start(run_model.schedule, &t_note)
+                            : static_cast<int>(int_arg(t_start_arg, "t_start", t_start_range(run_model.schedule), "an int"));
+    if (!t_note.empty() && PyErr_WarnEx(PyExc_UserWarning, t_note.c_str(), 2) != 0) throw py::error_already_set();
     const int64_t steps = steps_arg.is_none() ? t_start + 1
                                               : int_arg(steps_arg, "steps", sample_steps_range(t_start),
                                                         "an int in [1, t_start + 1], or None for t_start + 1");
@@ -213,8 +218,9 @@ struct Model {
 
   // A copy of the model with the diffusers scheduler_config.json at `path_arg` (str or os.PathLike) applied
   // (core/scheduler_config.h, as `sample --scheduler-config`): its schedule by SEMANTICS §3's rule, and its spacing
-  // and steps_offset where the caller gave none (ddpm / ddpm-mean keep the default spacing). Its notes and schedule
-  // warnings become Python UserWarnings; a bad file raises ValueError naming the key, the value and the range.
+  // and steps_offset where the caller gave none (ddpm / ddpm-mean keep the default spacing). Its schedule warnings
+  // and sampler_mismatch_note's line become Python UserWarnings; a bad file raises ValueError naming the key, the
+  // value and the range.
   const DiffusionModel& with_scheduler_config(const py::object& path_arg, Sampler sampler, bool take_spacing,
                                               bool take_offset, DiffusionModel* configured, Spacing* spacing,
                                               int64_t* steps_offset) {
@@ -226,6 +232,8 @@ struct Model {
     for (size_t i = old_warnings; i < configured->warnings.size(); ++i)
       if (PyErr_WarnEx(PyExc_UserWarning, ("scheduler_config: " + configured->warnings[i]).c_str(), 2) != 0)
         throw py::error_already_set();
+    if (const std::string note = sampler_mismatch_note(config, sampler); !note.empty())
+      if (PyErr_WarnEx(PyExc_UserWarning, ("scheduler_config: " + note).c_str(), 2) != 0) throw py::error_already_set();
     const bool per_t = sampler == Sampler::Ddpm || sampler == Sampler::DdpmMean;
     if (take_spacing && !per_t) *spacing = config.spacing;
     if (take_offset) *steps_offset = config.steps_offset;
@@ -372,12 +380,13 @@ PYBIND11_MODULE(_diffscope, m) {
       })
       .def("sample", &Model::sample, py::arg("n") = 4096, py::arg("sampler") = "ddim",
            py::arg("spacing") = py::none(), py::arg("steps_offset") = py::none(), py::arg("eta") = 0.0,
-           py::arg("steps") = py::none(), py::arg("t_start") = 999, py::arg("seed") = 0,
+           py::arg("steps") = py::none(), py::arg("t_start") = py::none(), py::arg("seed") = 0,
            py::arg("from_data") = false, py::arg("backend") = "cpu", py::arg("precision") = "fp32",
            py::arg("trajectory") = false, py::arg("trajectory_stride") = 1, py::arg("out") = "numpy",
            py::arg("stream") = py::none(), py::arg("scheduler_config") = py::none(),
            "Samples n points (SEMANTICS §3), as `diffscope sample`: float32 (n, dim), or (x, trajectory) with\n"
-           "trajectory=True (frames 0, s, 2s, ... and the last; (frames, n, dim)). steps defaults to t_start+1.\n"
+           "trajectory=True (frames 0, s, 2s, ... and the last; (frames, n, dim)). t_start defaults to the model's\n"
+           "last usable timestep (T - 1, or info's t_start_max_usable), steps to t_start+1.\n"
            "Integer arguments (n, steps, t_start, seed, steps_offset, trajectory_stride) take any integer with\n"
            "__index__ (int, numpy.int64, numpy.uint64, ...; not bool).\n"
            "backend='cuda' with out='cuda' returns diffscope.CudaArray (no copy to the host).\n"

@@ -11,8 +11,11 @@
 #include "cli/cli.h"
 #include "core/finite_checks.h"
 #include "core/json_path.h"
+#include "core/errors.h"
 #include "core/model.h"
+#include "core/model_load.h"
 #include "core/model_paths.h"
+#include "core/safetensors.h"
 
 namespace diffscope::cli {
 namespace {
@@ -22,14 +25,11 @@ struct InfoOptions {
   bool json = false;
 };
 
-void print_text(const DiffusionModel& m, std::ostream& os) {
-  const Schedule& s = m.schedule;
-  os << "model:           " << m.path << "\n";
-  os << "dim:             " << m.net.dim << "\n";
-  os << "hidden:          " << m.net.hidden << "\n";
-  if (m.mixture) os << "kind:            gaussian_mixture, K = " << m.mixture->K << " (exact eps, SEMANTICS §6)\n";
-  os << "T:               " << s.T << "\n";
-  os << "schedule:        " << s.source << "\n";
+// A number read off the file, or "?" where the file did not give it (0: see inspect_diffusion_model).
+std::string known(int v) { return v > 0 ? std::to_string(v) : "?"; }
+
+void print_schedule_text(const Schedule& s, std::ostream& os) {
+  if (s.T == 0) return;
   char buf[160];
   std::snprintf(buf, sizeof buf, "betas[0] = %.6g, betas[T-1] = %.6g, alphas_cumprod[T-1] = %.6g", s.betas.front(),
                 s.betas.back(), s.alphas_cumprod.back());
@@ -41,30 +41,55 @@ void print_text(const DiffusionModel& m, std::ostream& os) {
        << "\n";
   if (const int bad = first_unusable_t(s); bad >= 0)
     os << "                 runs that visit t >= " << bad << " are refused (SEMANTICS §3)\n";
+}
+
+void print_text(const DiffusionModel& m, const SafetensorsFile& f, const std::vector<std::string>& problems,
+                std::ostream& os) {
+  const Schedule& s = m.schedule;
+  os << "model:           " << m.path << "\n";
+  os << "dim:             " << known(m.net.dim) << "\n";
+  os << "hidden:          " << (m.mixture ? "0" : known(m.net.hidden)) << "\n";
+  if (m.mixture) os << "kind:            gaussian_mixture, K = " << m.mixture->K << " (exact eps, SEMANTICS §6)\n";
+  os << "T:               " << known(s.T) << "\n";
+  os << "schedule:        " << (s.T > 0 ? s.source : "(unreadable)") << "\n";
+  print_schedule_text(s, os);
   os << "data_samples:    " << m.n_data << "\n";
   os << "metadata:        " << (m.metadata.empty() ? "(none)" : "") << "\n";
   for (const auto& [k, v] : m.metadata) os << "  " << k << " = " << v << "\n";
   os << "ignored tensors: " << (m.ignored_tensors.empty() ? "(none)" : "") << "\n";
-  for (const auto& t : m.ignored_tensors) os << "  " << t << "\n";
+  for (const auto& t : m.ignored_tensors)
+    os << "  " << t << ": " << f.find(t)->dtype << " " << format_shape(f.find(t)->shape) << "\n";
   os << "warnings:        " << (m.warnings.empty() ? "(none)" : "") << "\n";
   for (const auto& w : m.warnings) os << "  " << w << "\n";
+  if (!problems.empty()) {
+    os << "problems:        cannot be sampled\n";
+    for (const auto& p : problems) os << "  " << p << "\n";
+  }
 }
 
-void print_json(const DiffusionModel& m, std::ostream& os) {
+void print_json(const DiffusionModel& m, const SafetensorsFile& f, const std::vector<std::string>& problems,
+                std::ostream& os) {
   nlohmann::json j;
   put_path(j, "model", m.path);  // any file name, losslessly (SEMANTICS §6)
-  j["dim"] = m.net.dim;
-  j["hidden"] = m.net.hidden;
+  j["dim"] = m.net.dim > 0 ? nlohmann::json(m.net.dim) : nlohmann::json(nullptr);
+  j["hidden"] = m.net.hidden > 0 || m.mixture ? nlohmann::json(m.net.hidden) : nlohmann::json(nullptr);
   if (m.mixture) j["kind"] = "gaussian_mixture", j["components"] = m.mixture->K;
-  j["T"] = m.schedule.T;
-  j["schedule"] = m.schedule.source;
-  j["alphas_cumprod_last"] = m.schedule.alphas_cumprod.back();
-  const int bad = first_unusable_t(m.schedule);  // runs must stay below it (SEMANTICS §3)
-  j["t_start_max_usable"] = bad >= 0 ? bad - 1 : m.schedule.T - 1;
+  if (m.schedule.T > 0) {
+    j["T"] = m.schedule.T;
+    j["schedule"] = m.schedule.source;
+    j["alphas_cumprod_last"] = m.schedule.alphas_cumprod.back();
+    j["t_start_max_usable"] = t_start_max_usable(m.schedule);  // runs must stay at or below it (SEMANTICS §3)
+  } else {
+    j["T"] = j["schedule"] = j["alphas_cumprod_last"] = j["t_start_max_usable"] = nullptr;
+  }
   j["data_samples"] = m.n_data;
   j["metadata"] = m.metadata;
   j["ignored_tensors"] = m.ignored_tensors;
+  j["ignored_tensor_info"] = nlohmann::json::array();  // their dtypes (any safetensors dtype, SEMANTICS §6) and shapes
+  for (const auto& t : m.ignored_tensors)
+    j["ignored_tensor_info"].push_back({{"name", t}, {"dtype", f.find(t)->dtype}, {"shape", f.find(t)->shape}});
   j["warnings"] = m.warnings;
+  j["problems"] = problems;  // non-empty: the file cannot be sampled (exit 2)
   os << j.dump(2) << "\n";
 }
 
@@ -77,11 +102,18 @@ void register_info(CLI::App& app, Action& action) {
   sub->add_flag("--json", opts->json, "Print JSON instead of text");
   sub->callback([opts, &action]() {
     action = [opts]() {
-      const DiffusionModel m = load_diffusion_model(resolve_model_arg("--model", opts->model));
+      // What the file holds is shown even when it cannot be sampled; the problems then end in exit 2.
+      const SafetensorsFile f = SafetensorsFile::open(resolve_model_arg("--model", opts->model));
+      std::vector<std::string> problems;
+      const DiffusionModel m = inspect_diffusion_model(f, problems);
       if (opts->json)
-        print_json(m, std::cout);
+        print_json(m, f, problems, std::cout);
       else
-        print_text(m, std::cout);
+        print_text(m, f, problems, std::cout);
+      std::cout.flush();
+      if (!problems.empty())
+        throw InvalidInput(m.path + " cannot be sampled: " + problems.front() +
+                           (problems.size() > 1 ? " (and " + std::to_string(problems.size() - 1) + " more problem(s) above)" : ""));
     };
   });
 }

@@ -58,7 +58,8 @@ struct SampleOptions {
   double eta = 0.0;
   int64_t steps = 0;
   CLI::Option* steps_option = nullptr;  // steps default to t_start + 1 when not given
-  int64_t t_start = 999;
+  int64_t t_start = 0;  // given by --t-start or --config; else the model's default_t_start (core/finite_checks.h)
+  bool t_start_from_config = false;
   std::string seed_text = "0";
   uint64_t seed = 0;  // parsed from seed_text
   bool from_data = false;
@@ -150,7 +151,7 @@ void apply_config(SampleOptions& o, AppSettings* pic, bool* camera_given, bool* 
   if (has("sampler") && !o.given("--sampler")) o.sampler = sampler_name(c.sampler);
   if (has("spacing") && !o.given("--spacing")) o.spacing = spacing_name(c.spacing), o.spacing_from_config = true;
   if (has("eta") && !o.given("--eta")) o.eta = c.eta;
-  if (has("t_start") && !o.given("--t-start")) o.t_start = c.t_start;
+  if (has("t_start") && !o.given("--t-start")) o.t_start = c.t_start, o.t_start_from_config = true;
   if (has("steps") && !o.given("--steps")) o.steps = c.steps, o.steps_from_config = true;
   if (has("seed") && !o.given("--seed")) o.seed_text = std::to_string(c.seed);
   if (has("from_data") && !o.given("--from-data")) o.from_data = c.from_data;
@@ -321,7 +322,7 @@ Spacing written_spacing(const SampleOptions& o, Sampler sampler, Spacing spacing
   }
   throw InvalidInput("--write-scheduler-config " + o.write_scheduler_config + ": the default spacing has no diffusers "
                      "timestep_spacing, and linspace (its nearest) rounds a tie differently for --steps " +
-                     std::to_string(n_steps) + " from --t-start " + std::to_string(t_start) +
+                     std::to_string(n_steps) + " from t_start " + std::to_string(t_start) +
                      "; valid: pass --spacing linspace, leading, trailing or karras");
 }
 
@@ -364,6 +365,8 @@ void run_sample(SampleOptions o) {
     apply_scheduler_config(model, config);
     for (size_t i = old_warnings; i < model.warnings.size(); ++i)
       std::fprintf(stderr, "warning: %s\n", model.warnings[i].c_str());
+    if (const std::string note = sampler_mismatch_note(config, sampler); !note.empty())
+      std::fprintf(stderr, "note: %s\n", note.c_str());
     // ddpm and ddpm-mean take one timestep per step: a config's spacing does not apply to them.
     const bool per_t = sampler == Sampler::Ddpm || sampler == Sampler::DdpmMean;
     if (o.spacing_option->count() == 0 && !o.spacing_from_config && !per_t) spacing = config.spacing;
@@ -374,7 +377,14 @@ void run_sample(SampleOptions o) {
     if (o.steps_offset_option->count() == 0 && !o.steps_offset_from_config) o.steps_offset = config.steps_offset;
   }
   const Matrix2D start_noise = load_start_noise(o, model.net.dim);
-  check_range("--t-start", o.t_start, t_start_range(model.schedule));
+  if (o.given("--t-start") || o.t_start_from_config) {  // a message names only what was given
+    check_range(o.given("--t-start") ? "--t-start" : "--config " + o.config + ": t_start", o.t_start,
+                t_start_range(model.schedule));
+  } else {
+    std::string note;
+    o.t_start = default_t_start(model.schedule, &note);  // T - 1, or below the first unusable t
+    if (!note.empty()) std::fprintf(stderr, "note: %s\n", note.c_str());
+  }
   const int t_start = static_cast<int>(o.t_start);
   const int64_t steps = o.steps_option->count() == 0 && !o.steps_from_config ? o.t_start + 1 : o.steps;
   check_range("--steps", steps, sample_steps_range(t_start));
@@ -388,7 +398,7 @@ void run_sample(SampleOptions o) {
   // SEMANTICS §3 "Finite coefficients": refuse a run whose coefficients are not finite in float32.
   check_run_coefficients(model.schedule, table, N, o.from_data ? t_start : -1);
   if (!ends_clean(table))  // a valid run, but one that a newcomer may take for a sampler failure
-    std::fprintf(stderr, "note: %s with --steps %d from --t-start %d stops after t = %d, so the samples are still noisy "
+    std::fprintf(stderr, "note: %s with --steps %d from t_start %d stops after t = %d, so the samples are still noisy "
                          "(x_%d); ddpm and ddpm-mean step t -> t-1: --steps %d reaches t = 0 (SEMANTICS §3)\n",
                  sampler_name(sampler), N, t_start, table.t.back(), table.t.back() - 1, t_start + 1);
   int stride = static_cast<int>(std::min<int64_t>(o.stride, N));
@@ -588,7 +598,7 @@ void register_sample(CLI::App& app, Action& action) {
                   "also write the run's schedule and spacing as a diffusers scheduler_config.json");
   sub->add_option("--eta", o->eta, "ddim noise scale, in [0, 1]")->capture_default_str();
   o->steps_option = sub->add_option("--steps", o->steps, "number of steps N, in [1, t_start+1] (default t_start+1)");
-  sub->add_option("--t-start", o->t_start, "start timestep, in [0, T-1]")->capture_default_str();
+  sub->add_option("--t-start", o->t_start, "start timestep, in [0, T-1] (default: T-1 of the model, or its last usable t)");
   sub->add_option("--seed", o->seed_text, "Philox seed, an integer in [0, 2^64-1] (SEMANTICS §7)")
       ->capture_default_str();
   sub->add_flag("--from-data", o->from_data, "start from the model's data_samples noised to t_start");

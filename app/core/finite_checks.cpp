@@ -35,6 +35,23 @@ int first_unusable_t(const Schedule& sched) {
   return -1;
 }
 
+int t_start_max_usable(const Schedule& sched) {
+  const int bad = first_unusable_t(sched);
+  return bad >= 0 ? bad - 1 : sched.T - 1;
+}
+
+int default_t_start(const Schedule& sched, std::string* note) {
+  const int t = t_start_max_usable(sched);
+  if (t < 0)
+    throw InvalidInput("the model's schedule leaves no usable timestep: sigma = sqrt((1 - alphas_cumprod) / "
+                       "alphas_cumprod) is not finite in float32 from t = 0 (SEMANTICS §3)");
+  if (t != sched.T - 1 && note)
+    *note = "t_start defaults to " + std::to_string(t) + ", not T - 1 = " + std::to_string(sched.T - 1) +
+            ": the schedule's noise level sigma is not finite in float32 from t = " + std::to_string(t + 1) +
+            " (SEMANTICS §3)";
+  return t;
+}
+
 float noise_level_sigma(double abar) {
   if (!(abar > 0.0)) return INFINITY;
   return static_cast<float>(std::sqrt((1.0 - abar) / abar));

@@ -26,6 +26,12 @@ int first_zero_alphas_cumprod(const Schedule& sched);
 // The first t whose noise level sigma is not finite in float32 (alphas_cumprod 0 included), or -1: no run may
 // visit it or any later t.
 int first_unusable_t(const Schedule& sched);
+// The largest t_start a run may take: T - 1, or the t before first_unusable_t (-1 when even t = 0 is unusable);
+// `info --json` reports it as t_start_max_usable.
+int t_start_max_usable(const Schedule& sched);
+// The t_start of a run for which none was given (CLI `sample`, Python `sample`, the app): t_start_max_usable.
+// When that is not T - 1, `note` (if given) gets one line saying why; throws InvalidInput when no t is usable.
+int default_t_start(const Schedule& sched, std::string* note = nullptr);
 // sigma = sqrt((1 - abar) / abar) in float32 (infinite for abar <= 0), the noise-to-signal ratio of the
 // variance-preserving process (Karras et al. 2022, eq. 6 with s(t) = sqrt(abar)).
 float noise_level_sigma(double abar);

@@ -11,6 +11,7 @@
 #include "core/errors.h"
 #include "core/gaussian_mixture.h"
 #include "core/model.h"
+#include "core/model_family.h"
 #include "core/model_load.h"
 #include "core/safetensors.h"
 
@@ -173,42 +174,71 @@ void EpsNet::validate() const {
 
 void read_eps_net(const SafetensorsFile& f, EpsNet& n);
 
-DiffusionModel diffusion_model_from(const SafetensorsFile& f) {
+namespace {
+
+// Builds the model; with `problems`, every refusal that still leaves something to show (a parameterization the
+// product does not run, a missing or misshapen tensor, a bad schedule) is recorded there, without the file's
+// label, and the build goes on with what it can read; without, the first one throws.
+DiffusionModel build_diffusion_model(const SafetensorsFile& f, std::vector<std::string>* problems) {
   const std::string& L = f.label();
+  auto attempt = [&](auto&& part) {
+    if (!problems) return part(), true;
+    try {
+      part();
+      return true;
+    } catch (const InvalidInput& e) {
+      const std::string msg = e.what();
+      problems->push_back(msg.rfind(L + ": ", 0) == 0 ? msg.substr(L.size() + 2) : msg);
+      return false;
+    }
+  };
   DiffusionModel m;
   m.path = L;
   m.metadata = f.metadata();
+  attempt([&] { check_parameterization(m.metadata, L); });  // SEMANTICS §6: keys that change the maths
 
   std::set<std::string> used = {"betas", "data_samples"};
   const auto kind = m.metadata.find("kind");
   if (kind != m.metadata.end() && kind->second == kGaussianMixtureKind) {
     // SEMANTICS §6: an analytic model; no network, net.dim is the data dimension and net.hidden is 0.
-    m.mixture = read_gaussian_mixture(f);
-    m.net.dim = m.mixture->dim;
+    attempt([&] {
+      m.mixture = read_gaussian_mixture(f);
+      m.net.dim = m.mixture->dim;
+    });
     used.insert({"means", "stds", "weights"});
   } else {
-    read_eps_net(f, m.net);
+    attempt([&] { read_eps_net(f, m.net); });
     used.insert({"eps_net.0.weight", "eps_net.0.bias", "eps_net.2.weight", "eps_net.2.bias", "eps_net.4.weight",
                  "eps_net.4.bias"});
   }
   const int64_t d = m.net.dim;
-  m.schedule = schedule_from(f, m.warnings);
+  if (attempt([&] { m.schedule = schedule_from(f, m.warnings); }))
+    attempt([&] { compare_schedule_buffers(f, m.schedule, m.warnings); });
   m.schedule_in_file = f.find("betas") || m.metadata.count("T") || m.metadata.count("schedule") ||
                        m.metadata.count("beta_start") || m.metadata.count("beta_end");
-  compare_schedule_buffers(f, m.schedule, m.warnings);
 
-  if (const TensorInfo* ds = f.find("data_samples")) {
-    if (ds->shape.size() != 2 || ds->shape[1] != d || ds->shape[0] > INT_MAX)
-      fail(L, "tensor 'data_samples' has shape " + format_shape(ds->shape) + ", expected (N, " + std::to_string(d) +
-                  ") = (N, dim)");
-    m.n_data = static_cast<int>(ds->shape[0]);
-    m.data_samples = read_finite(f, "data_samples");
+  if (const TensorInfo* ds = f.find("data_samples"); ds && d > 0) {
+    attempt([&] {
+      if (ds->shape.size() != 2 || ds->shape[1] != d || ds->shape[0] > INT_MAX)
+        fail(L, "tensor 'data_samples' has shape " + format_shape(ds->shape) + ", expected (N, " + std::to_string(d) +
+                    ") = (N, dim)");
+      m.data_samples = read_finite(f, "data_samples");
+      m.n_data = static_cast<int>(ds->shape[0]);
+    });
   }
 
   used.insert(std::begin(kScheduleBuffers), std::end(kScheduleBuffers));
   for (const TensorInfo& t : f.tensors())
     if (!used.count(t.name)) m.ignored_tensors.push_back(t.name);
   return m;
+}
+
+}  // namespace
+
+DiffusionModel diffusion_model_from(const SafetensorsFile& f) { return build_diffusion_model(f, nullptr); }
+
+DiffusionModel inspect_diffusion_model(const SafetensorsFile& f, std::vector<std::string>& problems) {
+  return build_diffusion_model(f, &problems);
 }
 
 // The eps-network tensors eps_net.{0,2,4}.{weight,bias} (SEMANTICS §2), shapes checked.

@@ -22,16 +22,18 @@ namespace {
 
 using nlohmann::json;
 
-struct DtypeSize {
+struct DtypeBits {
   const char* name;
-  size_t bytes;
+  size_t bits;
 };
-// The dtypes of the safetensors format. Only F64/F32/F16/BF16 can be read as numbers; the others are
-// known so that an unused tensor of such a dtype is validated and listed, not refused.
-constexpr DtypeSize kDtypes[] = {
-    {"F64", 8}, {"F32", 4}, {"F16", 2}, {"BF16", 2}, {"I64", 8}, {"I32", 4}, {"I16", 2},
-    {"I8", 1},  {"U64", 8}, {"U32", 4}, {"U16", 2},  {"U8", 1},  {"BOOL", 1}, {"F8_E4M3", 1},
-    {"F8_E5M2", 1}, {"F8_E8M0", 1},
+// The dtypes of the safetensors format (its `Dtype` enum and `bitsize()`, safetensors/src/tensor.rs, 0.6 and
+// later, with the FNUZ float8 types of 0.8), sizes in bits. Only F64/F32/F16/BF16 can be read as numbers; the
+// others are known so that an unused tensor of such a dtype is validated and listed, not refused.
+constexpr DtypeBits kDtypes[] = {
+    {"BOOL", 8},     {"F4", 4},           {"F6_E2M3", 6},      {"F6_E3M2", 6}, {"U8", 8},   {"I8", 8},
+    {"F8_E5M2", 8},  {"F8_E4M3", 8},      {"F8_E8M0", 8},      {"F8_E4M3FNUZ", 8}, {"F8_E5M2FNUZ", 8},
+    {"I16", 16},     {"U16", 16},         {"F16", 16},         {"BF16", 16},   {"I32", 32}, {"U32", 32},
+    {"F32", 32},     {"C64", 64},         {"F64", 64},         {"I64", 64},    {"U64", 64},
 };
 
 // The JSON header of a valid file nests three levels deep ({name: {shape: [..]}}); anything much deeper is
@@ -68,10 +70,18 @@ std::string format_shape(const std::vector<int64_t>& shape) {
   return s + ")";
 }
 
-size_t safetensors_dtype_bytes(const std::string& dtype) {
+size_t safetensors_dtype_bits(const std::string& dtype) {
   for (const auto& d : kDtypes)
-    if (dtype == d.name) return d.bytes;
+    if (dtype == d.name) return d.bits;
   return 0;
+}
+
+bool safetensors_tensor_bytes(uint64_t numel, size_t bits, uint64_t* bytes) {
+  // numel * bits / 8 rounded up, without forming numel * bits: (numel / 8) * bits + ceil((numel % 8) * bits / 8).
+  const uint64_t whole = numel / 8, rest = numel % 8;
+  if (bits != 0 && whole > (std::numeric_limits<uint64_t>::max() - bits) / bits) return false;
+  *bytes = whole * bits + (rest * bits + 7) / 8;
+  return true;
 }
 
 float half_to_float(uint16_t h) {
@@ -193,10 +203,7 @@ void SafetensorsFile::parse() {
     TensorInfo t;
     t.name = name;
     t.dtype = dt->get<std::string>();
-    t.dtype_bytes = safetensors_dtype_bytes(t.dtype);
-    if (t.dtype_bytes == 0)
-      fail(L, T + ": unknown dtype '" + t.dtype + "' (valid: F64, F32, F16, BF16, I64, I32, I16, I8, U64, U32, U16, "
-                  "U8, BOOL, F8_E4M3, F8_E5M2, F8_E8M0)");
+    t.dtype_bits = safetensors_dtype_bits(t.dtype);  // 0: a dtype this reader does not know
     uint64_t numel = 1;
     bool overflow = false;
     for (const json& d : *sh) {
@@ -207,10 +214,10 @@ void SafetensorsFile::parse() {
       if (di != 0 && numel > std::numeric_limits<uint64_t>::max() / di) overflow = true;
       numel *= di;
     }
-    if (overflow || numel > std::numeric_limits<uint64_t>::max() / t.dtype_bytes)
+    uint64_t want = 0;
+    if (overflow || !safetensors_tensor_bytes(numel, t.dtype_bits, &want))
       fail(L, T + ": shape " + format_shape(t.shape) + " is too large");
     t.numel = numel;
-    const uint64_t want = numel * t.dtype_bytes;
     for (const json& o : *off)
       if (!o.is_number_unsigned()) fail(L, T + ": data_offsets entry " + o.dump() + " is not a non-negative integer");
     t.begin = (*off)[0].get<uint64_t>();
@@ -218,7 +225,7 @@ void SafetensorsFile::parse() {
     if (t.begin > t.end || t.end > data_size)
       fail(L, T + ": data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
                   "] lie outside the data section of " + std::to_string(data_size) + " bytes");
-    if (t.end - t.begin != want)
+    if (t.dtype_bits != 0 && t.end - t.begin != want)  // an unknown dtype's size is not known: offsets only
       fail(L, T + ": data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) + "] hold " +
                   std::to_string(t.end - t.begin) + " bytes, but shape " + format_shape(t.shape) + " of " + t.dtype +
                   " needs " + std::to_string(want));

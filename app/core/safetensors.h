@@ -13,7 +13,7 @@ namespace diffscope {
 struct TensorInfo {
   std::string name;
   std::string dtype;            // as written in the file: "F32", "BF16", "I64", ...
-  size_t dtype_bytes = 0;       // bytes per element
+  size_t dtype_bits = 0;        // bits per element (F4: 4, F6_*: 6, ...); 0 for a dtype this reader does not know
   std::vector<int64_t> shape;   // row-major; empty for a scalar
   uint64_t numel = 0;           // product(shape) (1 for a scalar)
   uint64_t begin = 0, end = 0;  // byte range inside the data section (after the header)
@@ -26,8 +26,9 @@ constexpr uint64_t kMaxSafetensorsHeaderBytes = 100'000'000;
 // Layout: 8-byte little-endian header length N, N bytes of JSON (may end in spaces), then the data section.
 // Every check of SEMANTICS §6 runs in the constructor: 2 <= N <= file size - 8 (and <= 100 MB), the header
 // is a JSON object of tensors {dtype, shape, data_offsets} plus an optional "__metadata__" of strings,
-// every dtype is known, begin <= end <= data size, end - begin == product(shape) * dtype size (computed
-// without overflow), and no two tensors overlap. Any failure throws InvalidInput naming the file (the
+// begin <= end <= data size, end - begin == ceil(product(shape) * dtype bits / 8) (computed without overflow)
+// for every dtype of safetensors' list, and no two tensors overlap. A dtype outside the list is kept (its
+// offsets checked, its size not): only a tensor that is read must have a dtype read_float knows. Any failure throws InvalidInput naming the file (the
 // `label`), the tensor and the numbers.
 class SafetensorsFile {
  public:
@@ -63,8 +64,10 @@ class SafetensorsFile {
   std::vector<TensorInfo> m_tensors;
 };
 
-// Bytes per element of a safetensors dtype name, or 0 if the name is unknown.
-size_t safetensors_dtype_bytes(const std::string& dtype);
+// Bits per element of a safetensors dtype name (safetensors' Dtype::bitsize), or 0 if the name is unknown.
+size_t safetensors_dtype_bits(const std::string& dtype);
+// The bytes of `numel` elements of `bits` bits each, packed: ceil(numel * bits / 8). False when it overflows.
+bool safetensors_tensor_bytes(uint64_t numel, size_t bits, uint64_t* bytes);
 
 // "(2, 3)", "(5,)", "()" — a shape as Python prints it, for messages.
 std::string format_shape(const std::vector<int64_t>& shape);

@@ -70,25 +70,85 @@ std::string get_choice(const json& j, const std::string& label, const char* key,
   return v->get<std::string>();
 }
 
-// diffusers' default timestep_spacing by scheduler class: "leading" for DDIM, DDPM and PNDM (and an unknown or
-// missing class: DDIMScheduler's defaults), "linspace" for the k-diffusion-style schedulers.
-std::string default_spacing(const json& j) {
-  static const std::set<std::string> kLinspace = {
-      "EulerDiscreteScheduler",  "EulerAncestralDiscreteScheduler", "HeunDiscreteScheduler",
-      "DPMSolverMultistepScheduler", "LMSDiscreteScheduler",       "KDPM2DiscreteScheduler",
-      "KDPM2AncestralDiscreteScheduler", "UniPCMultistepScheduler", "DEISMultistepScheduler"};
-  const json* c = find(j, "_class_name");
-  return c && c->is_string() && kLinspace.count(c->get<std::string>()) ? "linspace" : "leading";
+// diffusers' schedulers whose default timestep_spacing is "linspace" (the k-diffusion-style ones).
+const std::set<std::string> kLinspaceClasses = {
+    "EulerDiscreteScheduler",  "EulerAncestralDiscreteScheduler", "HeunDiscreteScheduler",
+    "DPMSolverMultistepScheduler", "LMSDiscreteScheduler",       "KDPM2DiscreteScheduler",
+    "KDPM2AncestralDiscreteScheduler", "UniPCMultistepScheduler", "DEISMultistepScheduler"};
+// diffusers' schedulers without clip_sample or with clip_sample defaulting to false: the linspace ones and PNDM.
+// Every other class (DDIM, DDPM and their variants) and a config without _class_name take DDIMScheduler's
+// defaults, clip_sample = true among them.
+bool clips_by_default(const std::string& cls) { return !kLinspaceClasses.count(cls) && cls != "PNDMScheduler"; }
+
+// The class whose defaults fill missing keys, for messages.
+std::string defaults_of(const std::string& cls) {
+  return cls.empty() ? "DDIMScheduler's default (a config without _class_name takes its defaults)" : cls + "'s default";
 }
 
-// Keys this reader knows (the rest are listed in one note as ignored).
-const std::set<std::string> kKnownKeys = {
-    "_class_name", "_diffusers_version", "num_train_timesteps", "beta_start", "beta_end", "beta_schedule",
-    "trained_betas", "timestep_spacing", "steps_offset", "use_karras_sigmas", "prediction_type", "clip_sample",
-    "clip_sample_range", "thresholding", "dynamic_thresholding_ratio", "sample_max_value", "set_alpha_to_one",
-    "rescale_betas_zero_snr", "use_exponential_sigmas", "use_beta_sigmas",
-    // what scheduler_config_json writes for the sampler (the sampler itself comes from --sampler)
-    "algorithm_type", "solver_order", "variance_type"};
+// diffusers' default timestep_spacing by scheduler class: "leading" for DDIM, DDPM and PNDM (and an unknown or
+// missing class: DDIMScheduler's defaults), "linspace" for the k-diffusion-style schedulers.
+std::string default_spacing(const std::string& cls) { return kLinspaceClasses.count(cls) ? "linspace" : "leading"; }
+
+// A boolean key that must be `wanted` for SEMANTICS §3's maths: refused when the config says otherwise, or when it
+// is missing and the class's default (`class_default`) says otherwise; `what` says what diffusers then does.
+void require_bool(const json& j, const std::string& label, const std::string& cls, const char* key, bool class_default,
+                  bool wanted, const std::string& what) {
+  if (get_bool(j, label, key, class_default) == wanted) return;
+  const std::string valid = wanted ? "true" : "false";
+  if (find(j, key)) bad(label, key, !wanted, valid + ": " + what + ", which diffscope does not do (SEMANTICS §3)");
+  throw InvalidInput(label + ": '" + key + "' is missing, and " + defaults_of(cls) + " is " + (wanted ? "false" : "true") +
+                     ": " + what + ", which diffscope does not do (SEMANTICS §3); valid: write \"" + key + "\": " + valid);
+}
+
+// Keys read with a fixed meaning elsewhere in parse_scheduler_config.
+const std::set<std::string> kReadKeys = {
+    "_class_name", "num_train_timesteps", "beta_start", "beta_end", "beta_schedule", "trained_betas",
+    "timestep_spacing", "steps_offset", "use_karras_sigmas", "prediction_type", "clip_sample", "thresholding",
+    "set_alpha_to_one", "rescale_betas_zero_snr", "use_exponential_sigmas", "use_beta_sigmas",
+    "algorithm_type", "solver_order", "solver_type"};
+
+// Keys that change no number of a run here: bookkeeping, options of a step that is refused when it is on
+// (clip_sample_range with clip_sample, the thresholding values with thresholding), and the settings of diffusers'
+// own algorithms that diffscope does not run (PNDM's warm-up, UniPC's corrector) or that equal SEMANTICS §3's
+// dpmpp-2m for a second-order solver ending at sigma = 0 (lower_order_final, euler_at_final).
+const std::set<std::string> kInertKeys = {
+    "_diffusers_version", "clip_sample_range", "dynamic_thresholding_ratio", "sample_max_value", "skip_prk_steps",
+    "lower_order_final", "euler_at_final", "predict_x0", "disable_corrector", "solver_p"};
+
+// Keys that change the maths, each with the one value that leaves SEMANTICS §3's maths as it is (null and a
+// missing key are that value too) and what another value does. Any other value is refused.
+struct MathKey {
+  const char* key;
+  json neutral;      // the value that changes nothing; a discarded json: no value does (any value is refused)
+  const char* what;  // what a value other than `neutral` does, for the message
+};
+const std::vector<MathKey>& math_keys() {
+  static const char* const kFlow = "flow matching (x_t = (1 - sigma) x0 + sigma noise, a velocity-predicting "
+                                   "network), not the variance-preserving DDPM process of SEMANTICS §1";
+  static const std::vector<MathKey> kKeys = {
+      {"use_flow_sigmas", false, kFlow},
+      {"flow_shift", 1.0, "shifts flow-matching sigmas (with use_flow_sigmas)"},
+      {"shift", 1.0, "shifts flow-matching timesteps"},
+      {"use_dynamic_shifting", false, "shifts flow-matching timesteps by the image's sequence length"},
+      {"base_shift", json(json::value_t::discarded), "a flow-matching shift (with use_dynamic_shifting)"},
+      {"max_shift", json(json::value_t::discarded), "a flow-matching shift (with use_dynamic_shifting)"},
+      {"base_image_seq_len", json(json::value_t::discarded), "a flow-matching shift (with use_dynamic_shifting)"},
+      {"max_image_seq_len", json(json::value_t::discarded), "a flow-matching shift (with use_dynamic_shifting)"},
+      {"shift_terminal", json(json::value_t::discarded), "stretches flow-matching timesteps to end at this value"},
+      {"time_shift_type", json(json::value_t::discarded), "a flow-matching timestep shift"},
+      {"stochastic_sampling", false, "flow-matching stochastic sampling"},
+      {"invert_sigmas", false, "inverts the sigmas (a flow-matching option)"},
+      {"use_lu_lambdas", false, "spaces the steps uniformly in log-SNR"},
+      {"final_sigmas_type", "zero", "ends the steps at sigma_min instead of sigma = 0 (abar = 1)"},
+      {"sigma_min", json(json::value_t::discarded), "sets the smallest sigma of the steps"},
+      {"sigma_max", json(json::value_t::discarded), "sets the largest sigma of the steps"},
+      {"interpolation_type", "linear", "interpolates sigmas other than linearly in t"},
+      {"timestep_type", "discrete", "feeds the network continuous timesteps"},
+      {"lambda_min_clipped", json(json::value_t::discarded), "clips the log-SNR of the steps"},
+      {"variance_type", "fixed_small", "another ddpm noise variance than the posterior's (SEMANTICS §1 sigma)"},
+  };
+  return kKeys;
+}
 
 Schedule config_betas(const json& j, const std::string& label, int T) {
   if (const json* tb = find(j, "trained_betas")) {
@@ -156,30 +216,92 @@ SchedulerConfig parse_scheduler_config(const std::string& text, const std::strin
   }
   if (!j.is_object()) throw InvalidInput(label + ": a scheduler_config.json holds a JSON object, not " + j.dump().substr(0, 40));
   SchedulerConfig c;
+  if (const json* cls = find(j, "_class_name")) {
+    if (!cls->is_string()) bad(label, "_class_name", *cls, "a diffusers scheduler class name");
+    c.class_name = cls->get<std::string>();
+  }
+  if (c.class_name.rfind("FlowMatch", 0) == 0)
+    throw InvalidInput(label + ": '_class_name' = \"" + c.class_name + "\" is a flow-matching scheduler (x_t = (1 - sigma) "
+                       "x0 + sigma noise, a velocity-predicting network); diffscope runs the variance-preserving DDPM process "
+                       "with eps-predicting networks (SEMANTICS §1-§3); valid: a DDPM-family scheduler such as "
+                       "DDIMScheduler, DDPMScheduler, DPMSolverMultistepScheduler, EulerAncestralDiscreteScheduler");
+  if (const json* pt = find(j, "prediction_type"); pt && pt->is_string() && pt->get<std::string>() == "flow_prediction")
+    bad(label, "prediction_type", *pt, "epsilon; flow_prediction is flow matching, not the DDPM process of SEMANTICS §1");
   get_choice(j, label, "prediction_type", "epsilon", {"epsilon"},
              "; diffscope's models predict eps (SEMANTICS §2): v_prediction and sample are not supported");
+  for (const MathKey& k : math_keys()) {
+    const json* v = find(j, k.key);
+    if (!v || (!k.neutral.is_discarded() && *v == k.neutral)) continue;
+    bad(label, k.key, *v,
+        (k.neutral.is_discarded() ? std::string("no value (the key absent or null)") : k.neutral.dump()) + ": " + k.key +
+            " " + k.what + ", which diffscope does not run (SEMANTICS §3)");
+  }
   for (const char* k : {"use_exponential_sigmas", "use_beta_sigmas"})
     if (get_bool(j, label, k, false)) bad(label, k, true, "false: only use_karras_sigmas is supported");
+  // The x0 prediction is never clipped or thresholded here, and every step list ends at abar = 1 (SEMANTICS §3):
+  // a config that asks otherwise, itself or through its class's default, is refused.
+  require_bool(j, label, c.class_name, "clip_sample", clips_by_default(c.class_name), false,
+               "diffusers then clips the x0 prediction to [-clip_sample_range, clip_sample_range] (default 1) every step");
+  require_bool(j, label, c.class_name, "thresholding", false, false,
+               "diffusers then thresholds the x0 prediction (dynamic thresholding) every step");
+  require_bool(j, label, c.class_name, "set_alpha_to_one", c.class_name != "PNDMScheduler", true,
+               "with false diffusers' last step ends at alphas_cumprod[0] instead of 1 (abar = 1 here)");
+  if (const json* v = find(j, "algorithm_type")) {
+    if (!v->is_string()) bad(label, "algorithm_type", *v, "a DPM-Solver algorithm name");
+    c.algorithm_type = v->get<std::string>();
+  }
+  if (const json* v = find(j, "solver_type")) {
+    if (!v->is_string()) bad(label, "solver_type", *v, "a solver type name");
+    c.solver_type = v->get<std::string>();
+  }
+  c.solver_order = get_int(j, label, "solver_order", 2, 1, 3);
   const int T = get_int(j, label, "num_train_timesteps", 1000, 2, kMaxTrainTimesteps);
   c.schedule = config_betas(j, label, T);
   if (get_bool(j, label, "rescale_betas_zero_snr", false)) c.schedule = Schedule::rescaled_zero_terminal_snr(c.schedule);
-  const std::string spacing = get_choice(j, label, "timestep_spacing", default_spacing(j), {"leading", "linspace", "trailing"},
-                                         "; karras is use_karras_sigmas: true");
+  const std::string spacing = get_choice(j, label, "timestep_spacing", default_spacing(c.class_name),
+                                         {"leading", "linspace", "trailing"}, "; karras is use_karras_sigmas: true");
   c.spacing = parse_spacing(spacing);
   if (get_bool(j, label, "use_karras_sigmas", false)) c.spacing = Spacing::Karras;
   c.steps_offset = get_int(j, label, "steps_offset", 0, 0, T - 1);
-  // Read and ignored, each for a reason SEMANTICS §3 gives.
-  if (get_bool(j, label, "clip_sample", true) && find(j, "clip_sample"))
-    c.notes.push_back(label + ": clip_sample = true ignored: diffscope never clips the x0 prediction");
-  if (get_bool(j, label, "thresholding", false))
-    c.notes.push_back(label + ": thresholding = true ignored: diffscope never thresholds the x0 prediction");
-  if (!get_bool(j, label, "set_alpha_to_one", true))
-    c.notes.push_back(label + ": set_alpha_to_one = false ignored: every step list ends at abar = 1");
-  std::string unknown;
-  for (const auto& [k, v] : j.items())
-    if (!kKnownKeys.count(k)) unknown += (unknown.empty() ? "" : ", ") + k;
-  if (!unknown.empty()) c.notes.push_back(label + ": keys without meaning here, ignored: " + unknown);
+  // A key this reader does not know may change the maths: refused, never ignored.
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string& k = it.key();
+    if (kReadKeys.count(k) || kInertKeys.count(k)) continue;
+    if (std::any_of(math_keys().begin(), math_keys().end(), [&](const MathKey& m) { return k == m.key; })) continue;
+    throw InvalidInput(label + ": '" + k + "' = " + it.value().dump().substr(0, 80) +
+                       " is not a scheduler_config key diffscope knows, and it may change the maths; valid: the keys "
+                       "SEMANTICS §3 lists (remove it, or ask for it to be supported)");
+  }
   return c;
+}
+
+std::vector<Sampler> config_samplers(const SchedulerConfig& c) {
+  const std::string& cls = c.class_name;
+  if (cls == "DDIMScheduler") return {Sampler::Ddim};
+  if (cls == "DDPMScheduler") return {Sampler::Ddpm, Sampler::DdpmMean};
+  if (cls == "EulerAncestralDiscreteScheduler") return {Sampler::EulerAncestral};
+  if (cls == "HeunDiscreteScheduler") return {Sampler::Heun};
+  if (cls == "DPMSolverMultistepScheduler" && c.solver_order == 2 && (c.solver_type.empty() || c.solver_type == "midpoint")) {
+    if (c.algorithm_type.empty() || c.algorithm_type == "dpmsolver++") return {Sampler::Dpmpp2m};
+    if (c.algorithm_type == "sde-dpmsolver++") return {Sampler::Dpmpp2mSde};
+  }
+  return {};
+}
+
+std::string sampler_mismatch_note(const SchedulerConfig& c, Sampler sampler) {
+  if (c.class_name.empty()) return "";
+  const std::vector<Sampler> named = config_samplers(c);
+  if (std::find(named.begin(), named.end(), sampler) != named.end()) return "";
+  std::string what = c.class_name;
+  if (c.class_name == "DPMSolverMultistepScheduler")
+    what += " (algorithm_type " + (c.algorithm_type.empty() ? std::string("dpmsolver++") : c.algorithm_type) +
+            ", solver_order " + std::to_string(c.solver_order) + ")";
+  std::string ours;
+  for (Sampler s : named) ours += (ours.empty() ? "" : " / ") + std::string(sampler_name(s));
+  const std::string label = c.path.empty() ? "the scheduler config" : c.path;
+  return label + " names " + what + (ours.empty() ? ", which diffscope does not run" : ", diffscope's " + ours) +
+         "; the sampler that runs is " + sampler_name(sampler) +
+         " (the config gives the schedule and spacing, never the sampler)";
 }
 
 SchedulerConfig load_scheduler_config(const std::string& path) {
@@ -203,7 +325,6 @@ void apply_scheduler_config(DiffusionModel& model, const SchedulerConfig& config
     model.warnings.push_back(label + ": its betas differ from the model file's by up to " + rel +
                              " (relative); the model file's schedule is used (SEMANTICS §3)");
   }
-  model.warnings.insert(model.warnings.end(), config.notes.begin(), config.notes.end());
 }
 
 std::string scheduler_config_json(const Schedule& s, Sampler sampler, Spacing spacing, int steps_offset) {

@@ -7,10 +7,35 @@
 
 #include "core/errors.h"
 #include "core/json_bounded.h"
+#include "core/json_path.h"
 #include "core/output_files.h"
 #include "core/png_text.h"
 
 namespace diffscope {
+namespace {
+
+// "" for text that may be JSON; else the rest of a one-line message saying what the file is instead (a model, a
+// NumPy array, a PNG under another name, other binary data), without echoing its bytes.
+std::string not_json_kind(const std::string& text) {
+  const auto* b = reinterpret_cast<const unsigned char*>(text.data());
+  if (text.size() >= 9) {  // safetensors: 8-byte little-endian header length, then the JSON header
+    uint64_t n = 0;
+    for (int i = 7; i >= 0; --i) n = (n << 8) | b[i];
+    if (b[8] == '{' && n >= 2 && n <= text.size() - 8)
+      return " is a model, not an export (open it with --model)";
+  }
+  if (text.rfind("\x93NUMPY", 0) == 0) return " is a NumPy array, not an export; valid: an export's .png or .json sidecar";
+  if (text.rfind("\x89PNG\r\n\x1a\n", 0) == 0)
+    return " is a PNG without the .png extension; valid: name it .png, or give its .json sidecar";
+  for (unsigned char c : text)
+    if (c == 0 || (c < 0x20 && c != '\t' && c != '\n' && c != '\r'))
+      return ": not a diffscope sidecar (binary data, not JSON text); valid: an export's .png or .json sidecar";
+  if (!is_valid_utf8(text))
+    return ": not a diffscope sidecar (not UTF-8 text, which JSON is); valid: an export's .png or .json sidecar";
+  return "";
+}
+
+}  // namespace
 
 nlohmann::json read_sidecar(const std::string& file, std::string* note, const std::string& arg) {
   std::string text;
@@ -34,6 +59,7 @@ nlohmann::json read_sidecar(const std::string& file, std::string* note, const st
     s << f.rdbuf();
     text = s.str();
   }
+  if (const std::string kind = not_json_kind(text); !kind.empty()) throw InvalidInput(arg + " " + file + kind);
   try {
     nlohmann::json j = parse_json_bounded(text);
     if (!j.is_object()) throw InvalidInput("not an object");

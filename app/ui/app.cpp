@@ -11,6 +11,7 @@
 
 #include "core/errors.h"
 #include "core/exact_lab.h"
+#include "core/finite_checks.h"
 #include "core/model_paths.h"
 #include "core/ranges.h"
 #include "ui/backend_defaults.h"
@@ -123,6 +124,10 @@ void App::init(float scale) {
   if (!session->compute_path()->is_gpu()) apply_cpu_defaults(settings, is_given("n"), is_given("trail_frames"));
 
   load_initial_model();
+  // The default t_start is the model's top (SEMANTICS §3): T - 1, or below the first unusable t.
+  if (session->has_model() && !is_given("t_start") && settings.sampling.t_start == SamplingSettings{}.t_start &&
+      t_start_max_usable(session->model().schedule) >= 0)
+    settings.sampling.t_start = t_start_max_usable(session->model().schedule);
   if (session->has_model()) {
     check_model_ranges(settings.sampling, session->model().schedule, session->compute_path()->is_gpu(), given);
     if (opts.persist)
@@ -170,10 +175,13 @@ void App::load_initial_model() {
                 (session->has_model() ? "  (showing the default model instead)" : "; the default failed too: " + model_error);
 }
 
-void App::load_model(const std::string& name_or_path) {
+void App::load_model(const std::string& name_or_path, bool t_start_follows) {
   const std::string path = resolve_model(name_or_path);  // bundled names ("digits8x8") or paths
   try {
+    const bool at_top = session->has_model() && settings.sampling.t_start == t_start_max_usable(session->model().schedule);
     session->load_model(path);
+    if (t_start_follows && at_top && t_start_max_usable(session->model().schedule) >= 0)
+      settings.sampling.t_start = t_start_max_usable(session->model().schedule);
     exporter->remember_model(session->model().path);
     model_error.clear();
     path_field = short_path(path);

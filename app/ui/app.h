@@ -75,7 +75,9 @@ class App {
   void shutdown();
 
   // Loads a model (drag-and-drop, path field, picker); on failure shows the error, the current model runs on.
-  void load_model(const std::string& path);
+  // t_start_follows: a t_start at the top of the old model's range (t_start_max_usable) moves to the new model's
+  // top, the default t_start of SEMANTICS §3 (a restore keeps the sidecar's t_start instead).
+  void load_model(const std::string& path, bool t_start_follows = true);
   // Applies a diffusers scheduler_config.json (SEMANTICS §3) to the model and its spacing to the settings;
   // "" clears it. On failure shows the error in the model section; the current run goes on.
   void load_scheduler_config(const std::string& path);

@@ -42,6 +42,9 @@ void panel_scheduler_config(App& app) {
     if (ImGui::SmallButton("Clear")) app.scheduler_config_field.clear(), app.load_scheduler_config("");
     tip("back to the model file's own schedule, steps_offset 0 and the spacing picked before the config was applied "
         "(a spacing picked since stays)");
+    // The config names a scheduler; the sampler picker chooses what runs (SEMANTICS §3): say so when they differ.
+    if (const std::string note = sampler_mismatch_note(*c, app.settings.sampling.sampler); !note.empty())
+      ImGui::TextWrapped("%s", note.c_str());
   }
 }
 

@@ -96,7 +96,7 @@ bool restore_into_app(App& app, const std::string& file) {
     AppSettings next = app.settings;
     for (const auto& [k, v] : plan.sets) apply_setting(next, k, v);  // all or nothing
     app.settings = next;
-    app.load_model(plan.model.empty() ? app.session->model().path : plan.model);
+    app.load_model(plan.model.empty() ? app.session->model().path : plan.model, false);  // the sidecar's t_start
     app.show_frame_when_computed(plan.frame);
     app.keep_camera_aspect(plan.camera_aspect);
     note += plan.note;

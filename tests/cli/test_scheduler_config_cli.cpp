@@ -30,7 +30,7 @@ std::vector<float> run(const test::TempDir& dir, const std::string& extra, const
 TEST(SchedulerConfigCli, SpacingFromTheConfigAndFlagsOverrideIt) {
   if (!std::filesystem::exists(exact_model())) GTEST_SKIP() << "no " << exact_model();
   test::TempDir dir;
-  write_text(dir.file("trailing.json"), R"({"timestep_spacing": "trailing", "beta_schedule": "linear"})");
+  write_text(dir.file("trailing.json"), R"({"timestep_spacing": "trailing", "beta_schedule": "linear", "clip_sample": false})");
   const std::vector<float> by_flag = run(dir, "--spacing trailing", "a.npy");
   const std::vector<float> by_config = run(dir, "--scheduler-config '" + dir.file("trailing.json") + "'", "b.npy");
   ASSERT_FALSE(by_flag.empty());
@@ -40,7 +40,7 @@ TEST(SchedulerConfigCli, SpacingFromTheConfigAndFlagsOverrideIt) {
   EXPECT_EQ(run(dir, "--scheduler-config '" + dir.file("trailing.json") + "' --spacing linspace", "d.npy"), linspace);
 
   // The analytic model takes the config's schedule: another run, and the written config names it.
-  write_text(dir.file("cos.json"), R"({"timestep_spacing": "trailing", "beta_schedule": "squaredcos_cap_v2"})");
+  write_text(dir.file("cos.json"), R"({"timestep_spacing": "trailing", "beta_schedule": "squaredcos_cap_v2", "clip_sample": false})");
   const std::vector<float> cosine = run(dir, "--scheduler-config '" + dir.file("cos.json") + "' --write-scheduler-config '" +
                                              dir.file("out.json") + "'",
                                         "e.npy");
@@ -70,6 +70,54 @@ TEST(SchedulerConfigCli, BadConfigExitsTwoWritingNothing) {
   EXPECT_NE(r.err.find("valid: pass --spacing linspace, leading, trailing or karras"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir.file("x.npy")));
   EXPECT_FALSE(std::filesystem::exists(dir.file("c.json")));
+}
+
+// The flow-config report: a flow-matching config ran ddim on the leading spacing with exit 0, its shift "ignored".
+// Every key that changes the maths is refused naming the key and the value, before anything is written; so is a
+// DDIM config that leaves clip_sample at DDIMScheduler's default, true.
+TEST(SchedulerConfigCli, ConfigsThatChangeTheMathsExitTwo) {
+  test::TempDir dir;
+  const std::string base = "sample --backend cpu --model '" + guitest::model_2d() + "' --n 8 --steps 5 --out '" +
+                           dir.file("x.npy") + "' --scheduler-config ";
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {"flow_match_euler_shift3.json", "'_class_name' = \"FlowMatchEulerDiscreteScheduler\" is a flow-matching scheduler"},
+      {"dpm_flow_sigmas.json", "'prediction_type' = \"flow_prediction\""},
+      {"ddim_v_ztsnr.json", "'prediction_type' = \"v_prediction\""}};
+  for (const auto& [name, part] : files) {
+    const guitest::Result r = guitest::run_cli(base + "'" + test::data_path("reported/flow-config/" + name) + "'", dir.path());
+    EXPECT_EQ(r.code, 2) << name;
+    EXPECT_NE(r.err.find(part), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("ignored"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir.file("x.npy")));
+  }
+  write_text(dir.file("shift.json"), R"({"_class_name": "EulerDiscreteScheduler", "shift": 3.0})");
+  write_text(dir.file("ddim.json"), R"({"_class_name": "DDIMScheduler", "beta_schedule": "linear"})");
+  guitest::Result r = guitest::run_cli(base + "'" + dir.file("shift.json") + "'", dir.path());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("'shift' = 3.0"), std::string::npos) << r.err;
+  r = guitest::run_cli(base + "'" + dir.file("ddim.json") + "'", dir.path());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("'clip_sample' is missing, and DDIMScheduler's default is true"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("x.npy")));
+}
+
+// A config written for dpmpp-2m read back with the default sampler ran ddim without a word: a note says which
+// sampler runs and which the config names; with the sampler it names, nothing is said.
+TEST(SchedulerConfigCli, ConfigNamingAnotherSamplerIsNoted) {
+  test::TempDir dir;
+  const std::string base = "sample --backend cpu --model '" + guitest::model_2d() + "' --n 8 --steps 5 --spacing leading ";
+  guitest::Result r = guitest::run_cli(base + "--sampler dpmpp-2m --out '" + dir.file("a.npy") +
+                                           "' --write-scheduler-config '" + dir.file("c.json") + "'", dir.path());
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = guitest::run_cli(base + "--out '" + dir.file("b.npy") + "' --scheduler-config '" + dir.file("c.json") + "'", dir.path());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("note: " + dir.file("c.json") + " names DPMSolverMultistepScheduler (algorithm_type dpmsolver++, "
+                       "solver_order 2), diffscope's dpmpp-2m; the sampler that runs is ddim"), std::string::npos) << r.err;
+  r = guitest::run_cli(base + "--sampler dpmpp-2m --out '" + dir.file("b.npy") + "' --scheduler-config '" +
+                           dir.file("c.json") + "'", dir.path());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err.find("the sampler that runs"), std::string::npos) << r.err;
+  EXPECT_EQ(read_npy_float(dir.file("a.npy"), "a").data, read_npy_float(dir.file("b.npy"), "b").data);
 }
 
 // The obvious first try, --write-scheduler-config with the default spacing, works when the run's step list is
@@ -105,7 +153,7 @@ TEST(SchedulerConfigCli, IgnoredOptionsAreNoted) {
   EXPECT_NE(r.err.find("note: --steps-offset has no effect with --spacing default"), std::string::npos) << r.err;
   r = guitest::run_cli(base + "--spacing leading --steps-offset 1", dir.path());
   EXPECT_EQ(r.err.find("--steps-offset has no effect"), std::string::npos) << r.err;
-  write_text(dir.file("k.json"), R"({"use_karras_sigmas": true, "beta_schedule": "linear"})");
+  write_text(dir.file("k.json"), R"({"use_karras_sigmas": true, "beta_schedule": "linear", "clip_sample": false})");
   r = guitest::run_cli(base + "--sampler ddpm --scheduler-config '" + dir.file("k.json") + "'", dir.path());
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("use_karras_sigmas) has no effect with --sampler ddpm"), std::string::npos) << r.err;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/errors.h"
+#include "core/model.h"
 #include "core/safetensors.h"
 #include "io_test_util.h"
 #include "../test_paths.h"
@@ -161,7 +162,7 @@ TEST(Safetensors, MalformedEntriesRefused) {
       {R"({"dtype":"F32","shape":[1.5],"data_offsets":[0,4]})", "shape entry 1.5"},
       {R"({"dtype":"F32","shape":[1],"data_offsets":[0,4,8]})", "data_offsets"},
       {R"({"dtype":"F32","shape":[1],"data_offsets":[-4,0]})", "data_offsets entry -4"},
-      {R"({"dtype":"C64","shape":[1],"data_offsets":[0,4]})", "unknown dtype 'C64'"},
+      {R"({"dtype":"C64","shape":[1],"data_offsets":[0,4]})", "shape (1,) of C64 needs 8"},  // 64 bits, 2 x F32
       {R"([1,2])", "not an object"},
   };
   for (const Case& c : cases) {
@@ -174,6 +175,73 @@ TEST(Safetensors, MalformedEntriesRefused) {
   const std::string h = R"({"__metadata__":{"T":1000}})";
   EXPECT_TRUE(has(invalid_input_message([&] { SafetensorsFile::from_bytes(le_u64(h.size()) + h, "f"); }),
                   "'T' is not a string"));
+}
+
+// safetensors' dtype list (its Dtype enum and bitsize(), 0.8), sizes in bits: packed sub-byte types take
+// ceil(numel * bits / 8) bytes. A dtype outside that list keeps its offsets checked, not its size.
+TEST(Safetensors, EveryDtypeOfTheFormatSizedInBits) {
+  struct Case {
+    const char* dtype;
+    std::vector<int64_t> shape;
+    uint64_t bytes;  // worked by hand: numel * bits / 8, rounded up
+  };
+  const std::vector<Case> cases = {
+      {"F4", {2, 8}, 8},           {"F4", {3}, 2},           {"F6_E2M3", {4, 4}, 12}, {"F6_E3M2", {5}, 4},
+      {"F8_E4M3FNUZ", {4}, 4},     {"F8_E5M2FNUZ", {3}, 3},  {"F8_E8M0", {2}, 2},     {"C64", {3}, 24},
+      {"BOOL", {5}, 5},            {"U16", {3}, 6},          {"U32", {2}, 8},         {"U64", {1}, 8},
+      {"F4", {0}, 0},              {"F6_E2M3", {}, 1},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.dtype) + " " + format_shape(c.shape));
+    StBuilder ok;
+    ok.add("q", c.dtype, c.shape, std::string(c.bytes, '\x5a'));
+    const SafetensorsFile f = SafetensorsFile::from_bytes(ok.build(), "m.safetensors");
+    EXPECT_EQ(f.find("q")->end - f.find("q")->begin, c.bytes);
+    EXPECT_TRUE(has(invalid_input_message([&] { f.read_float("q"); }), std::string("has dtype ") + c.dtype));
+    StBuilder wrong;  // one byte more than the packed size
+    wrong.add("q", c.dtype, c.shape, std::string(c.bytes + 1, '\x5a'));
+    EXPECT_TRUE(has(invalid_input_message([&] { SafetensorsFile::from_bytes(wrong.build(), "m.safetensors"); }),
+                    "needs " + std::to_string(c.bytes)));
+  }
+  // An unknown dtype: any size, but inside the data and overlapping nothing.
+  StBuilder unknown;
+  unknown.add("future", "F3_E1M1", {7}, std::string(5, '\1')).add_f32("w", {1}, {1.5f});
+  const SafetensorsFile f = SafetensorsFile::from_bytes(unknown.build(), "m.safetensors");
+  EXPECT_EQ(f.find("future")->dtype, "F3_E1M1");
+  EXPECT_EQ(f.read_float("w"), std::vector<float>{1.5f});
+  EXPECT_TRUE(has(invalid_input_message([&] { f.read_float("future"); }), "has dtype F3_E1M1"));
+  StBuilder outside;
+  outside.add_at("future", "F3_E1M1", {7}, 0, 9).extra_data(std::string(4, '\0'));
+  EXPECT_TRUE(has(invalid_input_message([&] { SafetensorsFile::from_bytes(outside.build(), "m.safetensors"); }),
+                  "lie outside the data section of 4 bytes"));
+  StBuilder overlap;
+  overlap.add_f32("w", {2}, {1.f, 2.f}).add_at("future", "F3_E1M1", {7}, 4, 6);
+  EXPECT_TRUE(has(invalid_input_message([&] { SafetensorsFile::from_bytes(overlap.build(), "m.safetensors"); }),
+                  "overlap"));
+}
+
+// The new-dtypes report: plain.safetensors plus one unused tensor of F4, F6_*, C64 or F8_*FNUZ loads as plain does,
+// the extra tensor listed with its dtype.
+TEST(Safetensors, ReportedNewDtypeFilesLoadAsPlain) {
+  const std::string d = test::data_path("reported/new-dtypes/");
+  const DiffusionModel plain = load_diffusion_model(d + "plain.safetensors");
+  const std::vector<std::pair<std::string, std::vector<std::string>>> files = {
+      {"extra_f4.safetensors", {"packed_fp4"}},
+      {"extra_f6.safetensors", {"mx_fp6a", "mx_fp6b"}},
+      {"extra_c64.safetensors", {"complex"}},
+      {"extra_fnuz.safetensors", {"q1", "q2"}}};
+  for (const auto& [name, extra] : files) {
+    SCOPED_TRACE(name);
+    const DiffusionModel m = load_diffusion_model(d + name);
+    EXPECT_EQ(m.ignored_tensors, extra);
+    EXPECT_EQ(m.net.W1, plain.net.W1);
+    EXPECT_EQ(m.net.b1, plain.net.b1);
+    EXPECT_EQ(m.net.W2, plain.net.W2);
+    EXPECT_EQ(m.net.b2, plain.net.b2);
+    EXPECT_EQ(m.net.W3, plain.net.W3);
+    EXPECT_EQ(m.net.b3, plain.net.b3);
+    EXPECT_EQ(m.schedule.betas, plain.schedule.betas);
+  }
 }
 
 // Non-float dtypes of a used tensor are refused naming the tensor and the dtype.

@@ -14,13 +14,22 @@
 #include "core/scheduler_config.h"
 #include "core/step_table.h"
 #include "io_test_util.h"
+#include "../test_paths.h"
 
 namespace diffscope {
 namespace {
 
 using test::invalid_input_message;
 
-SchedulerConfig parse(const std::string& text) { return parse_scheduler_config(text, "cfg.json"); }
+SchedulerConfig parse_exact(const std::string& text) { return parse_scheduler_config(text, "cfg.json"); }
+// The configs of the tests below say "clip_sample": false unless they test it: a config without it takes
+// DDIMScheduler's clip_sample = true, which is refused (ClipSampleFollowsTheClassDefault).
+SchedulerConfig parse(const std::string& text) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_object() || j.contains("clip_sample")) return parse_exact(text);
+  j["clip_sample"] = false;
+  return parse_exact(j.dump());
+}
 
 // alphas_cumprod as the running product of 1 - beta, from the betas of the closed form.
 std::vector<double> cumprod_of(const std::vector<double>& betas) {
@@ -49,10 +58,11 @@ TEST(SchedulerConfig, LinearIsDiffusersLinspace) {
 
 // Stable Diffusion 1.x's config (PNDMScheduler, scaled_linear): betas = linspace(sqrt(b0), sqrt(b1))^2;
 // abar[999] = 0.004660098513077234 (the same product in Python floats).
+// Its set_alpha_to_one false is refused (SetAlphaToOneFalseRefused); with true the rest is read.
 TEST(SchedulerConfig, ScaledLinearStableDiffusion) {
   const SchedulerConfig c = parse(R"({"_class_name": "PNDMScheduler", "_diffusers_version": "0.6.0",
       "beta_end": 0.012, "beta_schedule": "scaled_linear", "beta_start": 0.00085, "num_train_timesteps": 1000,
-      "set_alpha_to_one": false, "skip_prk_steps": true, "steps_offset": 1, "trained_betas": null,
+      "set_alpha_to_one": true, "skip_prk_steps": true, "steps_offset": 1, "trained_betas": null,
       "clip_sample": false})");
   std::vector<double> b(1000);
   for (int t = 0; t < 1000; ++t) {
@@ -63,12 +73,6 @@ TEST(SchedulerConfig, ScaledLinearStableDiffusion) {
   EXPECT_NEAR(c.schedule.alphas_cumprod[999], 0.004660098513077234, 1e-15);
   EXPECT_EQ(c.spacing, Spacing::Leading);  // PNDM's default timestep_spacing
   EXPECT_EQ(c.steps_offset, 1);
-  // set_alpha_to_one false and the unknown skip_prk_steps are noted, clip_sample false is not.
-  std::string notes;
-  for (const auto& n : c.notes) notes += n + "\n";
-  EXPECT_NE(notes.find("set_alpha_to_one = false"), std::string::npos) << notes;
-  EXPECT_NE(notes.find("skip_prk_steps"), std::string::npos) << notes;
-  EXPECT_EQ(notes.find("clip_sample"), std::string::npos) << notes;
   // diffusers' PNDM/DDIM set_timesteps(50): step_ratio 20, (arange(50) * 20)[::-1] + 1 = 981, 961, ..., 1.
   const StepTable tab = build_step_table(c.schedule, Sampler::Ddim, 999, 50, 0.0, c.spacing, c.steps_offset);
   ASSERT_EQ(tab.steps(), 50);
@@ -181,11 +185,109 @@ TEST(SchedulerConfig, BadValuesNameKeyValueAndRange) {
   EXPECT_NE(missing.find("/nonexistent/scheduler_config.json"), std::string::npos) << missing;
 }
 
-TEST(SchedulerConfig, NotesForClippingAndThresholding) {
-  const SchedulerConfig c = parse(R"({"clip_sample": true, "thresholding": true})");
-  ASSERT_EQ(c.notes.size(), 2u);
-  EXPECT_NE(c.notes[0].find("never clips"), std::string::npos);
-  EXPECT_NE(c.notes[1].find("never thresholds"), std::string::npos);
+// clip_sample, thresholding and set_alpha_to_one false change diffusers' step (the x0 prediction clipped or
+// thresholded, the last step ending at alphas_cumprod[0]): refused, never ignored, whether the config says so or
+// its class's default does (DDIMScheduler's and DDPMScheduler's clip_sample default is true, PNDMScheduler's
+// set_alpha_to_one default false; a config without _class_name takes DDIMScheduler's).
+TEST(SchedulerConfig, ClipSampleFollowsTheClassDefault) {
+  struct Case {
+    const char* json;
+    const char* part;  // "" when the config is accepted
+  };
+  const std::vector<Case> cases = {
+      {R"({"clip_sample": true, "clip_sample_range": 2.0})", "'clip_sample' = true"},
+      {R"({})", "'clip_sample' is missing, and DDIMScheduler's default (a config without _class_name takes its defaults) is true"},
+      {R"({"_class_name": "DDIMScheduler"})", "'clip_sample' is missing, and DDIMScheduler's default is true"},
+      {R"({"_class_name": "DDPMScheduler"})", "'clip_sample' is missing, and DDPMScheduler's default is true"},
+      {R"({"_class_name": "EulerDiscreteScheduler"})", ""},
+      {R"({"_class_name": "DPMSolverMultistepScheduler"})", ""},
+      {R"({"_class_name": "DDIMScheduler", "clip_sample": false, "clip_sample_range": 2.0})", ""},
+      {R"({"clip_sample": false, "thresholding": true})", "'thresholding' = true"},
+      {R"({"clip_sample": false, "thresholding": false, "dynamic_thresholding_ratio": 0.9, "sample_max_value": 2})", ""},
+      {R"({"clip_sample": false, "set_alpha_to_one": false})", "'set_alpha_to_one' = false"},
+      {R"({"_class_name": "PNDMScheduler"})", "'set_alpha_to_one' is missing, and PNDMScheduler's default is false"},
+      {R"({"_class_name": "PNDMScheduler", "set_alpha_to_one": true})", ""},
+  };
+  for (const Case& k : cases) {
+    SCOPED_TRACE(k.json);
+    if (*k.part == '\0') {
+      parse_exact(k.json);
+      continue;
+    }
+    const std::string msg = invalid_input_message([&] { parse_exact(k.json); });
+    EXPECT_NE(msg.find(k.part), std::string::npos) << msg;
+    EXPECT_NE(msg.find("SEMANTICS §3"), std::string::npos) << msg;
+  }
+}
+
+// Flow matching and the other keys that change diffusers' steps are refused naming the key and the value, never
+// "ignored"; so is a key this reader does not know. The three files of the flow-config report among them.
+TEST(SchedulerConfig, KeysThatChangeTheMathsAreRefused) {
+  struct Case {
+    const char* json;
+    const char* part;
+  };
+  const std::vector<Case> cases = {
+      {R"({"_class_name": "FlowMatchEulerDiscreteScheduler", "shift": 3.0})", "'_class_name' = \"FlowMatchEulerDiscreteScheduler\" is a flow-matching"},
+      {R"({"_class_name": "FlowMatchHeunDiscreteScheduler"})", "flow-matching"},
+      {R"({"shift": 3.0})", "'shift' = 3.0"},
+      {R"({"use_dynamic_shifting": true})", "'use_dynamic_shifting' = true"},
+      {R"({"base_shift": 0.5})", "'base_shift' = 0.5"},
+      {R"({"max_shift": 1.15})", "'max_shift' = 1.15"},
+      {R"({"shift_terminal": 0.1})", "'shift_terminal' = 0.1"},
+      {R"({"use_flow_sigmas": true})", "'use_flow_sigmas' = true"},
+      {R"({"flow_shift": 3.0})", "'flow_shift' = 3.0"},
+      {R"({"prediction_type": "flow_prediction"})", "'prediction_type' = \"flow_prediction\""},
+      {R"({"invert_sigmas": true})", "'invert_sigmas' = true"},
+      {R"({"final_sigmas_type": "sigma_min"})", "'final_sigmas_type' = \"sigma_min\""},
+      {R"({"sigma_min": 0.02})", "'sigma_min' = 0.02"},
+      {R"({"timestep_type": "continuous"})", "'timestep_type' = \"continuous\""},
+      {R"({"interpolation_type": "log_linear"})", "'interpolation_type' = \"log_linear\""},
+      {R"({"use_lu_lambdas": true})", "'use_lu_lambdas' = true"},
+      {R"({"variance_type": "learned_range"})", "'variance_type' = \"learned_range\""},
+      {R"({"use_beta_sigmas": true})", "'use_beta_sigmas' = true"},
+      {R"({"some_new_option": 7})", "'some_new_option' = 7 is not a scheduler_config key diffscope knows"},
+  };
+  for (const Case& k : cases) {
+    const std::string msg = invalid_input_message([&] { parse(k.json); });
+    EXPECT_NE(msg.find(k.part), std::string::npos) << k.json << " -> " << msg;
+  }
+  // The neutral values of those keys change nothing and are accepted (what diffusers writes by default).
+  const SchedulerConfig neutral = parse(R"({"_class_name": "DPMSolverMultistepScheduler", "use_flow_sigmas": false,
+      "flow_shift": 1.0, "final_sigmas_type": "zero", "use_lu_lambdas": false, "lower_order_final": true,
+      "euler_at_final": false, "variance_type": null, "sigma_min": null, "invert_sigmas": false})");
+  EXPECT_EQ(neutral.spacing, Spacing::Linspace);
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {"flow_match_euler_shift3.json", "'_class_name' = \"FlowMatchEulerDiscreteScheduler\""},
+      {"dpm_flow_sigmas.json", "'prediction_type' = \"flow_prediction\""},
+      {"ddim_v_ztsnr.json", "'prediction_type' = \"v_prediction\""}};
+  for (const auto& [name, part] : files) {
+    const std::string path = test::data_path("reported/flow-config/" + name);
+    const std::string msg = invalid_input_message([&] { load_scheduler_config(path); });
+    EXPECT_EQ(msg.rfind(path + ": ", 0), 0u) << msg;
+    EXPECT_NE(msg.find(part), std::string::npos) << msg;
+  }
+}
+
+// The sampler comes from --sampler; the config's _class_name only names one, and a note says when they differ.
+TEST(SchedulerConfig, SamplerMismatchNote) {
+  const SchedulerConfig dpm = parse(scheduler_config_json(Schedule::linear(1000), Sampler::Dpmpp2m, Spacing::Leading, 0));
+  EXPECT_EQ(dpm.class_name, "DPMSolverMultistepScheduler");
+  EXPECT_EQ(config_samplers(dpm), std::vector<Sampler>{Sampler::Dpmpp2m});
+  EXPECT_EQ(sampler_mismatch_note(dpm, Sampler::Dpmpp2m), "");
+  const std::string note = sampler_mismatch_note(dpm, Sampler::Ddim);
+  EXPECT_NE(note.find("names DPMSolverMultistepScheduler (algorithm_type dpmsolver++, solver_order 2), diffscope's "
+                      "dpmpp-2m; the sampler that runs is ddim"), std::string::npos) << note;
+  const SchedulerConfig sde = parse(scheduler_config_json(Schedule::linear(1000), Sampler::Dpmpp2mSde, Spacing::Leading, 0));
+  EXPECT_EQ(config_samplers(sde), std::vector<Sampler>{Sampler::Dpmpp2mSde});
+  const SchedulerConfig ddpm = parse(scheduler_config_json(Schedule::linear(1000), Sampler::Ddpm, Spacing::Leading, 0));
+  EXPECT_EQ(sampler_mismatch_note(ddpm, Sampler::DdpmMean), "");
+  EXPECT_NE(sampler_mismatch_note(ddpm, Sampler::Heun).find("DDPMScheduler, diffscope's ddpm / ddpm-mean"),
+            std::string::npos);
+  const SchedulerConfig third = parse(R"({"_class_name": "DPMSolverMultistepScheduler", "solver_order": 3})");
+  EXPECT_TRUE(config_samplers(third).empty());
+  EXPECT_NE(sampler_mismatch_note(third, Sampler::Dpmpp2m).find("which diffscope does not run"), std::string::npos);
+  EXPECT_EQ(sampler_mismatch_note(parse("{}"), Sampler::Heun), "");  // no class named: nothing to say
 }
 
 // SEMANTICS §3: a network's own schedule wins (a warning when the config's differs); an analytic model or a
@@ -237,7 +339,6 @@ TEST(SchedulerConfig, RoundTrip) {
     EXPECT_EQ(text.find("\"karras\""), std::string::npos);
     EXPECT_NE(text.find("\"DPMSolverMultistepScheduler\""), std::string::npos);
     const SchedulerConfig back = parse(text);
-    EXPECT_TRUE(back.notes.empty()) << back.notes[0];
     EXPECT_EQ(back.spacing, k.spacing);
     EXPECT_EQ(back.steps_offset, 3);
     expect_schedule(back.schedule, k.s.betas);

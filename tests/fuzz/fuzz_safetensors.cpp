@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include <fuzzer/FuzzedDataProvider.h>
 #include <nlohmann/json.hpp>
@@ -30,7 +31,9 @@ void exercise(std::string bytes) {
   try {
     const SafetensorsFile f = SafetensorsFile::from_bytes(std::move(bytes), "fuzz.safetensors");
     for (const TensorInfo& t : f.tensors()) {
-      check(t.end >= t.begin && t.end - t.begin == t.numel * t.dtype_bytes);
+      uint64_t want = 0;
+      check(t.end >= t.begin && safetensors_tensor_bytes(t.numel, t.dtype_bits, &want) &&
+            (t.dtype_bits == 0 || t.end - t.begin == want));
       try {
         check(f.read_float(t.name).size() == t.numel);
       } catch (const InvalidInput&) {
@@ -40,13 +43,18 @@ void exercise(std::string bytes) {
       } catch (const InvalidInput&) {
       }
     }
+    bool loads = false;
     try {
       const DiffusionModel m = diffusion_model_from(f);
       m.net.validate();
       check(m.schedule.T >= 1 && static_cast<int>(m.schedule.coef_eps.size()) == m.schedule.T);
       check(m.data_samples.size() == static_cast<size_t>(m.n_data) * static_cast<size_t>(m.net.dim));
+      loads = true;
     } catch (const InvalidInput&) {
     }
+    std::vector<std::string> problems;  // info's view of the file: no problem exactly when it loads
+    inspect_diffusion_model(f, problems);
+    check(problems.empty() == loads);
     try {
       const Mlp3Weights w = mlp3_from(f);
       check(w.W1.size() == static_cast<size_t>(w.d1) * w.d0 && w.W2.size() == static_cast<size_t>(w.d2) * w.d1 &&
@@ -62,10 +70,12 @@ std::string structured(FuzzedDataProvider& p) {
       "eps_net.0.weight", "eps_net.0.bias", "eps_net.2.weight", "eps_net.2.bias", "eps_net.4.weight",
       "eps_net.4.bias", "betas", "alphas", "alphas_cumprod", "sqrt_recip_alphas", "coef_eps", "data_samples",
       "fc1.weight", "fc2.weight", "fc3.weight", "fc3.bias", "other"};
-  static const char* const kDtypes[] = {"F32", "F32", "F64", "F16", "BF16", "I64", "I32", "U8", "BOOL", "F8_E4M3", "X"};
-  static const char* const kMetaKeys[] = {"T", "schedule", "beta_start", "beta_end", "dataset"};
+  static const char* const kDtypes[] = {"F32", "F32", "F64", "F16", "BF16", "I64", "I32", "U8", "BOOL", "F8_E4M3",
+                                        "F4", "F6_E2M3", "C64", "F8_E5M2FNUZ", "X"};
+  static const char* const kMetaKeys[] = {"T", "schedule", "beta_start", "beta_end", "dataset", "prediction_type",
+                                          "sigma_data"};
   static const char* const kMetaValues[] = {"1000", "3", "1", "0", "-4", "cosine", "linear", "0.01", "0.5",
-                                            "1e-4", "2", "x", "", "99999999999", "nan"};
+                                            "1e-4", "2", "x", "", "99999999999", "nan", "epsilon", "v_prediction"};
   const int64_t dim = p.ConsumeIntegralInRange<int64_t>(0, 4);
   const int64_t hidden = p.ConsumeIntegralInRange<int64_t>(0, 5);
   nlohmann::json h = nlohmann::json::object();
@@ -74,7 +84,7 @@ std::string structured(FuzzedDataProvider& p) {
   for (int i = 0; i < n; ++i) {
     const std::string name = p.PickValueInArray(kNames);
     const std::string dtype = p.PickValueInArray(kDtypes);
-    const size_t bytes = safetensors_dtype_bytes(dtype);
+    const size_t bits = safetensors_dtype_bits(dtype);
     std::vector<int64_t> shape;
     const int rank = p.ConsumeIntegralInRange(0, 3);
     uint64_t numel = 1;
@@ -90,7 +100,9 @@ std::string structured(FuzzedDataProvider& p) {
       shape.push_back(d);
       numel *= static_cast<uint64_t>(d);  // may wrap: the reader must catch it
     }
-    uint64_t begin = offset, end = offset + numel * (bytes ? bytes : 1);
+    uint64_t bytes = numel;  // an unknown dtype: any size
+    if (bits) safetensors_tensor_bytes(numel, bits, &bytes);  // may overflow: the reader must catch it
+    uint64_t begin = offset, end = offset + bytes;
     if (p.ConsumeIntegralInRange(0, 7) == 0) {  // perturb the offsets now and then
       begin += p.ConsumeIntegralInRange<int64_t>(-8, 8);
       end += p.ConsumeIntegralInRange<int64_t>(-8, 8);

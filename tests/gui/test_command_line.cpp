@@ -74,7 +74,7 @@ TEST(CommandLine, GuiSchedulerConfigIsInTheCommandLineAndReproducesTheState) {
   const std::string model = test::repo_root() + "/assets/models/gaussians8-exact.safetensors";
   test::TempDir dir, logs;
   std::ofstream(dir.file("cfg.json")) << R"({"beta_schedule": "squaredcos_cap_v2", "timestep_spacing": "leading",
-                                             "steps_offset": 1})";
+                                             "steps_offset": 1, "clip_sample": false})";
   std::ofstream(dir.file("s.txt")) << "scheduler_config " << dir.file("cfg.json") << "\nset sampler dpmpp-2m\nset n 200\n"
                                       "set steps 10\nset seed 3\nwait_complete 5000\nexpect frame == 10\nexport state "
                                    << dir.file("state.npy") << "\n";

@@ -338,5 +338,46 @@ TEST_F(Hardening, MalformedModelsPickedInTheUi) {
   EXPECT_NE(r.out.find("\"complete\": 1"), std::string::npos) << r.out;
 }
 
+// prediction-type in the app: the model picker, a dropped file and a script's `model` line all load through
+// App::load_model, and `restore` of a sidecar naming such a model does too. Each shows the error naming the key and
+// the value; the current model keeps running.
+TEST_F(Hardening, ModelOfAnotherPredictionTypeRefusedWhileTheCurrentOneRuns) {
+  const std::string v = test::data_path("reported/prediction-type/v_prediction.safetensors");
+  write("side.json", nlohmann::json{{"format", 2}, {"model", {{"file", v}}}, {"n", 64}}.dump());
+  const std::string script = "set n 64\nset steps 6\nset t_start 100\nwait_complete 5000\nmodel " + v +
+                             "\nframes 2\nexpect complete == 1\nexpect computed == 6\nrestore " + file("side.json") +
+                             "\nframes 2\nset seed 3\nwait_complete 5000\nexpect computed == 6\n";
+  const Result r = run_gui(script, "--model '" + kModel + "'");
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  // both the model line and the restore failed (the restore's model error is the second failure), and the
+  // expectations between them held: the current model kept running
+  EXPECT_NE(r.err.find("2 command(s) failed, the first: script:5: model " + v + ": " + v +
+                       ": __metadata__ 'prediction_type' = 'v_prediction'"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("expectation(s) failed"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("supported: epsilon"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(still showing "), std::string::npos) << r.out;
+}
+
+// t-not-1000 in the app: the default t_start is the model's top (SEMANTICS §3). A model of T = 20000 (sigma
+// overflows float32 from t = 18726) starts at 18725 where it used to start at 999; picking it while at the top of
+// moons' range goes to its top, and back; a t_start typed on the command line, set by the user or restored from a
+// sidecar is kept.
+TEST_F(Hardening, DefaultTStartIsTheModelsTop) {
+  const std::string big = test::data_path("reported/schedule-underflow/lin_T20000.safetensors");
+  const std::string run = "set n 16\nset steps 4\nframes 2\n";
+  Result r = run_gui(run + "expect t_start == 18725\n", "--model '" + big + "'");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  r = run_gui(run + "expect t_start == 700\n", "--model '" + big + "' --t-start 700");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  write("side.json", nlohmann::json{{"format", 2}, {"model", {{"file", big}}}, {"t_start", 999}, {"n", 16},
+                                    {"steps", 4}}.dump());
+  r = run_gui(run + "expect t_start == 999\nmodel " + big + "\nframes 2\nexpect t_start == 18725\nmodel " + kModel +
+                  "\nframes 2\nexpect t_start == 999\nset t_start 500\nframes 1\nmodel " + big +
+                  "\nframes 2\nexpect t_start == 500\nmodel " + kModel + "\nframes 2\nset t_start 999\nframes 1\n"
+                  "restore " + file("side.json") + "\nframes 2\nexpect t_start == 999\n",
+              "--model '" + kModel + "'");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+}
+
 }  // namespace
 }  // namespace diffscope

@@ -194,6 +194,40 @@ class Errors(unittest.TestCase):
             m.sample(steps_offset=-1)
         self.assertTrue(str(e.exception).startswith("steps_offset = -1 is out of range"), str(e.exception))
 
+    def test_model_metadata_that_changes_the_maths_refused_on_load(self):
+        """A file whose __metadata__ says its network is not an eps-predictor (the prediction-type report) raises
+        ValueError naming the key, the value and what is supported, as the CLI refuses it."""
+        d = os.path.join(ROOT, "tests", "data", "reported", "prediction-type")
+        for name, value in [("v_prediction", "v_prediction"), ("sample", "sample"), ("flow", "flow"),
+                            ("unknown", "velocity-ish")]:
+            with self.subTest(name), self.assertRaises(ValueError) as e:
+                diffscope.load(os.path.join(d, name + ".safetensors"))
+            self.assertIn("__metadata__ 'prediction_type' = '%s'" % value, str(e.exception))
+            self.assertIn("supported: epsilon", str(e.exception))
+        self.assertEqual(diffscope.load(os.path.join(d, "epsilon.safetensors")).sample(4, steps=3).shape, (4, 2))
+
+    def test_default_t_start_is_the_models_last_usable(self):
+        """t_start defaults to T - 1 of the model (T = 500: the same samples as t_start=499 and as the CLI's
+        default run), or to the last usable t with a UserWarning where the schedule refuses T - 1."""
+        t500 = os.path.join(ROOT, "tests", "data", "reported", "t-not-1000", "t500.safetensors")
+        m = diffscope.load(t500)
+        x = m.sample(8, steps=5, seed=2)
+        np.testing.assert_array_equal(x, m.sample(8, steps=5, seed=2, t_start=499))
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "x.npy")
+            rc, err = cli("sample", "--model", t500, "--n", 8, "--steps", 5, "--seed", 2, "--out", out)
+            self.assertEqual(rc, 0, err)
+            np.testing.assert_array_equal(x, np.load(out))
+        with self.assertRaises(ValueError) as e:
+            m.sample(8, t_start=999)
+        self.assertIn("t_start = 999 is out of range; valid: [0, 499]", str(e.exception))
+        under = os.path.join(ROOT, "tests", "data", "reported", "schedule-underflow", "underflow_betas.safetensors")
+        u = diffscope.load(under)
+        with self.assertWarns(UserWarning) as w:
+            y = u.sample(8, seed=2)
+        self.assertIn("t_start defaults to 24, not T - 1 = 119", str(w.warning))
+        np.testing.assert_array_equal(y, u.sample(8, seed=2, t_start=24))
+
     def test_missing_model(self):
         with self.assertRaises(ValueError) as e:
             diffscope.load("no_such_model")
@@ -297,7 +331,8 @@ class SpacingsAndRoots(unittest.TestCase):
             cfg = os.path.join(d, "scheduler_config.json")
             with open(cfg, "w") as f:
                 json.dump({"_class_name": "DDIMScheduler", "num_train_timesteps": 1000,
-                           "beta_schedule": "squaredcos_cap_v2", "timestep_spacing": "trailing", "steps_offset": 0}, f)
+                           "beta_schedule": "squaredcos_cap_v2", "timestep_spacing": "trailing", "steps_offset": 0,
+                           "clip_sample": False}, f)
             for extra in [[], ["--spacing", "linspace"]]:
                 with self.subTest(" ".join(extra) or "config's spacing"):
                     out = os.path.join(d, "x.npy")
@@ -316,7 +351,7 @@ class SpacingsAndRoots(unittest.TestCase):
             self.assertEqual(rc, 0, err)
             np.testing.assert_array_equal(plain, np.load(os.path.join(d, "plain.npy")))
             with open(cfg, "w") as f:
-                json.dump({"beta_schedule": "sigmoid"}, f)
+                json.dump({"beta_schedule": "sigmoid", "clip_sample": False}, f)
             with self.assertRaises(ValueError) as e:
                 m.sample(10, scheduler_config=cfg)
             self.assertIn("beta_schedule", str(e.exception))

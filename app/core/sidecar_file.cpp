@@ -7,6 +7,7 @@
 
 #include "core/errors.h"
 #include "core/json_bounded.h"
+#include "core/json_path.h"
 #include "core/output_files.h"
 #include "core/png_text.h"
 
@@ -39,7 +40,8 @@ nlohmann::json read_sidecar(const std::string& file, std::string* note, const st
     if (!j.is_object()) throw InvalidInput("not an object");
     return j;
   } catch (const std::exception& e) {
-    throw InvalidInput(arg + " " + file + ": not a diffscope sidecar (" + e.what() + ")");
+    // The parser's "last read" echoes the bytes it stopped at: escaped, never a raw byte in the message.
+    throw InvalidInput(arg + " " + file + ": not a diffscope sidecar (" + escape_invalid_utf8(e.what()) + ")");
   }
 }
 

@@ -429,7 +429,7 @@ void run_sample(SampleOptions o) {
   }
   if (!o.video.empty()) {
     outputs.push_back({"--video", o.video});
-    outputs.push_back({"the sidecar of --video", png_sidecar_path(o.video)});
+    outputs.push_back({"the sidecar of --video", video_sidecar_path(o.video)});
   }
   if (!o.write_scheduler_config.empty()) outputs.push_back({"--write-scheduler-config", o.write_scheduler_config});
   std::vector<OutputFile> named = outputs;  // --config is read, never written over (SEMANTICS §9)

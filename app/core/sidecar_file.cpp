@@ -28,6 +28,15 @@ nlohmann::json read_sidecar(const std::string& file, std::string* note, const st
       return read_sidecar(json, note, arg);
     }
     text = *t;
+  } else if (is_video_path(file)) {  // a video: its sidecar name.mp4.json (or name.json, before 2026-12-02)
+    std::string json = video_sidecar_path(file);
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(json, ec) && std::filesystem::is_regular_file(png_sidecar_path(file), ec))
+      json = png_sidecar_path(file);
+    if (!std::filesystem::is_regular_file(json, ec))
+      throw InvalidInput(arg + " " + file + ": a video has its settings in its sidecar " + video_sidecar_path(file) +
+                         ", which is not there; valid: a diffscope export's .png or .json sidecar");
+    return read_sidecar(json, note, arg);
   } else {
     std::ifstream f(file, std::ios::binary);
     if (!f) throw InvalidInput(arg + " " + file + ": cannot read");

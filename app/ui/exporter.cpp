@@ -175,7 +175,7 @@ static void write_npy_with_sidecar(const std::string& main_path, const std::vect
 void write_sidecar(const std::string& main_path, const nlohmann::json& j) {
   const fs::path p(main_path);
   try {
-    write_file_atomic(png_sidecar_path(main_path), sidecar_text(j), "export");
+    write_file_atomic(export_sidecar_path(main_path), sidecar_text(j), "export");
   } catch (...) {
     std::error_code ec;
     fs::remove(p, ec);

@@ -197,7 +197,7 @@ int render_sample_video(const SamplePng& r, const SampleVideo& v) {
   for (int s = v.first; s <= last; ++s) frames.push_back(s < int(r.frame_numbers.size()) ? r.frame_numbers[s] : s);
   j["frames"] = frames;
   try {
-    write_file_atomic(png_sidecar_path(v.path), sidecar_text(j), "--video");
+    write_file_atomic(video_sidecar_path(v.path), sidecar_text(j), "--video");
   } catch (...) {  // both or neither (SEMANTICS §9)
     std::error_code ec;
     std::filesystem::remove(v.path, ec);

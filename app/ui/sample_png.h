@@ -81,8 +81,9 @@ struct SampleVideo {
 };
 
 // Renders kept frames [first, last] of `r` at r.width x r.height (made even for MP4) and encodes them with
-// ffmpeg, atomically, with a sidecar <stem>.json. Without ffmpeg: writes the frames as PNGs into a new
-// folder <stem>_frames_NNNN beside the video instead and throws ResourceUnavailable naming it.
+// ffmpeg, atomically, with a sidecar <name>.json (video_sidecar_path: run.mp4 -> run.mp4.json). Without ffmpeg:
+// writes the frames as PNGs into a new folder <stem>_frames_NNNN beside the video instead and throws
+// ResourceUnavailable naming it.
 // Returns the number of frames encoded.
 int render_sample_video(const SamplePng& r, const SampleVideo& v);
 

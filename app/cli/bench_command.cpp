@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cli/cli.h"
+#include "cli/cli_util.h"
 #include "cli/text_table.h"
 #include "core/random_weights.h"
 #include "core/backend.h"
@@ -108,12 +109,14 @@ void cpu_mlp3_row(const bench::Options& o, DenoiserBackend& cpu, std::vector<Row
 
 // The solver rows on the CPU backend (issue 15): one run of N steps from pure noise, timed on the host clock and
 // divided by its network evaluations; error against the float64 run of the same table and noise.
-void cpu_solver_rows(const bench::Options& o, DenoiserBackend& cpu, std::vector<Row>& rows) {
+void cpu_solver_rows(const bench::Options& o, DenoiserBackend& cpu, std::vector<Row>& rows, Progress& progress,
+                     int64_t done) {
   const DiffusionModel m = o.model2.empty() ? make_random_model(2, 256, 2) : load_diffusion_model(o.model2);
   const int B = 256, N = 20, dim = m.net.dim, H = m.net.hidden, reps = o.quick ? 3 : 10;
   const uint64_t seed = 1;
   const size_t first = rows.size();
   for (const std::string& name : bench::bench_solvers()) {
+    progress.update(done++);
     Row r;
     r.workload = bench::solver_workload(name, B, dim, H, N);
     if (!bench::selected(o, r.workload)) continue;
@@ -140,12 +143,15 @@ void cpu_solver_rows(const bench::Options& o, DenoiserBackend& cpu, std::vector<
   bench::note_ratio_to_ddim(rows, first);
 }
 
+// With progress (and the time left) on stderr over the CPU workloads (cli_util.h Progress).
 std::vector<Row> cpu_rows(const bench::Options& o) {
   std::vector<Row> rows;
   auto cpu = make_cpu_backend();
+  Progress progress("bench CPU workloads", 2 + static_cast<int64_t>(bench::bench_solvers().size()));
   cpu_denoise_row(o, *cpu, rows);
+  progress.update(1);
   cpu_mlp3_row(o, *cpu, rows);
-  cpu_solver_rows(o, *cpu, rows);
+  cpu_solver_rows(o, *cpu, rows, progress, 2);
   return rows;
 }
 

@@ -492,6 +492,8 @@ void run_sample(SampleOptions o) {
   }
 
   const double sample_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  progress.clear();
+  double video_s = -1;  // the encode's own time, for the final line
 
   // No output with a non-finite value, and all outputs or none (SEMANTICS §9).
   check_output_finite("--out", x.data(), 1, n, dim);
@@ -547,7 +549,13 @@ void run_sample(SampleOptions o) {
     // The video (ffmpeg writes it through its own temporary file) before the other outputs, so that a failed
     // encode leaves nothing written.
     if (!o.video.empty()) {
-      ui::render_sample_video(req, video);
+      const auto v0 = std::chrono::steady_clock::now();
+      Progress frames_done("video frames", video.last - video.first + 1);
+      ui::SampleVideo v = video;
+      v.on_frame = [&](int done) { frames_done.update(done); };
+      ui::render_sample_video(req, v);
+      frames_done.clear();
+      video_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - v0).count();
       wrote += ", " + o.video;
     }
   }
@@ -557,8 +565,12 @@ void run_sample(SampleOptions o) {
     wrote += ", " + o.write_scheduler_config;
   }
   files.commit();
-  std::fprintf(stderr, "wrote %s in %.1f s (%d steps, %s, %s)\n", wrote.c_str(), sample_ms / 1e3, N,
-               sampler_name(sampler), backend->name().c_str());
+  // The whole time, pictures and the video's encode included; the parts when a video took some of it.
+  const double total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const std::string parts = video_s < 0 ? "" : "; sampling " + duration_text(sample_ms / 1e3) + ", video " +
+                                                   duration_text(video_s);
+  std::fprintf(stderr, "wrote %s in %s (%d steps, %s, %s%s)\n", wrote.c_str(), duration_text(total_s).c_str(), N,
+               sampler_name(sampler), backend->name().c_str(), parts.c_str());
 }
 
 }  // namespace

@@ -185,7 +185,10 @@ int render_sample_video(const SamplePng& r, const SampleVideo& v) {
                               " frames as PNGs into " + fallback + " instead (encode later with: ffmpeg -framerate " +
                               std::to_string(int(v.fps)) + " -i " + fallback + "/frame_%05d.png " + v.path + ")");
   }
-  for (int s = v.first; s <= last; ++s) writer->add_frame(rr.render(s, w, h).data());
+  for (int s = v.first; s <= last; ++s) {
+    writer->add_frame(rr.render(s, w, h).data());
+    if (v.on_frame) v.on_frame(s - v.first + 1);
+  }
   writer->finish();
   nlohmann::json j = run_sidecar(r, rr.device(), "diffscope sample --video", last);
   put_path(j, "video", std::filesystem::path(v.path).filename().string());

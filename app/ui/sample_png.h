@@ -78,6 +78,7 @@ struct SampleVideo {
   bool lossless = false;         // see VideoOptions::lossless
   bool yuv420 = false;           // see VideoOptions::yuv420
   int first = 0, last = -1;      // kept-frame range, inclusive (last < 0: the last kept frame)
+  std::function<void(int done)> on_frame;  // called after each frame sent to ffmpeg (progress); may be empty
 };
 
 // Renders kept frames [first, last] of `r` at r.width x r.height (made even for MP4) and encodes them with

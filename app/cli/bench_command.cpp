@@ -233,7 +233,13 @@ void register_bench(CLI::App& app, Action& action) {
                                   "this machine (or build) has none; `diffscope bench` alone gives the CPU rows");
 #if defined(DIFFSCOPE_HAVE_CUDA)
       if (have_device) {
+        Progress progress("bench GPU workloads", 1);
+        o->progress = [&](int done, int total) {
+          progress.set_total(total);
+          progress.update(done);
+        };
         rows = bench::run_gpu_benchmarks(*o);
+        o->progress = nullptr;
       } else {
         gpu_note = "GPU rows skipped: no CUDA device";
       }

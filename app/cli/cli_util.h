@@ -56,6 +56,7 @@ class Progress {
   Progress& operator=(const Progress&) = delete;
   bool terminal() const { return m_terminal; }
   void update(int64_t done);
+  void set_total(int64_t total) { m_total = total; }
   // Clears the terminal line now (before other output); update() may show it again.
   void clear();
 

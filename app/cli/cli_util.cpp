@@ -19,6 +19,7 @@
 #include "core/atomic_write.h"
 #include "core/errors.h"
 #include "core/npy.h"
+#include "core/output_files.h"
 
 #if defined(DIFFSCOPE_HAVE_CUDA) && __has_include("gpu/cuda_backend.h")
 #include "gpu/cuda_backend.h"
@@ -98,19 +99,10 @@ void check_output_path(const std::string& arg, const std::string& path) {
   const std::string target = output_target(path, arg);
   const size_t slash = target.find_last_of('/');
   const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : target.substr(0, slash));
-  if (::stat(dir.c_str(), &st) != 0 && errno == ENOTDIR) {  // a file on the way: name it
-    std::string up = dir;
-    for (size_t s = up.find_last_of('/'); s != std::string::npos && s > 0; s = up.find_last_of('/')) {
-      up.resize(s);
-      if (::stat(up.c_str(), &st) == 0) break;
-    }
-    throw InvalidInput(arg + " '" + path + "': '" + up + "' is a file, not a folder; valid: a path in an existing folder");
-  }
-  if (::stat(dir.c_str(), &st) != 0)
+  if (const std::string file = file_in_the_way(dir); !file.empty())
+    throw InvalidInput(arg + " '" + path + "': " + file_in_the_way_text(file) + "; valid: a path in an existing folder");
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
     throw InvalidInput(arg + " '" + path + "': folder '" + dir + "' does not exist; valid: a path in an existing folder");
-  if (!S_ISDIR(st.st_mode))
-    throw InvalidInput(arg + " '" + path + "': '" + dir + (S_ISREG(st.st_mode) ? "' is a file, not a folder" : "' is not a folder") +
-                       "; valid: a path in an existing folder");
   if (::access(dir.c_str(), W_OK) != 0)
     throw InvalidInput(arg + " '" + path + "': folder '" + dir + "' is not writable");
   // access() says yes to root everywhere, also in /proc or on a read-only mount: create (and remove) a probe file.

@@ -43,6 +43,23 @@ std::string png_sidecar_path(const std::string& png) {
   return (p.parent_path() / (p.stem().string() + ".json")).string();
 }
 
+std::string file_in_the_way(const std::string& dir) {
+  if (dir.empty()) return "";
+  for (size_t end = dir.find('/', 1);; end = dir.find('/', end + 1)) {
+    const std::string part = dir.substr(0, end);
+    struct stat st {};
+    if (::stat(part.c_str(), &st) != 0) return "";  // missing: nothing further can exist
+    if (!S_ISDIR(st.st_mode)) return part;
+    if (end == std::string::npos) return "";
+  }
+}
+
+std::string file_in_the_way_text(const std::string& file) {
+  struct stat st {};
+  const bool regular = ::stat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  return "'" + file + (regular ? "' is a file, not a folder" : "' is not a folder");
+}
+
 std::string video_sidecar_path(const std::string& video) { return video + ".json"; }
 
 bool is_video_path(const std::string& path) {

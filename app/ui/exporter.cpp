@@ -28,6 +28,8 @@ namespace fs = std::filesystem;
 namespace diffscope::ui {
 
 std::string next_free_name(const std::string& dir, const std::string& base, const std::string& ext) {
+  if (const std::string file = file_in_the_way(dir); !file.empty())
+    throw InvalidInput("export folder " + dir + ": " + file_in_the_way_text(file));
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (!fs::is_directory(dir, ec))

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cli/cli.h"
+#include "cli/cli_util.h"
 #include "cli/text_table.h"
 #include "core/random_weights.h"
 #include "core/backend.h"
@@ -110,12 +111,14 @@ void cpu_mlp3_row(const bench::Options& o, DenoiserBackend& cpu, std::vector<Row
 
 // The solver rows on the CPU backend (issue 15): one run of N steps from pure noise, timed on the host clock and
 // divided by its network evaluations; error against the float64 run of the same table and noise.
-void cpu_solver_rows(const bench::Options& o, DenoiserBackend& cpu, std::vector<Row>& rows) {
+void cpu_solver_rows(const bench::Options& o, DenoiserBackend& cpu, std::vector<Row>& rows, Progress& progress,
+                     int64_t done) {
   const DiffusionModel m = o.model2.empty() ? make_random_model(2, 256, 2) : load_diffusion_model(o.model2);
   const int B = 256, N = 20, dim = m.net.dim, H = m.net.hidden, reps = o.quick ? 3 : 10;
   const uint64_t seed = 1;
   const size_t first = rows.size();
   for (const std::string& name : bench::bench_solvers()) {
+    progress.update(done++);
     Row r;
     r.workload = bench::solver_workload(name, B, dim, H, N);
     if (!bench::selected(o, r.workload)) continue;
@@ -142,12 +145,15 @@ void cpu_solver_rows(const bench::Options& o, DenoiserBackend& cpu, std::vector<
   bench::note_ratio_to_ddim(rows, first);
 }
 
+// With progress (and the time left) on stderr over the CPU workloads (cli_util.h Progress).
 std::vector<Row> cpu_rows(const bench::Options& o) {
   std::vector<Row> rows;
   auto cpu = make_cpu_backend();
+  Progress progress("bench CPU workloads", 2 + static_cast<int64_t>(bench::bench_solvers().size()));
   cpu_denoise_row(o, *cpu, rows);
+  progress.update(1);
   cpu_mlp3_row(o, *cpu, rows);
-  cpu_solver_rows(o, *cpu, rows);
+  cpu_solver_rows(o, *cpu, rows, progress, 2);
   return rows;
 }
 
@@ -250,7 +256,13 @@ void register_bench(CLI::App& app, Action& action) {
                                   "this machine (or build) has none; `diffscope bench` alone gives the CPU rows");
 #if defined(DIFFSCOPE_HAVE_CUDA)
       if (have_device) {
+        Progress progress("bench GPU workloads", 1);
+        o->progress = [&](int done, int total) {
+          progress.set_total(total);
+          progress.update(done);
+        };
         rows = bench::run_gpu_benchmarks(*o);
+        o->progress = nullptr;
       } else {
         gpu_note = "GPU rows skipped: no CUDA device";
       }

@@ -13,6 +13,7 @@
 #include "cli/cli_util.h"
 #include "cli/parse_errors.h"
 #include "core/errors.h"
+#include "core/json_path.h"
 #include "core/stop_signal.h"
 
 namespace diffscope::cli {
@@ -31,8 +32,10 @@ bool is_model_file_arg(const CLI::App& app, const std::string& a) {
 }
 #endif
 
+// The one error line; bytes that are not well-formed UTF-8 (a file name, a foreign PNG's text) as the text \xHH,
+// as the sidecars write them, so that a terminal never receives a raw byte.
 int fail(int code, const std::string& message) {
-  std::fprintf(stderr, "diffscope: error: %s\n", message.c_str());
+  std::fprintf(stderr, "diffscope: error: %s\n", escape_invalid_utf8(message).c_str());
   return code;
 }
 

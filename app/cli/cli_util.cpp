@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <new>
@@ -21,6 +22,7 @@
 #include "core/cpu_threads.h"
 #include "core/errors.h"
 #include "core/npy.h"
+#include "core/output_files.h"
 
 #if defined(DIFFSCOPE_HAVE_CUDA) && __has_include("gpu/cuda_backend.h")
 #include "gpu/cuda_backend.h"
@@ -120,6 +122,8 @@ void check_output_path(const std::string& arg, const std::string& path) {
   const std::string target = output_target(path, arg);
   const size_t slash = target.find_last_of('/');
   const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : target.substr(0, slash));
+  if (const std::string file = file_in_the_way(dir); !file.empty())
+    throw InvalidInput(arg + " '" + path + "': " + file_in_the_way_text(file) + "; valid: a path in an existing folder");
   if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
     throw InvalidInput(arg + " '" + path + "': folder '" + dir + "' does not exist; valid: a path in an existing folder");
   if (::access(dir.c_str(), W_OK) != 0)
@@ -157,26 +161,52 @@ std::vector<float> allocate_floats(const std::string& what, double count) {
 }
 
 Progress::Progress(std::string label, int64_t total)
-    : m_label(std::move(label)), m_total(total), m_enabled(::isatty(STDERR_FILENO) == 1),
-      m_start(std::chrono::steady_clock::now()), m_last_line(m_start) {}
+    : Progress(std::move(label), total, stderr, ::isatty(STDERR_FILENO) == 1, [] { return Clock::now(); }) {}
 
-Progress::~Progress() {
-  if (m_printed) std::fprintf(stderr, "\n");
+Progress::Progress(std::string label, int64_t total, std::FILE* out, bool terminal,
+                   std::function<Clock::time_point()> now)
+    : m_label(std::move(label)), m_total(total), m_out(out), m_terminal(terminal), m_now(std::move(now)),
+      m_start(m_now()), m_last(m_start) {}
+
+Progress::~Progress() { clear(); }
+
+void Progress::clear() {
+  if (!m_shown) return;
+  std::fprintf(m_out, "\r\033[K");  // carriage return, erase to the end of the line
+  std::fflush(m_out);
+  m_shown = false;
+}
+
+std::string duration_text(double seconds) {
+  char b[48];
+  if (!(seconds >= 0)) seconds = 0;
+  if (seconds < 9.95) std::snprintf(b, sizeof b, "%.1f s", seconds);
+  else if (seconds < 59.5) std::snprintf(b, sizeof b, "%.0f s", seconds);
+  else if (seconds < 3600) {
+    const long s = std::lround(seconds);
+    std::snprintf(b, sizeof b, "%ld min %02ld s", s / 60, s % 60);
+  } else {
+    const long m = std::lround(seconds / 60);
+    std::snprintf(b, sizeof b, "%ld h %02ld min", m / 60, m % 60);
+  }
+  return b;
 }
 
 void Progress::update(int64_t done) {
-  const auto now = std::chrono::steady_clock::now();
-  if (!m_enabled) {  // a log, not a terminal: one line every 5 s, and only for runs that last that long
-    if (done >= m_total || now - m_last_line < std::chrono::seconds(5)) return;
-    m_last_line = now;
-    std::fprintf(stderr, "%s: %lld/%lld after %.0f s\n", m_label.c_str(), static_cast<long long>(done),
-                 static_cast<long long>(m_total), std::chrono::duration<double>(now - m_start).count());
-    return;
-  }
-  std::fprintf(stderr, "\r%s: %lld/%lld", m_label.c_str(), static_cast<long long>(done),
-               static_cast<long long>(m_total));
-  std::fflush(stderr);
-  m_printed = true;
+  const Clock::time_point now = m_now();
+  const double elapsed = std::chrono::duration<double>(now - m_start).count();
+  const double since_last = std::chrono::duration<double>(now - m_last).count();
+  if (m_terminal ? elapsed < 1.0 || (m_shown && since_last < 0.1) : elapsed < 5.0 || since_last < 5.0) return;
+  if (done >= m_total && !m_terminal) return;  // the command's final line says it
+  m_last = now;
+  done = std::clamp<int64_t>(done, 0, m_total);
+  const int percent = m_total > 0 ? static_cast<int>(100 * done / m_total) : 100;
+  const std::string eta = done > 0 ? "ETA " + duration_text(elapsed * double(m_total - done) / double(done)) : "ETA ?";
+  std::fprintf(m_out, "%s%s: %lld/%lld (%d%%), %s, %s%s", m_terminal ? "\r\033[K" : "", m_label.c_str(),
+               static_cast<long long>(done), static_cast<long long>(m_total), percent, duration_text(elapsed).c_str(),
+               eta.c_str(), m_terminal ? "" : "\n");
+  std::fflush(m_out);
+  m_shown = m_terminal;
 }
 
 }  // namespace diffscope::cli

@@ -1,7 +1,9 @@
 // cli_util.h — helpers the CLI subcommands share: the backend by name, input arrays, output-path checks,
-// allocation that fails as "resource unavailable", and progress on stderr when it is a terminal.
+// allocation that fails as "resource unavailable", and progress with the time left on stderr.
 #pragma once
 #include <chrono>
+#include <cstdio>
+#include <functional>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -48,20 +50,37 @@ void check_output_path(const std::string& arg, const std::string& path);
 // ResourceUnavailable naming `what` and the size when it exceeds physical memory or the allocation fails.
 std::vector<float> allocate_floats(const std::string& what, double count);
 
-// "label: done/total" on stderr: rewritten in place on a terminal; otherwise one line every 5 s (a log).
+// Progress of long work on stderr with the time left, one printer for every command (sample steps, video
+// frames, bench rows, denoise rows). On a terminal: one line rewritten in place ("label: 40/100 (40%), 2.0 s,
+// ETA 3.0 s"), shown once the work has taken a second (short runs print nothing), at most ten times a second,
+// and cleared at the end (the command's final line reports the whole time). Otherwise (a pipe, a log): a whole
+// line every 5 s once the work has taken 5 s, never a carriage return, nothing for shorter work.
 class Progress {
  public:
+  using Clock = std::chrono::steady_clock;
   Progress(std::string label, int64_t total);
+  // For the tests: where it prints, whether that is a terminal, and the clock.
+  Progress(std::string label, int64_t total, std::FILE* out, bool terminal, std::function<Clock::time_point()> now);
   ~Progress();
-  bool terminal() const { return m_enabled; }
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
+  bool terminal() const { return m_terminal; }
   void update(int64_t done);
+  void set_total(int64_t total) { m_total = total; }
+  // Clears the terminal line now (before other output); update() may show it again.
+  void clear();
 
  private:
   std::string m_label;
   int64_t m_total;
-  bool m_enabled;  // stderr is a terminal
-  bool m_printed = false;
-  std::chrono::steady_clock::time_point m_start, m_last_line;
+  std::FILE* m_out;
+  bool m_terminal;
+  std::function<Clock::time_point()> m_now;
+  bool m_shown = false;  // a terminal line is on screen
+  Clock::time_point m_start, m_last;
 };
+
+// "0.4 s", "12 s", "3 min 05 s", "1 h 02 min": a duration for progress lines and final reports.
+std::string duration_text(double seconds);
 
 }  // namespace diffscope::cli

@@ -75,7 +75,7 @@ struct SampleOptions {
   // (core/settings_schema.h), from --config and the generated --key-name flags; the flags win.
   std::string config;                           // --config sidecar.json|export.png
   std::map<std::string, std::string> view_flags;  // schema key -> the text of its --flag
-  int64_t frame = -1;                           // the frame drawn; -1: the last
+  int64_t frame = -1;                           // the frame written to --out and drawn; -1: the last
   bool frame_from_config = false;
   double camera_aspect = 0, ui_scale = 1;
   CLI::App* sub = nullptr;
@@ -277,7 +277,6 @@ const std::vector<OutputDependentOption>& output_dependent_options() {
       {"--video-lossless", {"--video"}},
       {"--video-yuv420", {"--video"}},
       {"--video-frames", {"--video"}},
-      {"--frame", {"--png"}},
       {"--no-png-text", {"--png"}},
       {"--size", {"--png", "--video"}},
       {"--camera-aspect", {"--png", "--video"}},
@@ -325,6 +324,56 @@ Spacing written_spacing(const SampleOptions& o, Sampler sampler, Spacing spacing
                      std::to_string(n_steps) + " from t_start " + std::to_string(t_start) +
                      "; valid: pass --spacing linspace, leading, trailing or karras");
 }
+
+#ifdef DIFFSCOPE_SAMPLE_PNG
+// The options after `--out` in the sidecars' command_line (core/command_line.h): every output and picture option
+// of this run with its effective value (from the flags or --config), input files by absolute path, so that the
+// line reproduces every file of the run from any folder.
+std::string run_options(const SampleOptions& o, const AppSettings& pic, bool camera_given, int steps_offset,
+                        Spacing spacing, int stride) {
+  std::string c;
+  auto add = [&](const std::string& flag, const std::string& value = "") {
+    c += " " + flag + (value.empty() ? "" : " " + shell_quote(value));
+  };
+  auto num = [](double v) {
+    char b[40];
+    std::snprintf(b, sizeof b, "%.17g", v);
+    return std::string(b);
+  };
+  if (!o.noise.empty()) add("--noise", absolute_path(o.noise));
+  if (!o.scheduler_config.empty()) add("--scheduler-config", absolute_path(o.scheduler_config));
+  if (spacing == Spacing::Leading && steps_offset != 0) add("--steps-offset", std::to_string(steps_offset));
+  if (!o.trajectory.empty()) add("--trajectory", o.trajectory);
+  if (o.given("--trajectory-stride") || o.stride_from_config) add("--trajectory-stride", std::to_string(stride));
+  if (!o.write_scheduler_config.empty()) add("--write-scheduler-config", o.write_scheduler_config);
+  if (o.frame >= 0) add("--frame", std::to_string(o.frame));
+  if (!o.png.empty()) add("--png", o.png);
+  if (!o.png.empty() && o.no_png_text) add("--no-png-text");
+  if (!o.video.empty()) {
+    add("--video", o.video);
+    add("--fps", num(o.fps));
+    if (o.video_lossless) add("--video-lossless");
+    if (o.video_yuv420) add("--video-yuv420");
+    if (!o.video_frames.empty()) add("--video-frames", o.video_frames);
+  }
+  add("--size", std::to_string(pic.export_width) + "x" + std::to_string(pic.export_height));
+  if (o.camera_aspect != 0) add("--camera-aspect", num(o.camera_aspect));
+  if (o.ui_scale != 1) add("--ui-scale", num(o.ui_scale));
+  // Every picture setting that differs from the app's default, by its schema flag; a given camera as --camera.
+  const AppSettings defaults;
+  for (const SettingField& f : setting_fields()) {
+    if (!is_picture_row(f) || !f.get) continue;
+    const std::string key = f.key;
+    if (key == "cam_x" || key == "cam_y" || key == "cam_half_h" || key == "export_width" || key == "export_height")
+      continue;
+    const nlohmann::json v = f.get(pic);
+    if (v != f.get(defaults)) add(flag_of(key), setting_text(v));
+  }
+  if (camera_given)
+    add("--camera", num(pic.view.cam_x) + "," + num(pic.view.cam_y) + "," + num(pic.view.cam_half_h));
+  return c;
+}
+#endif
 
 void run_sample(SampleOptions o) {
   const StopSignalScope stop;  // SIGINT / SIGTERM stop the run cleanly: exit 130 / 143, nothing written
@@ -426,7 +475,9 @@ void run_sample(SampleOptions o) {
 #else
   const bool keep_frames = !o.trajectory.empty();
 #endif
-  const std::vector<int> frames = kept_frames(N, stride);
+  std::vector<int> frames = kept_frames(N, stride);
+  if (o.frame >= 0 && !std::binary_search(frames.begin(), frames.end(), int(o.frame)))  // --frame is kept too
+    frames.insert(std::upper_bound(frames.begin(), frames.end(), int(o.frame)), int(o.frame));
 #ifdef DIFFSCOPE_SAMPLE_PNG
   const ui::SampleVideo video = video_range(o, frames);
 #endif
@@ -440,7 +491,7 @@ void run_sample(SampleOptions o) {
   }
   if (!o.video.empty()) {
     outputs.push_back({"--video", o.video});
-    outputs.push_back({"the sidecar of --video", png_sidecar_path(o.video)});
+    outputs.push_back({"the sidecar of --video", video_sidecar_path(o.video)});
   }
   if (!o.write_scheduler_config.empty()) outputs.push_back({"--write-scheduler-config", o.write_scheduler_config});
   std::vector<OutputFile> named = outputs;  // --config is read, never written over (SEMANTICS §9)
@@ -481,12 +532,16 @@ void run_sample(SampleOptions o) {
   {  // about 100 chunks: progress on a terminal, a line every few seconds otherwise
     const int tick = std::max(1, N / 100);
     for (int k = tick; k < N; k += tick) stops.push_back(k);
+    if (o.frame >= 0) stops.push_back(static_cast<int>(o.frame));
     std::sort(stops.begin(), stops.end());
     stops.erase(std::unique(stops.begin(), stops.end()), stops.end());
   }
   const int64_t frame_elems = static_cast<int64_t>(n) * dim;
   size_t next_frame = 0;
   if (!traj.empty() && frames[0] == 0) std::memcpy(traj.data(), x.data(), sizeof(float) * frame_elems), next_frame = 1;
+  // --out holds the state at --frame (the frame the picture shows), else the last.
+  std::vector<float> x_frame;
+  if (o.frame == 0) x_frame = x;
   int k = 0;
   for (int stop : stops) {
     if (stop <= k) continue;
@@ -499,18 +554,22 @@ void run_sample(SampleOptions o) {
       std::memcpy(traj.data() + next_frame * frame_elems, x.data(), sizeof(float) * frame_elems);
       ++next_frame;
     }
+    if (o.frame >= 0 && k == o.frame && o.frame < N) x_frame = x;
     progress.update(k);
   }
 
   const double sample_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  progress.clear();
+  double video_s = -1;  // the encode's own time, for the final line
 
   // No output with a non-finite value, and all outputs or none (SEMANTICS §9).
-  check_output_finite("--out", x.data(), 1, n, dim);
+  const std::vector<float>& x_out = x_frame.empty() ? x : x_frame;
+  check_output_finite("--out", x_out.data(), 1, n, dim);
   if (!traj.empty()) check_output_finite(o.trajectory.empty() ? "--png (its frames)" : "--trajectory", traj.data(),
                                          n_frames, n, dim);
   AtomicFileSet files;
-  add_npy_float(files, o.out, {n, dim}, x.data(), "--out");
-  std::string wrote = o.out + " " + shape_text({n, dim});
+  add_npy_float(files, o.out, {n, dim}, x_out.data(), "--out");
+  std::string wrote = o.out + " " + shape_text({n, dim}) + (o.frame >= 0 && o.frame < N ? " at frame " + std::to_string(o.frame) : "");
   if (!o.trajectory.empty()) {
     add_npy_float(files, o.trajectory, {n_frames, n, dim}, traj.data(), "--trajectory");
     wrote += ", " + o.trajectory + " " + shape_text({n_frames, n, dim});
@@ -534,17 +593,15 @@ void run_sample(SampleOptions o) {
     req.trajectory_stride = stride;
     req.backend = o.backend;
     req.device = backend->device();
-    req.command_line = sample_command_line(rs, model.path, o.backend);
-    if (!o.scheduler_config.empty() && req.command_line.rfind(" --out ") != std::string::npos)
-      req.command_line.insert(req.command_line.rfind(" --out "), " --scheduler-config " + shell_quote(o.scheduler_config));
+    req.command_line = sample_command_line(rs, model.path, o.backend, o.out,
+                                           run_options(o, pic, camera_given, table.steps_offset, spacing, stride));
     req.step_t.assign(table.t.begin(), table.t.end());
     req.field = [&](const float* p, int k, int t, bool x0, float* out) { backend->eps_field(model, p, k, t, x0, out); };
     req.extra = {{"steps_offset", table.steps_offset}, {"evaluations", table.evaluations(0, N)},
                  {"timings", {{"sample_ms", sample_ms}}}};
     // Input files by absolute path, so that --config of the sidecar works from any folder.
-    auto absolute = [](const std::string& p) { std::error_code ec; const auto a = std::filesystem::absolute(p, ec); return ec ? p : a.string(); };
-    if (!o.noise.empty()) put_path(req.extra, "noise", absolute(o.noise));
-    if (!o.scheduler_config.empty()) put_path(req.extra, "scheduler_config", absolute(o.scheduler_config));
+    if (!o.noise.empty()) put_path(req.extra, "noise", absolute_path(o.noise));
+    if (!o.scheduler_config.empty()) put_path(req.extra, "scheduler_config", absolute_path(o.scheduler_config));
     req.frame_numbers = frames;
     req.png_text = !o.no_png_text;
     const std::string grid_note = image_grid_note(model, n, pic.view.image_grid_cols);
@@ -558,7 +615,13 @@ void run_sample(SampleOptions o) {
     // The video (ffmpeg writes it through its own temporary file) before the other outputs, so that a failed
     // encode leaves nothing written.
     if (!o.video.empty()) {
-      ui::render_sample_video(req, video);
+      const auto v0 = std::chrono::steady_clock::now();
+      Progress frames_done("video frames", video.last - video.first + 1);
+      ui::SampleVideo v = video;
+      v.on_frame = [&](int done) { frames_done.update(done); };
+      ui::render_sample_video(req, v);
+      frames_done.clear();
+      video_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - v0).count();
       wrote += ", " + o.video;
     }
   }
@@ -568,8 +631,13 @@ void run_sample(SampleOptions o) {
     wrote += ", " + o.write_scheduler_config;
   }
   files.commit();
-  std::fprintf(stderr, "wrote %s in %.1f s (%s, %s, %s)\n", wrote.c_str(), sample_ms / 1e3, count_noun(N, "step").c_str(),
-               sampler_name(sampler), backend->name().c_str());
+  // The whole time, pictures and the video's encode included; the parts when a video took some of it.
+  const double total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const std::string parts = video_s < 0 ? "" : "; sampling " + duration_text(sample_ms / 1e3) + ", video " +
+                                                   duration_text(video_s);
+  std::fprintf(stderr, "wrote %s in %s (%s, %s, %s%s)\n", wrote.c_str(), duration_text(total_s).c_str(),
+               count_noun(N, "step").c_str(),
+               sampler_name(sampler), backend->name().c_str(), parts.c_str());
 }
 
 }  // namespace
@@ -606,7 +674,8 @@ void register_sample(CLI::App& app, Action& action) {
                                        "--trajectory is one); step noise still comes from --seed");
   sub->add_option("--out", o->out, "output samples: (n, dim) float32 .npy")->required();
   sub->add_option("--trajectory", o->trajectory, "optional trajectory: (frames, n, dim) float32 .npy");
-  sub->add_option("--trajectory-stride", o->stride, "keep frames 0, s, 2s, ... and the last")->capture_default_str();
+  sub->add_option("--trajectory-stride", o->stride, "keep frames 0, s, 2s, ..., --frame's and the last")->capture_default_str();
+  sub->add_option("--frame", o->frame, "the frame (step) whose state --out holds and --png draws (default the last)");
   sub->add_option("--backend", o->backend, "cpu | cuda")->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
   sub->add_option("--precision", o->precision, "fp32 | tf32 | bf16 (tf32/bf16 need --backend cuda)")
       ->check(CLI::IsMember({"fp32", "tf32", "bf16"}))
@@ -617,7 +686,6 @@ void register_sample(CLI::App& app, Action& action) {
   sub->add_option("--png", o->png, "also render the run headless into this PNG (with a .json sidecar)");
   sub->add_option("--size", o->size, "PNG and video size WxH (made even for .mp4); the settings key export_size")
       ->capture_default_str();
-  sub->add_option("--frame", o->frame, "the frame drawn in --png (the last kept one at or before it; default the last)");
   sub->add_option("--camera-aspect", o->camera_aspect, "width/height of the pane the camera was set or fitted in (a "
                                                        "GUI sidecar's, e.g. the window's 2D pane; default: the "
                                                        "picture's own pane); the picture shows at least that pane");

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/errors.h"
+#include "core/output_files.h"
 
 namespace diffscope {
 namespace {
@@ -81,7 +82,10 @@ void AtomicFileSet::commit() {
       fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
       if (fd >= 0) f.tmp = tmp;
       if (fd < 0 && errno != EEXIST) {
-        const std::string why = std::strerror(errno);
+        const size_t slash = f.path.find_last_of('/');
+        const std::string in_the_way =
+            errno == ENOTDIR && slash != std::string::npos ? file_in_the_way(f.path.substr(0, slash)) : "";
+        const std::string why = in_the_way.empty() ? std::strerror(errno) : file_in_the_way_text(in_the_way);
         remove_temps();
         fail(f.arg, f.path, why);
       }

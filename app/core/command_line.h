@@ -11,11 +11,12 @@ namespace diffscope {
 std::string shell_quote(const std::string& text);
 
 // `diffscope sample --model M --n N --sampler S --eta E --steps K --t-start T --seed X [--from-data]
-// --backend B --precision P --out OUT`, numbers written so that they read back exactly (eta with 17
+// --backend B --precision P --out OUT` followed by `more` (further options, already quoted, each with a leading
+// space: the picture and output options of a CLI run), numbers written so that they read back exactly (eta with 17
 // significant digits). `model` is the model file (the session's resolved path), written by its bundled name
-// (`--model moons`) when it is a bundled model, so that the line runs in any checkout or install; `backend`
-// cpu or cuda.
+// (`--model moons`) when it is a bundled model, so that the line runs in any checkout or install, else by its
+// absolute path, so that it runs from any folder; `backend` cpu or cuda.
 std::string sample_command_line(const SamplingSettings& s, const std::string& model, const std::string& backend,
-                                const std::string& out = "x.npy");
+                                const std::string& out = "x.npy", const std::string& more = "");
 
 }  // namespace diffscope

@@ -69,6 +69,13 @@ std::vector<std::pair<std::string, std::string>> bundled_models() {
   return out;
 }
 
+std::string absolute_path(const std::string& path) {
+  if (path.empty()) return path;
+  std::error_code ec;
+  const std::filesystem::path a = std::filesystem::absolute(path, ec);
+  return ec ? path : a.string();
+}
+
 std::string bundled_name_of(const std::string& path) {
   std::error_code ec;
   for (const auto& [name, p] : bundled_models())

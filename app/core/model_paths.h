@@ -25,5 +25,8 @@ std::string resolve_model(const std::string& name_or_path);
 // As resolve_model, for a `--model` argument: a bare name (no '/', no ".safetensors", not an existing file)
 // that is not bundled throws InvalidInput naming `arg`, the value and the bundled names.
 std::string resolve_model_arg(const std::string& arg, const std::string& name_or_path);
+// `path` made absolute against the working directory ("" and paths that cannot be made absolute stay as given):
+// what sidecars store, so that they work from any folder.
+std::string absolute_path(const std::string& path);
 
 }  // namespace diffscope

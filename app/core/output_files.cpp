@@ -1,6 +1,8 @@
 // output_files.cpp — output collisions and free space, checked before any work.
 #include "core/output_files.h"
 
+#include <cctype>
+
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
@@ -39,6 +41,35 @@ std::string gb(double bytes) {
 std::string png_sidecar_path(const std::string& png) {
   const fs::path p(png);
   return (p.parent_path() / (p.stem().string() + ".json")).string();
+}
+
+std::string file_in_the_way(const std::string& dir) {
+  if (dir.empty()) return "";
+  for (size_t end = dir.find('/', 1);; end = dir.find('/', end + 1)) {
+    const std::string part = dir.substr(0, end);
+    struct stat st {};
+    if (::stat(part.c_str(), &st) != 0) return "";  // missing: nothing further can exist
+    if (!S_ISDIR(st.st_mode)) return part;
+    if (end == std::string::npos) return "";
+  }
+}
+
+std::string file_in_the_way_text(const std::string& file) {
+  struct stat st {};
+  const bool regular = ::stat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+  return "'" + file + (regular ? "' is a file, not a folder" : "' is not a folder");
+}
+
+std::string video_sidecar_path(const std::string& video) { return video + ".json"; }
+
+bool is_video_path(const std::string& path) {
+  std::string ext = fs::path(path).extension().string();
+  for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return ext == ".mp4" || ext == ".gif" || ext == ".webp";
+}
+
+std::string export_sidecar_path(const std::string& main) {
+  return is_video_path(main) ? video_sidecar_path(main) : png_sidecar_path(main);
 }
 
 void check_distinct_outputs(const std::vector<OutputFile>& outputs) {

@@ -1,4 +1,5 @@
-// png_text.cpp — libpng's reader from a file, errors through setjmp/longjmp as libpng expects.
+// png_text.cpp — libpng's reader from a file (png_get_text: tEXt, zTXt and iTXt, compressed or not, before or
+// after IDAT), errors through setjmp/longjmp as libpng expects.
 #include "core/png_text.h"
 
 #include <png.h>
@@ -11,12 +12,27 @@
 
 namespace diffscope {
 
+std::string latin1_to_utf8(const std::string& latin1) {
+  std::string u;
+  u.reserve(latin1.size());
+  for (const char ch : latin1) {
+    const unsigned char c = static_cast<unsigned char>(ch);
+    if (c < 0x80) {
+      u += ch;
+    } else {  // U+0080..U+00FF: two bytes, 110000xx 10xxxxxx
+      u += static_cast<char>(0xC0 | (c >> 6));
+      u += static_cast<char>(0x80 | (c & 0x3F));
+    }
+  }
+  return u;
+}
+
 namespace {
 
 // Reads every chunk up to IEND; fills `out` from the chunk `keyword`. No object with a destructor in this
 // frame, so longjmp skips none.
 bool read_text(png_structp png, png_infop info, png_infop end, FILE* f, const char* keyword, std::string* out,
-               bool* found) {
+               bool* found, bool* latin1) {
   if (setjmp(png_jmpbuf(png))) return false;
   png_init_io(png, f);
   png_read_png(png, info, PNG_TRANSFORM_IDENTITY, nullptr);
@@ -25,8 +41,8 @@ bool read_text(png_structp png, png_infop info, png_infop end, FILE* f, const ch
     const int n = png_get_text(png, i, &t, nullptr);
     for (int k = 0; k < n && !*found; ++k) {
       if (std::strcmp(t[k].key, keyword) != 0) continue;
-      const size_t len = t[k].compression >= PNG_ITXT_COMPRESSION_NONE ? t[k].itxt_length : t[k].text_length;
-      out->assign(t[k].text, len);
+      *latin1 = t[k].compression < PNG_ITXT_COMPRESSION_NONE;  // tEXt, zTXt: ISO 8859-1; iTXt: UTF-8
+      out->assign(t[k].text, *latin1 ? t[k].text_length : t[k].itxt_length);
       *found = true;
     }
   }
@@ -49,13 +65,13 @@ std::optional<std::string> read_png_text(const std::string& path, const std::str
   png_infop info = png ? png_create_info_struct(png) : nullptr;
   png_infop end = png ? png_create_info_struct(png) : nullptr;
   std::string text;
-  bool found = false;
-  const bool ok = info && end && read_text(png, info, end, f, keyword.c_str(), &text, &found);
+  bool found = false, latin1 = false;
+  const bool ok = info && end && read_text(png, info, end, f, keyword.c_str(), &text, &found, &latin1);
   png_destroy_read_struct(&png, info ? &info : nullptr, end ? &end : nullptr);
   std::fclose(f);
   if (!ok) throw InvalidInput(arg + " " + path + ": a damaged PNG (libpng could not read it)");
   if (!found) return std::nullopt;
-  return text;
+  return latin1 ? latin1_to_utf8(text) : text;
 }
 
 }  // namespace diffscope

@@ -52,6 +52,15 @@ nlohmann::json read_sidecar(const std::string& file, std::string* note, const st
       return read_sidecar(json, note, arg);
     }
     text = *t;
+  } else if (is_video_path(file)) {  // a video: its sidecar name.mp4.json (or name.json, before 2026-12-02)
+    std::string json = video_sidecar_path(file);
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(json, ec) && std::filesystem::is_regular_file(png_sidecar_path(file), ec))
+      json = png_sidecar_path(file);
+    if (!std::filesystem::is_regular_file(json, ec))
+      throw InvalidInput(arg + " " + file + ": a video has its settings in its sidecar " + video_sidecar_path(file) +
+                         ", which is not there; valid: a diffscope export's .png or .json sidecar");
+    return read_sidecar(json, note, arg);
   } else {
     std::ifstream f(file, std::ios::binary);
     if (!f) throw InvalidInput(arg + " " + file + ": cannot read");
@@ -65,7 +74,8 @@ nlohmann::json read_sidecar(const std::string& file, std::string* note, const st
     if (!j.is_object()) throw InvalidInput("not an object");
     return j;
   } catch (const std::exception& e) {
-    throw InvalidInput(arg + " " + file + ": not a diffscope sidecar (" + e.what() + ")");
+    // The parser's "last read" echoes the bytes it stopped at: escaped, never a raw byte in the message.
+    throw InvalidInput(arg + " " + file + ": not a diffscope sidecar (" + escape_invalid_utf8(e.what()) + ")");
   }
 }
 

@@ -7,7 +7,8 @@
 
 namespace diffscope {
 
-// The sidecar JSON of `file`: a .png's `diffscope` text chunk, else the JSON file itself. A PNG without the
+// The sidecar JSON of `file`: a .png's `diffscope` text chunk, a video's sidecar (video_sidecar_path: name.mp4.json,
+// else name.json as videos before 2026-12-02 had), else the JSON file itself. A PNG without the
 // chunk (--no-png-text) is read through its .json sidecar beside it (png_sidecar_path), with a line in `note`.
 // Throws InvalidInput naming `arg` (e.g. "--restore", "--config") for an unreadable file, malformed JSON, or a
 // PNG with neither the chunk nor a sidecar (not a diffscope export).

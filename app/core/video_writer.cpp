@@ -1,7 +1,9 @@
-// video_writer.cpp — ffmpeg as a child process (posix_spawnp) reading raw frames from a pipe.
+// video_writer.cpp — ffmpeg as a child process (posix_spawnp) reading raw frames from a pipe, its stderr kept in
+// memory (memfd) for the error message.
 #include "core/video_writer.h"
 
 #include <algorithm>
+#include <cctype>
 #include <atomic>
 #include <cerrno>
 #include <csignal>
@@ -13,12 +15,14 @@
 #include <fstream>
 #include <spawn.h>
 #include <sstream>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/atomic_write.h"
 #include "core/errors.h"
+#include "core/json_path.h"
 #include "core/stop_signal.h"
 
 extern char** environ;
@@ -126,15 +130,25 @@ VideoWriter::VideoWriter(const VideoOptions& o) : m_o(o), m_format(video_format_
   // the file the video replaces (a link's target; a device or FIFO is refused: output_target).
   m_target = output_target(o.path, o.arg);
   m_tmp = m_target + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
-  m_log = m_tmp + ".log";
-  // ffmpeg's log is opened here, so a missing or unwritable folder is named as such (not as a missing ffmpeg).
-  const int log_fd = ::open(m_log.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (log_fd < 0) throw InvalidInput(o.arg + " " + o.path + ": cannot write (" + std::strerror(errno) + ")");
+  // The temporary file is created here (ffmpeg -y writes over it), so a missing or unwritable folder is named as
+  // such (not as a missing ffmpeg).
+  const int tmp_fd = ::open(m_tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (tmp_fd < 0) throw InvalidInput(o.arg + " " + o.path + ": cannot write (" + std::strerror(errno) + ")");
+  ::close(tmp_fd);
+  // ffmpeg's stderr goes to memory (memfd), else to an unlinked file in $TMPDIR: never beside the output, whose
+  // file system may be the full one that ffmpeg reports.
+  m_log_fd = open_log();
+  if (m_log_fd < 0) {
+    const std::string why = std::strerror(errno);
+    ::unlink(m_tmp.c_str());
+    throw ResourceUnavailable(o.arg + ": cannot create a buffer for ffmpeg's messages: " + why);
+  }
   int pipe_fd[2];
   if (::pipe2(pipe_fd, O_CLOEXEC) != 0) {
     const std::string why = std::strerror(errno);
-    ::close(log_fd);
-    ::unlink(m_log.c_str());
+    ::close(m_log_fd);
+    m_log_fd = -1;
+    ::unlink(m_tmp.c_str());
     throw ResourceUnavailable(o.arg + ": cannot create a pipe: " + why);
   }
   (void)::fcntl(pipe_fd[1], F_SETPIPE_SZ, 1 << 20);  // fewer blocking writes per frame; ignored when refused
@@ -142,7 +156,7 @@ VideoWriter::VideoWriter(const VideoOptions& o) : m_o(o), m_format(video_format_
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, pipe_fd[0], 0);
   posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, log_fd, 2);
+  posix_spawn_file_actions_adddup2(&fa, m_log_fd, 2);
   const std::string prog = ffmpeg_command();
   std::vector<std::string> args = ffmpeg_args(o, m_format, m_tmp);
   args.insert(args.begin(), prog);
@@ -152,10 +166,11 @@ VideoWriter::VideoWriter(const VideoOptions& o) : m_o(o), m_format(video_format_
   const int rc = ::posix_spawnp(&m_pid, prog.c_str(), &fa, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&fa);
   ::close(pipe_fd[0]);
-  ::close(log_fd);
   if (rc != 0) {
     ::close(pipe_fd[1]);
-    ::unlink(m_log.c_str());
+    ::close(m_log_fd);
+    m_log_fd = -1;
+    ::unlink(m_tmp.c_str());
     m_pid = -1;
     throw ResourceUnavailable(ffmpeg_missing(o.arg, o.path, prog, std::strerror(rc)));
   }
@@ -165,36 +180,103 @@ VideoWriter::VideoWriter(const VideoOptions& o) : m_o(o), m_format(video_format_
 
 VideoWriter::~VideoWriter() {
   if (m_pid > 0) cleanup();
+  if (m_log_fd >= 0) ::close(m_log_fd);
+}
+
+int VideoWriter::open_log() {
+#ifdef MFD_CLOEXEC
+  const int fd = ::memfd_create("ffmpeg-stderr", MFD_CLOEXEC);
+  if (fd >= 0) return fd;
+#endif
+  const char* tmp = std::getenv("TMPDIR");
+  return ::open(tmp && *tmp ? tmp : "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 }
 
 std::string VideoWriter::ffmpeg_log() const {
-  std::ifstream f(m_log);
-  std::stringstream s;
-  s << f.rdbuf();
-  std::string t = s.str();
-  while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
-  if (t.size() > 600) t = "..." + t.substr(t.size() - 600);
-  return t;
+  std::string t;
+  if (m_log_fd >= 0) {
+    char buf[4096];
+    for (off_t at = 0;;) {
+      const ssize_t n = ::pread(m_log_fd, buf, sizeof buf, at);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      t.append(buf, size_t(n));
+      at += n;
+      if (t.size() > (1u << 20)) t.erase(0, t.size() - 4096);  // the last lines are what is reported
+    }
+  }
+  return last_lines(t);
+}
+
+std::string last_lines(const std::string& text, size_t max_lines, size_t max_chars) {
+  std::vector<std::string> lines;
+  std::string line;
+  for (const char c : text + "\n") {
+    if (c != '\n' && c != '\r') {
+      line += c;
+      continue;
+    }
+    while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
+    if (!line.empty()) lines.push_back(line);
+    line.clear();
+  }
+  std::string t;
+  for (size_t i = lines.size() > max_lines ? lines.size() - max_lines : 0; i < lines.size(); ++i)
+    t += (t.empty() ? "" : " | ") + lines[i];
+  if (t.size() > max_chars) t = "..." + t.substr(t.size() - max_chars);
+  return escape_invalid_utf8(t);
+}
+
+std::string ffmpeg_status_text(int status) {
+  if (WIFSIGNALED(status)) {
+    const int s = WTERMSIG(status);
+    const char* name = sigabbrev_np(s);
+    return "ffmpeg was killed by signal " + std::to_string(s) + (name ? std::string(" (SIG") + name + ")" : "");
+  }
+  if (WIFEXITED(status)) return "ffmpeg exited " + std::to_string(WEXITSTATUS(status));
+  return "ffmpeg stopped (status " + std::to_string(status) + ")";
+}
+
+int VideoWriter::reap(bool stop) {
+  int status = 0;
+  if (m_pid <= 0) return 0;
+  if (stop) ::kill(m_pid, SIGTERM);
+  pid_t r;
+  // A child that closed its stdin has ended or is ending: give it a few seconds to write its last words, then
+  // SIGKILL (a hung ffmpeg must not hang the caller).
+  for (int waited_ms = 0; (r = ::waitpid(m_pid, &status, WNOHANG)) == 0; waited_ms += 10) {
+    if (waited_ms == 5000) ::kill(m_pid, SIGKILL);
+    ::usleep(10000);
+  }
+  if (r < 0) status = 0;
+  m_pid = -1;
+  return status;
 }
 
 void VideoWriter::cleanup() {
   if (m_fd >= 0) ::close(m_fd);
   m_fd = -1;
-  if (m_pid > 0) {
-    ::kill(m_pid, SIGTERM);
-    int status = 0;
-    while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) {
-    }
-  }
-  m_pid = -1;
+  reap(true);
   ::unlink(m_tmp.c_str());
-  ::unlink(m_log.c_str());
 }
 
 void VideoWriter::fail(const std::string& why) {
-  std::string log = ffmpeg_log();
   cleanup();
+  const std::string log = ffmpeg_log();
   throw InvalidInput(m_o.arg + " " + m_o.path + ": " + why + (log.empty() ? "" : " (ffmpeg: " + log + ")"));
+}
+
+// ffmpeg ended before taking every frame or failed at the end: reaped first, then reported by how it ended,
+// with its last lines ("No space left on device", ...).
+void VideoWriter::fail_ended(const std::string& when) {
+  if (m_fd >= 0) ::close(m_fd);
+  m_fd = -1;
+  const int status = reap(false);
+  ::unlink(m_tmp.c_str());
+  const std::string log = ffmpeg_log();
+  std::string what = ffmpeg_status_text(status);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) what = "ffmpeg " + when;
+  throw InvalidInput(m_o.arg + " " + m_o.path + ": " + what + (log.empty() ? "" : ": " + log));
 }
 
 void VideoWriter::cancel() {
@@ -230,7 +312,8 @@ void VideoWriter::add_frame(const uint8_t* rgba) {
   }
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
   throw_if_stopped();
-  if (err) fail(std::string("ffmpeg stopped reading frames: ") + std::strerror(err));
+  if (err == EPIPE) fail_ended("stopped reading frames");
+  if (err) fail(std::string("cannot send frames to ffmpeg: ") + std::strerror(err));
   ++m_frames;
 }
 
@@ -245,13 +328,9 @@ std::string VideoWriter::finish() {
   }
   m_pid = -1;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    m_pid = -1;
-    const std::string log = ffmpeg_log();
     ::unlink(m_tmp.c_str());
-    ::unlink(m_log.c_str());
-    throw InvalidInput(m_o.arg + " " + m_o.path + ": ffmpeg failed (" +
-                       (WIFEXITED(status) ? "exit " + std::to_string(WEXITSTATUS(status)) : std::string("killed")) +
-                       ")" + (log.empty() ? "" : ": " + log));
+    const std::string log = ffmpeg_log();
+    throw InvalidInput(m_o.arg + " " + m_o.path + ": " + ffmpeg_status_text(status) + (log.empty() ? "" : ": " + log));
   }
   // Flush the finished file to disk before it takes the path (as write_file_atomic does).
   const int fd = ::open(m_tmp.c_str(), O_RDONLY | O_CLOEXEC);
@@ -262,10 +341,8 @@ std::string VideoWriter::finish() {
   if (::rename(m_tmp.c_str(), m_target.c_str()) != 0) {
     const std::string why = std::strerror(errno);
     ::unlink(m_tmp.c_str());
-    ::unlink(m_log.c_str());
     throw InvalidInput(m_o.arg + " " + m_o.path + ": cannot write (" + why + ")");
   }
-  ::unlink(m_log.c_str());
   return m_o.path;
 }
 

@@ -39,11 +39,17 @@ void check_ffmpeg_available(const std::string& arg, const std::string& path);
 // The ffmpeg arguments (without the program name) that read raw RGBA frames of `o` from stdin and write
 // `out` in format `f`. Exposed for the tests and for the fallback's hint.
 std::vector<std::string> ffmpeg_args(const VideoOptions& o, VideoFormat f, const std::string& out);
+// How a child ended, from waitpid's status: "ffmpeg exited N" or "ffmpeg was killed by signal S (SIGNAME)".
+std::string ffmpeg_status_text(int status);
+// The last `max_lines` non-empty lines of `text` joined by " | " (at most `max_chars`, cut at the front), with
+// bytes that are not well-formed UTF-8 written as \xHH: a child's stderr made into one message line.
+std::string last_lines(const std::string& text, size_t max_lines = 4, size_t max_chars = 600);
 
 // One encode in progress. Frames are RGBA rows, top row first, width*height*4 bytes each; alpha is sent
 // as 255 (videos are opaque). Errors: ResourceUnavailable when ffmpeg cannot be started (not installed:
-// the message says how to install it); InvalidInput naming the path when ffmpeg fails or the file cannot
-// be written (with ffmpeg's own last message).
+// the message says how to install it); InvalidInput naming the path when ffmpeg fails ("ffmpeg exited N: <its last
+// lines>", "ffmpeg was killed by signal S") or the file cannot be written. ffmpeg's stderr is kept in memory
+// (memfd; else an unlinked file in $TMPDIR), never beside the output, and the child is reaped before the report.
 class VideoWriter {
  public:
   explicit VideoWriter(const VideoOptions& o);
@@ -61,11 +67,15 @@ class VideoWriter {
 
  private:
   [[noreturn]] void fail(const std::string& why);
+  [[noreturn]] void fail_ended(const std::string& when);
+  static int open_log();
   std::string ffmpeg_log() const;
+  int reap(bool stop);
   void cleanup();
   VideoOptions m_o;
   VideoFormat m_format;
-  std::string m_target, m_tmp, m_log;  // the file replaced (output_target), the temporary video, ffmpeg's log
+  std::string m_target, m_tmp;  // the file replaced (output_target), the temporary video
+  int m_log_fd = -1;            // ffmpeg's stderr (memfd)
   pid_t m_pid = -1;
   int m_fd = -1;  // ffmpeg's stdin
   int m_frames = 0;

@@ -344,12 +344,14 @@ std::vector<Row> run_gpu_benchmarks(const Options& o) {
     bench_stamps(be, m64, w, rows);
     return rows;
   }
-  bench_denoise(o, be, m64, 8, 16, rows);
-  bench_mlp3(o, be, w, 16, rows);
-  bench_mlp3(o, be, w, 1 << 20, rows);
-  bench_denoise(o, be, m64, 16384, 1000, rows);
-  bench_denoise(o, be, m2, 65536, 1000, rows);
-  bench_solver_rows(o, be, m2, 65536, 100, rows);
+  const std::vector<std::function<void()>> groups = {
+      [&] { bench_denoise(o, be, m64, 8, 16, rows); },          [&] { bench_mlp3(o, be, w, 16, rows); },
+      [&] { bench_mlp3(o, be, w, 1 << 20, rows); },            [&] { bench_denoise(o, be, m64, 16384, 1000, rows); },
+      [&] { bench_denoise(o, be, m2, 65536, 1000, rows); },     [&] { bench_solver_rows(o, be, m2, 65536, 100, rows); }};
+  for (size_t i = 0; i < groups.size(); ++i) {
+    groups[i]();
+    if (o.progress) o.progress(int(i + 1), int(groups.size()));
+  }
   return rows;
 }
 

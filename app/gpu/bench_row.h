@@ -1,6 +1,7 @@
 // bench_row.h — one line of `diffscope bench` (plain C++, no CUDA: the CPU-only build prints the same rows).
 #pragma once
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,8 @@ struct Options {
   std::vector<std::string> kernel_options;
   // Every workload name `selected` was asked about, in order (for the error when `--only` matches none).
   mutable std::vector<std::string> seen_workloads;
+  // Called after each group of workloads with (groups done, groups in all): the CLI's progress line. May be empty.
+  std::function<void(int done, int total)> progress;
 };
 
 struct Row {

@@ -28,6 +28,8 @@ namespace fs = std::filesystem;
 namespace diffscope::ui {
 
 std::string next_free_name(const std::string& dir, const std::string& base, const std::string& ext) {
+  if (const std::string file = file_in_the_way(dir); !file.empty())
+    throw InvalidInput("export folder " + dir + ": " + file_in_the_way_text(file));
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (!fs::is_directory(dir, ec))
@@ -175,7 +177,7 @@ static void write_npy_with_sidecar(const std::string& main_path, const std::vect
 void write_sidecar(const std::string& main_path, const nlohmann::json& j) {
   const fs::path p(main_path);
   try {
-    write_file_atomic(png_sidecar_path(main_path), sidecar_text(j), "export");
+    write_file_atomic(export_sidecar_path(main_path), sidecar_text(j), "export");
   } catch (...) {
     std::error_code ec;
     fs::remove(p, ec);

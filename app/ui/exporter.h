@@ -64,8 +64,9 @@ void write_png_rgba(const std::string& path, const std::vector<uint8_t>& rgba, i
 // A sidecar's text as written to its .json file and into PNGs (2-space indented JSON and a newline).
 std::string sidecar_text(const nlohmann::json& j);
 
-// Writes `j` as <stem of main_path>.json. The sidecar goes with the file just written: if it cannot be
-// written, that file is removed too, so an export leaves both or neither (issue 6: nothing half-written).
+// Writes `j` as main_path's sidecar (export_sidecar_path: name.json, a video's name.mp4.json). The sidecar goes
+// with the file just written: if it cannot be written, that file is removed too, so an export leaves both or
+// neither (nothing half-written).
 void write_sidecar(const std::string& main_path, const nlohmann::json& j);
 
 // Throws InvalidInput when there is nothing to export yet, or when the kept frames 0..last_slot include one that

@@ -27,7 +27,7 @@ ExportResult Exporter::start_video(const ExportView& v, std::string path) {
     const int fmt = std::clamp(video.format, 0, 2);
     if (path.empty()) path = next_free_name(resolve_export_dir(v.settings->export_dir), "video", kVideoExt[fmt]);
     const VideoFormat f = video_format_of("export video", path);
-    check_distinct_outputs({{"export video", path}, {"its sidecar", png_sidecar_path(path)}});
+    check_distinct_outputs({{"export video", path}, {"its sidecar", video_sidecar_path(path)}});
     int w = v.settings->export_width, h = v.settings->export_height;
     video_frame_size(f, &w, &h);
     m_vid_total = v.shown_slot + 1;

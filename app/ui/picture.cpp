@@ -104,7 +104,8 @@ nlohmann::json build_sidecar(const SidecarInput& in) {
   j["kind"] = in.kind;
   j["generator"] = in.generator;
   if (in.model) {
-    j["model"] = path_object("file", in.model->path);  // any file name, losslessly (SEMANTICS §6)
+    // Any file name, losslessly, and absolute, so that the sidecar works from any folder (SEMANTICS §6).
+    j["model"] = path_object("file", absolute_path(in.model->path));
     j["model"]["sha256"] = in.model_sha256;
     auto ds = in.model->metadata.find("dataset");
     if (ds != in.model->metadata.end()) j["model"]["dataset"] = ds->second;

@@ -10,6 +10,7 @@
 #include "core/errors.h"
 #include "core/json_path.h"
 #include "core/model_paths.h"
+#include "core/output_files.h"
 #include "core/png_text.h"
 #include "ui/app.h"
 #include "ui/exporter.h"
@@ -86,7 +87,7 @@ RestorePlan plan_restore(const nlohmann::json& j) {
 bool is_restore_file(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
   for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return ext == ".png" || ext == ".json";
+  return ext == ".png" || ext == ".json" || is_video_path(path);  // a video: through its sidecar (read_sidecar)
 }
 
 bool restore_into_app(App& app, const std::string& file) {

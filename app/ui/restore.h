@@ -29,7 +29,7 @@ class App;
 // settings, then the model (re-opened, so the run restarts and an automatic camera is fitted again). The note
 // or the error goes to the Export section's messages. Returns false (and changes nothing) on an error.
 bool restore_into_app(App& app, const std::string& file);
-// True for the files restore takes: .png and .json (any case).
+// True for the files restore takes: .png, .json and the videos (.mp4, .gif, .webp: through their sidecar), any case.
 bool is_restore_file(const std::string& path);
 
 }  // namespace diffscope::ui

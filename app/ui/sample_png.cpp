@@ -185,7 +185,10 @@ int render_sample_video(const SamplePng& r, const SampleVideo& v) {
                               " frames as PNGs into " + fallback + " instead (encode later with: ffmpeg -framerate " +
                               std::to_string(int(v.fps)) + " -i " + fallback + "/frame_%05d.png " + v.path + ")");
   }
-  for (int s = v.first; s <= last; ++s) writer->add_frame(rr.render(s, w, h).data());
+  for (int s = v.first; s <= last; ++s) {
+    writer->add_frame(rr.render(s, w, h).data());
+    if (v.on_frame) v.on_frame(s - v.first + 1);
+  }
   writer->finish();
   nlohmann::json j = run_sidecar(r, rr.device(), "diffscope sample --video", last);
   put_path(j, "video", std::filesystem::path(v.path).filename().string());
@@ -197,7 +200,7 @@ int render_sample_video(const SamplePng& r, const SampleVideo& v) {
   for (int s = v.first; s <= last; ++s) frames.push_back(s < int(r.frame_numbers.size()) ? r.frame_numbers[s] : s);
   j["frames"] = frames;
   try {
-    write_file_atomic(png_sidecar_path(v.path), sidecar_text(j), "--video");
+    write_file_atomic(video_sidecar_path(v.path), sidecar_text(j), "--video");
   } catch (...) {  // both or neither (SEMANTICS §9)
     std::error_code ec;
     std::filesystem::remove(v.path, ec);

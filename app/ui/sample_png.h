@@ -78,11 +78,13 @@ struct SampleVideo {
   bool lossless = false;         // see VideoOptions::lossless
   bool yuv420 = false;           // see VideoOptions::yuv420
   int first = 0, last = -1;      // kept-frame range, inclusive (last < 0: the last kept frame)
+  std::function<void(int done)> on_frame;  // called after each frame sent to ffmpeg (progress); may be empty
 };
 
 // Renders kept frames [first, last] of `r` at r.width x r.height (made even for MP4) and encodes them with
-// ffmpeg, atomically, with a sidecar <stem>.json. Without ffmpeg: writes the frames as PNGs into a new
-// folder <stem>_frames_NNNN beside the video instead and throws ResourceUnavailable naming it.
+// ffmpeg, atomically, with a sidecar <name>.json (video_sidecar_path: run.mp4 -> run.mp4.json). Without ffmpeg:
+// writes the frames as PNGs into a new folder <stem>_frames_NNNN beside the video instead and throws
+// ResourceUnavailable naming it.
 // Returns the number of frames encoded.
 int render_sample_video(const SamplePng& r, const SampleVideo& v);
 

@@ -38,6 +38,22 @@ TEST(StopAndOutputsCli, OutputInProcIsNotWritableExit2) {
   EXPECT_EQ(err.find("free"), std::string::npos) << err;
 }
 
+// An output "folder" that is a file is named as a file, not as a folder that "does not exist".
+TEST(StopAndOutputsCli, OutputFolderThatIsAFileIsNamedAsAFile) {
+  test::TempDir dir, logs;
+  std::ofstream(dir.file("afile")) << "not a folder";
+  for (const std::string& out : {dir.file("afile/x.npy"), dir.file("afile/sub/x.npy")}) {
+    const std::string cmd = "'" + test::cli_binary() + "' sample --backend cpu --model '" +
+                            test::data_path("golden/d2_h256.safetensors") + "' --n 16 --steps 2 --out '" + out +
+                            "' 2>'" + logs.file("err") + "' >/dev/null";
+    const int status = std::system(cmd.c_str());
+    const std::string err = slurp(logs.file("err"));
+    EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 2) << err;
+    EXPECT_NE(err.find("'" + dir.file("afile") + "' is a file, not a folder"), std::string::npos) << err;
+    EXPECT_EQ(err.find("does not exist"), std::string::npos) << err;
+  }
+}
+
 #ifdef DIFFSCOPE_HAVE_GUI
 // A sidecar whose model file is gone (a copy, so no bundled model has its bytes): `sample --config` names that
 // model (it said the sidecar "names no model").

@@ -12,6 +12,7 @@
 
 #include "core/atomic_write.h"
 #include "core/errors.h"
+#include "core/output_files.h"
 #include "core/video_writer.h"
 #include "io_test_util.h"
 
@@ -76,6 +77,24 @@ TEST(OutputTarget, VideoIntoAMissingFolderSaysCannotWriteNotFfmpeg) {
     EXPECT_EQ(m.find("ffmpeg"), std::string::npos) << m;
   }
   EXPECT_TRUE(d.entries().empty());
+}
+
+TEST(OutputTarget, AFileInThePlaceOfAFolderIsNamed) {
+  test::TempDir d;
+  std::ofstream(d.file("afile")) << "x";
+  fs::create_directory(d.file("dir"));
+  EXPECT_EQ(file_in_the_way(d.file("afile")), d.file("afile"));
+  EXPECT_EQ(file_in_the_way(d.file("afile/sub/deeper")), d.file("afile"));
+  EXPECT_EQ(file_in_the_way(d.file("dir")), "");
+  EXPECT_EQ(file_in_the_way(d.file("dir/missing/deeper")), "");
+  EXPECT_EQ(file_in_the_way_text(d.file("afile")), "'" + d.file("afile") + "' is a file, not a folder");
+  try {
+    write_file_atomic(d.file("afile/sub/x.json"), "{}", "export");
+    FAIL() << "written under a file";
+  } catch (const InvalidInput& e) {
+    EXPECT_EQ(std::string(e.what()), "export " + d.file("afile/sub/x.json") + ": cannot write ('" + d.file("afile") +
+                                         "' is a file, not a folder)");
+  }
 }
 
 }  // namespace

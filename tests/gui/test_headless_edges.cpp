@@ -27,5 +27,21 @@ TEST(HeadlessEdges, EmptyScreenshotNameIsRefused) {
   EXPECT_NE(r.err.find("--screenshot: is empty; valid: a .png, .jpg or .jpeg path"), std::string::npos) << r.err;
 }
 
+// An export folder that is a file is named as a file (it said "cannot be created" / "Not a directory").
+TEST(HeadlessEdges, AnExportFolderThatIsAFileIsNamedAsAFile) {
+  test::TempDir dir, logs;
+  std::ofstream(dir.file("afile")) << "not a folder";
+  std::ofstream(dir.file("s.txt")) << "set n 50\nset steps 3\nwait_complete 5000\nset export_dir " << dir.file("afile")
+                                   << "\nexport snapshot\nexport snapshot " << dir.file("afile/s.png") << "\n";
+  const guitest::Result r = guitest::run_cli("gui --headless --backend cpu --no-persist --size 320x240 --model '" +
+                                                 guitest::model_2d() + "' --script '" + dir.file("s.txt") + "'",
+                                             logs.path());
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_NE(r.out.find("export folder " + dir.file("afile") + ": '" + dir.file("afile") + "' is a file, not a folder"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(dir.file("afile/s.png") + ": cannot write ('" + dir.file("afile") + "' is a file, not a folder)"),
+            std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace diffscope

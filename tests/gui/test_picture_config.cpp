@@ -129,6 +129,45 @@ TEST(PictureConfig, CopiedCommandLineReproducesTheNpyBitForBit) {
   EXPECT_TRUE(gui == cli) << "the command line's .npy differs from the GUI's state";
 }
 
+// A CLI run from one folder with a relative model path, re-run with --config from another folder at --frame 50: the
+// sidecar stores the model by its absolute path, --out holds frame 50's state (the first run's trajectory slice),
+// and the new sidecar's command_line names every output and picture option, reproducing both files from a third
+// folder.
+TEST(PictureConfig, ConfigFromAnotherFolderWritesTheFramesStateAndItsCommandLineReproducesTheRun) {
+  test::TempDir a, b, c, logs;
+  fs::copy_file(test::data_path("golden/d2_h256.safetensors"), a.file("m.safetensors"));  // no bundled model's bytes
+  const int n = 64, steps = 100, dim = 2;
+  guitest::Result r = guitest::run_cli("sample --backend cpu --model m.safetensors --n 64 --steps 100 --t-start 999 "
+                                       "--size 64x64 --out x.npy --png x.png --trajectory t.npy",
+                                       logs.path(), "cd '" + a.path() + "' &&");
+  ASSERT_EQ(r.code, 0) << r.err;
+  const nlohmann::json first = sidecar(a.file("x.json"));
+  EXPECT_EQ(first["model"]["file"], a.file("m.safetensors"));
+  r = guitest::run_cli("sample --config '" + a.file("x.json") + "' --frame 50 --point-size 4 --out x50.npy --png x50.png",
+                       logs.path(), "cd '" + b.path() + "' &&");
+  ASSERT_EQ(r.code, 0) << r.err;
+  // Frame 50 of the trajectory (101, 64, 2): the slice [50] of the first run's file.
+  const size_t frame_bytes = size_t(n) * dim * sizeof(float);
+  const std::string traj = npy_payload(a.file("t.npy"), (steps + 1) * frame_bytes);
+  ASSERT_EQ(traj.size(), (steps + 1) * frame_bytes);
+  const std::string x50 = npy_payload(b.file("x50.npy"), frame_bytes);
+  EXPECT_TRUE(x50 == traj.substr(50 * frame_bytes, frame_bytes)) << "--out is not frame 50's state";
+  EXPECT_FALSE(x50 == npy_payload(a.file("x.npy"), frame_bytes)) << "--out is the final state";
+
+  const nlohmann::json j = sidecar(b.file("x50.json"));
+  EXPECT_EQ(j["frame"], 50);
+  const std::string line = j["command_line"].get<std::string>();
+  for (const std::string& part : {" --model " + a.file("m.safetensors") + " ", std::string(" --out x50.npy"),
+                                  std::string(" --frame 50"), std::string(" --png x50.png"), std::string(" --size 64x64"),
+                                  std::string(" --point-size 4")})
+    EXPECT_NE(line.find(part), std::string::npos) << part << " missing from: " << line;
+  const std::string cmd = "cd '" + c.path() + "' && '" + test::cli_binary() + "'" +
+                          line.substr(std::string("diffscope").size()) + " >'" + logs.file("o") + "' 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << guitest::slurp(logs.file("o"));
+  EXPECT_EQ(guitest::slurp(c.file("x50.npy")), guitest::slurp(b.file("x50.npy")));
+  EXPECT_TRUE(guitest::read_png(c.file("x50.png")).rgb == guitest::read_png(b.file("x50.png")).rgb);
+}
+
 TEST(PictureConfig, ConfigFlagsWinUnknownKeysAreNamedOutputsMayNotCollide) {
   test::TempDir dir, logs;
   const std::string m = guitest::model_2d();

@@ -4,9 +4,13 @@
 #include <gtest/gtest.h>
 #include <png.h>
 
+#include <zlib.h>
+
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <utility>
+#include <vector>
 
 #include "gui_test_util.h"
 
@@ -86,6 +90,111 @@ TEST(PngText, GuiSnapshotAndFrameSequenceCarryTheirSidecars) {
   auto seq_json = nlohmann::json::parse(guitest::slurp(seq + "/sequence.json"));
   seq_json.erase("frame");
   EXPECT_EQ(j, seq_json);
+}
+
+// Other tools' rewrites of the `diffscope` chunk, as latin1-chunks/rewrite_chunk.py (reported cases) writes them:
+// PNG chunks split and joined by hand (length, type, data, CRC-32 over type and data; PNG spec §5.3), zlib from
+// zlib itself.
+using Chunk = std::pair<std::string, std::string>;  // type, data
+
+std::vector<Chunk> png_chunks(const std::string& png) {
+  std::vector<Chunk> out;
+  for (size_t i = 8; i + 12 <= png.size();) {
+    const auto* p = reinterpret_cast<const unsigned char*>(png.data() + i);
+    const size_t n = size_t(p[0]) << 24 | size_t(p[1]) << 16 | size_t(p[2]) << 8 | p[3];
+    out.emplace_back(png.substr(i + 4, 4), png.substr(i + 8, n));
+    i += 12 + n;
+  }
+  return out;
+}
+
+std::string be32(uint32_t v) { return {char(v >> 24), char(v >> 16), char(v >> 8), char(v)}; }
+
+std::string png_of(const std::vector<Chunk>& chunks) {
+  std::string b = "\x89PNG\r\n\x1a\n";
+  for (const auto& [type, data] : chunks) {
+    const std::string td = type + data;
+    b += be32(uint32_t(data.size())) + td +
+         be32(uint32_t(crc32(0, reinterpret_cast<const Bytef*>(td.data()), uInt(td.size()))));
+  }
+  return b;
+}
+
+std::string zlib_compress(const std::string& s) {
+  uLongf n = compressBound(uLong(s.size()));
+  std::string out(n, '\0');
+  EXPECT_EQ(compress(reinterpret_cast<Bytef*>(out.data()), &n, reinterpret_cast<const Bytef*>(s.data()), uLong(s.size())), Z_OK);
+  out.resize(n);
+  return out;
+}
+
+// UTF-8 text (code points <= U+00FF only) as ISO 8859-1 bytes.
+std::string utf8_to_latin1(const std::string& u) {
+  std::string out;
+  for (size_t i = 0; i < u.size(); ++i) {
+    const unsigned char c = u[i];
+    if (c < 0x80) {
+      out += char(c);
+    } else {
+      EXPECT_TRUE((c == 0xC2 || c == 0xC3) && i + 1 < u.size()) << "a code point above U+00FF at byte " << i;
+      out += char(((c & 0x03) << 6) | (static_cast<unsigned char>(u[++i]) & 0x3F));
+    }
+  }
+  return out;
+}
+
+// The export with its `diffscope` iTXt replaced by `chunk`, before IDAT or (after_idat) just before IEND.
+std::string rewritten(const std::vector<Chunk>& chunks, const Chunk& chunk, bool after_idat) {
+  std::vector<Chunk> body;
+  for (const Chunk& c : chunks)
+    if (!(c.first == "iTXt" && c.second.rfind(std::string("diffscope\0", 10), 0) == 0)) body.push_back(c);
+  const Chunk iend = body.back();
+  body.pop_back();
+  size_t at = 0;
+  while (at < body.size() && body[at].first != "IDAT") ++at;
+  body.insert(after_idat ? body.end() : body.begin() + at, chunk);
+  body.push_back(iend);
+  return png_of(body);
+}
+
+// Reported case latin1-chunks: Pillow's add_text rewrites our iTXt as tEXt / zTXt in Latin-1 (PNG spec §11.3.4.3).
+TEST(PngText, LatinOneAndForeignTextChunksReproduceTheRun) {
+  test::TempDir dir, logs;
+  const std::string model = dir.file("mod\xC3\xA8le.safetensors");  // "modèle", UTF-8
+  std::filesystem::copy_file(guitest::model_2d(), model);
+  guitest::Result r = guitest::run_cli("sample --backend cpu --model '" + model + "' --n 64 --steps 10 --t-start 400 "
+                                       "--size 64x64 --out '" + dir.file("x.npy") + "' --png '" + dir.file("x.png") + "'",
+                                       logs.path());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const std::vector<Chunk> chunks = png_chunks(guitest::slurp(dir.file("x.png")));
+  const std::string js = guitest::slurp(dir.file("x.json"));  // the same text as the iTXt chunk (test above)
+  ASSERT_NE(js.find("mod\xC3\xA8le"), std::string::npos);
+  const std::string kw("diffscope\0", 10);
+  const std::vector<std::pair<std::string, std::string>> variants = {
+      {"text_latin1", rewritten(chunks, {"tEXt", kw + utf8_to_latin1(js)}, false)},
+      {"ztxt_latin1", rewritten(chunks, {"zTXt", kw + std::string(1, '\0') + zlib_compress(utf8_to_latin1(js))}, false)},
+      {"itxt_compressed", rewritten(chunks, {"iTXt", kw + std::string("\1\0\0\0", 4) + zlib_compress(js)}, false)},
+      {"itxt_after_idat", rewritten(chunks, {"iTXt", kw + std::string("\0\0\0\0", 4) + js}, true)},
+  };
+  const std::string want = guitest::slurp(dir.file("x.npy"));
+  ASSERT_FALSE(want.empty());
+  for (const auto& [name, bytes] : variants) {
+    test::write_bytes(dir.file(name + ".png"), bytes);
+    r = guitest::run_cli("sample --config '" + dir.file(name + ".png") + "' --out '" + dir.file(name + ".npy") + "'",
+                         logs.path());
+    EXPECT_EQ(r.code, 0) << name << ": " << r.err;
+    EXPECT_EQ(guitest::slurp(dir.file(name + ".npy")), want) << name;
+  }
+
+  // An iTXt holding Latin-1 bytes is ill-formed UTF-8: refused, with the byte written as \xE8, never raw.
+  test::write_bytes(dir.file("bad.png"),
+                    rewritten(chunks, {"iTXt", kw + std::string("\0\0\0\0", 4) + utf8_to_latin1(js)}, false));
+  r = guitest::run_cli("sample --config '" + dir.file("bad.png") + "' --out '" + dir.file("bad.npy") + "'", logs.path());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("not a diffscope sidecar"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("\\xE8"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\xE8'), std::string::npos) << "a raw byte in: " << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("bad.npy")));
 }
 
 }  // namespace

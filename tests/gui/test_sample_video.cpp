@@ -142,7 +142,7 @@ TEST(SampleVideo, LosslessMp4FramesEqualThePngsAndDefaultsAreWithin35dB) {
   EXPECT_GE(psnr(compat.front(), png_first.rgb), 30.0);
   EXPECT_GE(psnr(compat.back(), png_last.rgb), 30.0);
 
-  const auto j = nlohmann::json::parse(guitest::slurp(dir.file("exact.json")));
+  const auto j = nlohmann::json::parse(guitest::slurp(dir.file("exact.mp4.json")));
   EXPECT_EQ(j["frames"].size(), size_t(kFrames));
   EXPECT_EQ(j["fps"].get<double>(), 12.0);
   EXPECT_EQ(j["video"], "exact.mp4");
@@ -208,7 +208,7 @@ TEST(SampleVideo, HeadlessScriptExportsFramesUpToTheShownOne) {
                                              logs.path());
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("export video: " + dir.file("g.mp4")), std::string::npos) << r.out;
-  const auto j = nlohmann::json::parse(guitest::slurp(dir.file("g.json")));
+  const auto j = nlohmann::json::parse(guitest::slurp(dir.file("g.mp4.json")));
   const Probe p = probe(dir.file("g.mp4"), logs.path());
   EXPECT_EQ(j["frames"].front().get<int>(), 0);
   EXPECT_EQ(j["frames"].back().get<int>(), j["frame"].get<int>());  // up to the shown frame
@@ -248,13 +248,36 @@ TEST(SampleVideo, BadVideoArgumentsAreRefusedBeforeAnyWork) {
                {"--video '" + dir.file("v.mp4") + "' --video-frames 9:3", "--video-frames"},
                {"--video '" + dir.file("v.mp4") + "' --video-frames 0:21", "--video-frames"},
                {"--video '" + dir.file("v.mp4") + "' --size 9x9", "--size"},
-               // v.png and v.mp4 would share the sidecar v.json (one collision check for every output)
-               {"--video '" + dir.file("v.mp4") + "' --png '" + dir.file("v.png") + "'", "sidecar of --video"}};
+               // the trajectory and the video's sidecar v.mp4.json would be one file (one check for every output)
+               {"--trajectory '" + dir.file("v.mp4.json") + "' --video '" + dir.file("v.mp4") + "'", "sidecar of --video"}};
   for (const auto& c : cases) {
     const guitest::Result r = guitest::run_cli(run_args(dir, c.args), logs.path());
     EXPECT_EQ(r.code, 2) << c.args << ": " << r.err;
     EXPECT_NE(r.err.find(c.names), std::string::npos) << r.err;
     EXPECT_TRUE(dir.entries().empty()) << c.args;
+  }
+}
+
+// A picture and a video of one name keep a sidecar each (a.json, a.mp4.json); --config takes the video's sidecar
+// and the video itself.
+TEST(SampleVideo, APictureAndAVideoOfOneNameKeepASidecarEach) {
+  if (!have_ffmpeg()) GTEST_SKIP() << "ffmpeg/ffprobe not installed (scripts/install-deps.sh installs them)";
+  test::TempDir dir, logs;
+  guitest::Result r = guitest::run_cli(run_args(dir, "--size 64x48 --png '" + dir.file("a.png") + "' --video '" +
+                                                         dir.file("a.mp4") + "'"),
+                                       logs.path());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto pic = nlohmann::json::parse(guitest::slurp(dir.file("a.json")));
+  const auto vid = nlohmann::json::parse(guitest::slurp(dir.file("a.mp4.json")));
+  EXPECT_EQ(pic["png"], "a.png");
+  EXPECT_EQ(vid["video"], "a.mp4");
+  EXPECT_EQ(vid["frames"].size(), size_t(kFrames));
+  const std::string want = guitest::slurp(dir.file("x.npy"));
+  ASSERT_FALSE(want.empty());
+  for (const char* config : {"a.mp4.json", "a.mp4"}) {
+    r = guitest::run_cli("sample --config '" + dir.file(config) + "' --out '" + dir.file("y.npy") + "'", logs.path());
+    ASSERT_EQ(r.code, 0) << config << ": " << r.err;
+    EXPECT_EQ(guitest::slurp(dir.file("y.npy")), want) << config;
   }
 }
 
@@ -275,7 +298,7 @@ TEST(SampleVideo, TheVKeyExportsAVideoOfTheFirstFrameToTheShownOne) {
   EXPECT_EQ(p.frames, 5);
   EXPECT_EQ(p.w, 96);
   EXPECT_EQ(p.h, 64);
-  EXPECT_EQ(nlohmann::json::parse(guitest::slurp(out + "/video_0001.json"))["frames"].size(), 5u);
+  EXPECT_EQ(nlohmann::json::parse(guitest::slurp(out + "/video_0001.mp4.json"))["frames"].size(), 5u);
 }
 
 }  // namespace

@@ -58,5 +58,10 @@ while IFS= read -r f; do
     echo "layers: $f:$(grep -nE '^[[:space:]]+static[[:space:]]+(const[[:space:]]+)?[A-Za-z_:<>]+[[:space:]]+[A-Za-z_][A-Za-z0-9_]*[[:space:]]*(=|;|\{|\[)' "$f" | head -1 | cut -d: -f1): a function-local static in kernels/ (per-device state belongs to the backend's LaunchCache)"; bad=1
   fi
 done < <(find kernels -type f \( -name '*.h' -o -name '*.cpp' -o -name '*.cu' -o -name '*.cuh' \) | sort)
+# Comments describe the code that is there; the history (issue and session numbers) lives in commit messages.
+history=$(grep -rnE '[Ii]ssues? [0-9]+|[Ss]ession [0-9]+' app kernels python shaders 2>/dev/null | head -5)
+if [ -n "$history" ]; then
+  echo "layers: issue or session numbers in the code (put the history in the commit message):"; echo "$history"; bad=1
+fi
 [ $bad -eq 0 ] && echo "layers: every include follows docs/ARCHITECTURE.md's matrix"
 exit $bad

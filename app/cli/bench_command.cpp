@@ -109,7 +109,7 @@ void cpu_mlp3_row(const bench::Options& o, DenoiserBackend& cpu, std::vector<Row
   rows.push_back(r);
 }
 
-// The solver rows on the CPU backend (issue 15): one run of N steps from pure noise, timed on the host clock and
+// The solver rows on the CPU backend: one run of N steps from pure noise, timed on the host clock and
 // divided by its network evaluations; error against the float64 run of the same table and noise.
 void cpu_solver_rows(const bench::Options& o, DenoiserBackend& cpu, std::vector<Row>& rows, Progress& progress,
                      int64_t done) {

@@ -41,7 +41,7 @@ class DenoiserBackend {
 
   // The start noise of SEMANTICS §7 (step key T) into x (n, dim), host memory: drawn where this backend draws
   // it for the GUI too (CPU: the host Philox; CUDA: the device kernel, copied back), so that `sample` and the
-  // GUI start a run from the same bits on each backend (issue 16 item 0).
+  // GUI start a run from the same bits on each backend.
   virtual void start_noise(const DiffusionModel& model, uint64_t seed, int n, float* x);
   // The eps (or, with x0, the predicted clean point) at n points pts (n, dim) and timestep t into out (n, dim),
   // host memory, computed where this backend computes the GUI's field view (CPU: core/field_eval.h; CUDA: the

@@ -1,4 +1,4 @@
-// command_line.h — the `diffscope sample ...` line that reproduces a run's settings (issue 16.4): what the
+// command_line.h — the `diffscope sample ...` line that reproduces a run's settings: what the
 // Export section's "Copy command line" puts on the clipboard and every sidecar holds as `command_line`.
 #pragma once
 #include <string>

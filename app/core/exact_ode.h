@@ -1,5 +1,5 @@
 // exact_ode.h — the exact probability-flow ODE sample of an analytic Gaussian-mixture model (SEMANTICS §6),
-// the answer every deterministic solver converges to (issue 15).
+// the answer every deterministic solver converges to.
 #pragma once
 #include <vector>
 

@@ -1,4 +1,4 @@
-// settings_schema.h — the ONE table of the app's settings (issue 12 item 6, SEMANTICS §6 "Settings keys").
+// settings_schema.h — the ONE table of the app's settings (SEMANTICS §6 "Settings keys").
 // Each row names a setting once: its key is the same in settings.json, a script's `set`, `--set KEY=VALUE`,
 // the sidecar and the CLI (`--key-name`, '_' written '-'). Older names are accepted as aliases (with a note).
 // Loading, saving, comparing, `set`/`--set`, the kept-settings message and the sidecar all walk this table,

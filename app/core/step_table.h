@@ -35,7 +35,7 @@ struct StepTable;
 // (SEMANTICS §3).
 bool ends_clean(const StepTable& table);
 
-// True for the solvers added by issue 15 (dpmpp-2m, dpmpp-2m-sde, euler-ancestral, heun).
+// True for the multistep, ancestral and second-order solvers (dpmpp-2m, dpmpp-2m-sde, euler-ancestral, heun).
 bool is_new_solver(Sampler s);
 
 // One run of N steps (SEMANTICS §3). Step k evaluates the eps model at (x, t_net[k]) — the network sees

@@ -226,7 +226,7 @@ void bench_mlp3(const Options& o, CudaBackend& be, const Mlp3Weights& w, int B, 
     }
 }
 
-// The solver rows (issue 15 "Speed"): each solver's run of N steps from pure noise on the fused path, timed with
+// The solver rows (docs/PERFORMANCE.md "Solver rows"): each solver's run of N steps from pure noise on the fused path, timed with
 // events around one run_steps_device call and divided by its network evaluations (fp32: dpmpp-2m, its sde variant
 // and heun run kernels/solver/denoise_solver.cu, which computes in fp32 whatever the precision); error against the float64
 // CPU run of the same table and noise on the first rows.

@@ -45,7 +45,7 @@ inline bool selected(const Options& o, const std::string& workload) {
   return o.only.empty() || workload.find(o.only) != std::string::npos;
 }
 
-// The solver rows (issue 15 "Speed"): each solver's time per network evaluation on one step list (default
+// The solver rows (docs/PERFORMANCE.md "Solver rows"): each solver's time per network evaluation on one step list (default
 // spacing; heun: 2N - 1 evaluations), ddim's row first, so that every other row's note gives its ratio to it.
 inline std::vector<std::string> bench_solvers() { return {"ddim", "dpmpp-2m", "dpmpp-2m-sde", "euler-ancestral", "heun"}; }
 inline std::string solver_workload(const std::string& solver, int B, int dim, int H, int N) {

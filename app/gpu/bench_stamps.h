@@ -1,4 +1,4 @@
-// bench_stamps.h — `diffscope bench --diag` stamp rows (issue 14): where the time goes inside the latency kernels,
+// bench_stamps.h — `diffscope bench --diag` stamp rows: where the time goes inside the latency kernels,
 // from their clock64() stamp builds (kernels/shared/latency_stamps.h).
 #pragma once
 #include <vector>

@@ -81,7 +81,7 @@ struct CudaBackend::Impl {
   DeviceMixture mixture;
 
   // step tables: the fast kernels' table, the t-indexed ddpm-mean table of denoise, and (solver_mode) the current
-  // table when it needs the solver kernel (issue 15) with its per-row state
+  // table when it needs the solver kernel with its per-row state
   DeviceStepTable table, t_indexed;
   bool solver_mode = false;
   DeviceSolverTable solver_table;

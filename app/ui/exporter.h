@@ -23,7 +23,7 @@ class SamplingSession;
 
 namespace diffscope::ui {
 
-// The small read-only view of the app that exports read (issue 12 item 4): no App. The renderer draws the
+// The small read-only view of the app that exports read: no App. The renderer draws the
 // export (its projection and data are the window's); the compute path is asked to unmap before GL reads and
 // evaluates the field for the export's camera.
 struct ExportView {

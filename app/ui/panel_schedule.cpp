@@ -1,4 +1,4 @@
-// panel_schedule.cpp — the Schedule section (issue 15): per step of the current run its timestep t, abar,
+// panel_schedule.cpp — the Schedule section: per step of the current run its timestep t, abar,
 // sigma, logSNR and step size as plots with the shown frame marked; for analytic models the error of every
 // frame against the exact ODE and the final error against network evaluations for the current solver
 // (core/exact_lab.h: computed in the background on the CPU, never read back from the GPU).

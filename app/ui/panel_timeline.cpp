@@ -80,8 +80,8 @@ float panel_timeline(App& app) {
   int frame = j;
   ImGui::SetNextItemWidth(-1);
   const int computed = std::max(0, app.session->computed_steps());
-  // The value text is drawn after the slider and the shading below (session 4's list: the shade of the part not
-  // computed yet darkened the text, and the grab sat on it).
+  // The value text is drawn after the slider and the shading below, so the shade of the part not computed yet
+  // does not darken it.
   if (ImGui::SliderInt("##timeline", &frame, 0, std::max(1, n), "", ImGuiSliderFlags_AlwaysClamp)) {
     app.playing = false;
     app.cursor = std::min(frame, computed);  // only computed frames can be shown

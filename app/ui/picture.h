@@ -1,5 +1,5 @@
 // picture.h — what a picture of a run shows, built ONE way for the window, the GUI's exports and `diffscope
-// sample --png/--video` (issue 16 item 0, SEMANTICS §6): the scene input from the view settings, the camera of
+// sample --png/--video` (SEMANTICS §6): the scene input from the view settings, the camera of
 // an export of any size, the field arrows for that camera and pane, and the ONE sidecar builder.
 #pragma once
 #include <functional>

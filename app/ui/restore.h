@@ -1,4 +1,4 @@
-// restore.h — `diffscope --restore file.png|file.json` (issue 16.3): the sidecar of an export (from the .json,
+// restore.h — `diffscope --restore file.png|file.json`: the sidecar of an export (from the .json,
 // or from the PNG's iTXt chunk `diffscope`) turned back into the model to open and the settings to apply.
 #pragma once
 #include <string>

@@ -92,20 +92,6 @@ std::string num_text(double v) {
   return b;
 }
 
-// The flag of a settings-schema key: "trail_frames" -> "--trail-frames".
-std::string flag_of(const std::string& key) {
-  std::string f = "--" + key;
-  std::replace(f.begin(), f.end(), '_', '-');
-  return f;
-}
-
-// The picture's settings rows that `sample` takes as flags (the sampling ones have their own options).
-bool is_picture_row(const SettingField& f) {
-  if (!f.parse) return false;
-  if (f.section == SettingSection::Sampling) return f.key == std::string("memory_budget_mb");
-  return f.pixel || f.key == std::string("camera") || f.key == std::string("export_size");
-}
-
 // Sidecar keys that are not settings: what the run measured or wrote (SEMANTICS §6). --config reads the
 // picture values among them (frame, camera_aspect, ui_scale, trajectory_stride, noise, steps_offset, backend).
 bool is_sidecar_record(const std::string& k) {
@@ -356,21 +342,7 @@ std::string run_options(const SampleOptions& o, const AppSettings& pic, bool cam
     if (o.video_yuv420) add("--video-yuv420");
     if (!o.video_frames.empty()) add("--video-frames", o.video_frames);
   }
-  add("--size", std::to_string(pic.export_width) + "x" + std::to_string(pic.export_height));
-  if (o.camera_aspect != 0) add("--camera-aspect", num(o.camera_aspect));
-  if (o.ui_scale != 1) add("--ui-scale", num(o.ui_scale));
-  // Every picture setting that differs from the app's default, by its schema flag; a given camera as --camera.
-  const AppSettings defaults;
-  for (const SettingField& f : setting_fields()) {
-    if (!is_picture_row(f) || !f.get) continue;
-    const std::string key = f.key;
-    if (key == "cam_x" || key == "cam_y" || key == "cam_half_h" || key == "export_width" || key == "export_height")
-      continue;
-    const nlohmann::json v = f.get(pic);
-    if (v != f.get(defaults)) add(flag_of(key), setting_text(v));
-  }
-  if (camera_given)
-    add("--camera", num(pic.view.cam_x) + "," + num(pic.view.cam_y) + "," + num(pic.view.cam_half_h));
+  c += picture_command_options(pic, camera_given, o.camera_aspect, o.ui_scale);
   return c;
 }
 #endif
@@ -386,8 +358,8 @@ void run_sample(SampleOptions o) {
     if (!note.empty()) std::fprintf(stderr, "diffscope sample: %s", note.c_str());
   }
   for (const auto& [key, text] : o.view_flags) {
-    if (!o.given(flag_of(key))) continue;
-    set_setting(pic, key, text, flag_of(key));
+    if (!o.given(setting_flag(key))) continue;
+    set_setting(pic, key, text, setting_flag(key));
     if (key == "cam_x" || key == "cam_y" || key == "cam_half_h" || key == "camera") camera_given = text != "auto";
   }
   check_real_range("--ui-scale", o.ui_scale, {0.25, 8.0});
@@ -692,8 +664,8 @@ void register_sample(CLI::App& app, Action& action) {
   sub->add_option("--ui-scale", o->ui_scale, "UI content scale: points are point_size x this many pixels, in [0.25, 8]")
       ->capture_default_str();
   for (const SettingField& f : setting_fields())  // every view setting that changes a pixel (core/settings_schema.h)
-    if (is_picture_row(f))
-      sub->add_option(flag_of(f.key), o->view_flags[f.key],
+    if (is_picture_setting(f))
+      sub->add_option(setting_flag(f.key), o->view_flags[f.key],
                       std::string("setting '") + f.key + "'" + (f.lo < f.hi ? ", in [" + num_text(f.lo) + ", " + num_text(f.hi) + "]" : "") +
                           " (SEMANTICS §6 Settings keys; as --set " + f.key + "=... in the app)");
   sub->add_option("--video", o->video, "also render every kept frame into a video: .mp4 (H.264), .gif or .webp "

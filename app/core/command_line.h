@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/settings_io.h"
+#include "core/settings_schema.h"
 
 namespace diffscope {
 
@@ -18,5 +19,16 @@ std::string shell_quote(const std::string& text);
 // absolute path, so that it runs from any folder; `backend` cpu or cuda.
 std::string sample_command_line(const SamplingSettings& s, const std::string& model, const std::string& backend,
                                 const std::string& out = "x.npy", const std::string& more = "");
+
+// The option of a settings-schema key: "trail_frames" -> "--trail-frames".
+std::string setting_flag(const std::string& key);
+// The picture's settings rows that `sample` takes as options (the sampling ones have their own).
+bool is_picture_setting(const SettingField& f);
+
+// The picture options of `sample` that draw `pic` as the app does, each with a leading space: --size WxH (the
+// export size), every picture setting that differs from the app's default by its option, --camera X,Y,HALF_HEIGHT
+// when `camera_given`, --camera-aspect A when `camera_aspect` is not 0, --ui-scale S when `ui_scale` is not 1.
+// Numbers read back exactly (17 significant digits).
+std::string picture_command_options(const AppSettings& pic, bool camera_given, double camera_aspect, double ui_scale);
 
 }  // namespace diffscope

@@ -11,6 +11,7 @@
 
 #include "core/atomic_write.h"
 #include "core/command_line.h"
+#include "core/model_paths.h"
 #include "core/errors.h"
 #include "core/finite_checks.h"
 #include "core/json_path.h"
@@ -117,7 +118,7 @@ std::vector<uint8_t> Exporter::render_scene(const ExportView& v, int slot, int w
   return px;
 }
 
-nlohmann::json Exporter::sidecar(const ExportView& v, const std::string& kind) {
+nlohmann::json Exporter::sidecar(const ExportView& v, const std::string& kind, const std::string& path) {
   const SamplingSession& ss = *v.session;
   SidecarInput in;
   in.kind = kind;
@@ -132,7 +133,7 @@ nlohmann::json Exporter::sidecar(const ExportView& v, const std::string& kind) {
     }
     in.model = &ss.model();
     in.model_sha256 = m_sha;
-    in.command_line = command_line(ss);
+    in.command_line = command_line(v, kind, path);
   }
   ComputePath* p = ss.compute_path();
   in.backend = p ? p->name() : "none";
@@ -185,15 +186,31 @@ void write_sidecar(const std::string& main_path, const nlohmann::json& j) {
   }
 }
 
-std::string Exporter::command_line(const SamplingSession& ss) {
+std::string Exporter::command_line(const ExportView& v, const std::string& kind, const std::string& path,
+                                   const std::string& video_options) {
+  const SamplingSession& ss = *v.session;
   const ComputePath* p = ss.compute_path();
   const bool cpu = !p || p->name() == "cpu";
-  std::string line = sample_command_line(ss.settings(), ss.model().path, cpu ? "cpu" : "cuda");
-  // The applied scheduler config (its steps_offset and an analytic model's betas), before the trailing --out.
-  const std::string out = " --out ";
-  if (const SchedulerConfig* c = ss.scheduler_config(); c && line.rfind(out) != std::string::npos)
-    line.insert(line.rfind(out), " --scheduler-config " + shell_quote(c->path));
-  return line;
+  // The applied scheduler config (its steps_offset and an analytic model's betas), by its absolute path.
+  std::string opts;
+  if (const SchedulerConfig* c = ss.scheduler_config()) opts += " --scheduler-config " + shell_quote(absolute_path(c->path));
+  const std::string file = path.empty() ? "" : absolute_path(path);
+  const std::string beside = file.empty() ? "x.npy" : fs::path(file).replace_extension(".npy").string();
+  const std::string frame = std::to_string(v.shown_frame);
+  std::string out = "x.npy";
+  if (kind == "trajectory") {
+    opts += " --trajectory " + shell_quote(file) + " --trajectory-stride " + std::to_string(ss.layout().stride);
+  } else {
+    opts += " --frame " + frame;
+    if (kind == "state") out = file;
+    if (kind == "snapshot") out = beside, opts += " --png " + shell_quote(file);
+    if (kind == "video")
+      out = beside, opts += " --trajectory-stride " + std::to_string(ss.layout().stride) + " --video " +
+                            shell_quote(file) + " --video-frames 0:" + frame + video_options;
+  }
+  if (kind == "snapshot" || kind == "video" || kind == "image_grid" || kind == "frame_sequence")
+    opts += picture_command_options(*v.settings, !v.settings->view.cam_auto, v.camera_aspect, v.ui_scale);
+  return sample_command_line(ss.settings(), ss.model().path, cpu ? "cpu" : "cuda", out, opts);
 }
 
 void Exporter::remember_model(const std::string& path) {
@@ -262,7 +279,7 @@ ExportResult Exporter::snapshot(const ExportView& v, std::string path) {
     check_export_paths(path);
     const int w = v.settings->export_width, h = v.settings->export_height;
     const auto px = render_scene(v, v.shown_slot, w, h);
-    nlohmann::json j = sidecar(v, "snapshot");
+    nlohmann::json j = sidecar(v, "snapshot", path);
     put_path(j, "png", fs::path(path).filename().string());
     write_with_sidecar(path, encode_png_rgba(px, w, h, 3, png_text(j)), nullptr, 0, j);
     return path;
@@ -290,7 +307,7 @@ ExportResult Exporter::image_grid(const ExportView& v, std::string path) {
     v.renderer->draw_image_grid(in, {0, 0, w, h}, rows);
     const auto px = m_target.read_rgba_top_down();
     prev.restore();
-    nlohmann::json j = sidecar(v, "image_grid");
+    nlohmann::json j = sidecar(v, "image_grid", path);
     put_path(j, "png", fs::path(path).filename().string());
     j["grid"] = {{"cols", cols}, {"rows", rows}, {"scale", scale}};
     write_with_sidecar(path, encode_png_rgba(px, w, h, 3, png_text(j)), nullptr, 0, j);
@@ -305,7 +322,7 @@ ExportResult Exporter::state_npy(const ExportView& v, std::string path) {
     const TrajectoryLayout& l = v.session->layout();
     if (path.empty()) path = next_free_name(resolve_export_dir(v.settings->export_dir), "state", ".npy");
     check_export_paths(path);
-    nlohmann::json j = sidecar(v, "state");
+    nlohmann::json j = sidecar(v, "state", path);
     put_path(j, "npy", fs::path(path).filename().string());
     j["frame"] = l.frame_of_slot(slot);
     j["shape"] = {l.B, l.dim};
@@ -321,7 +338,7 @@ ExportResult Exporter::trajectory_npy(const ExportView& v, std::string path) {
     const TrajectoryLayout& l = v.session->layout();
     if (path.empty()) path = next_free_name(resolve_export_dir(v.settings->export_dir), "trajectory", ".npy");
     check_export_paths(path);
-    nlohmann::json j = sidecar(v, "trajectory");
+    nlohmann::json j = sidecar(v, "trajectory", path);
     put_path(j, "npy", fs::path(path).filename().string());
     std::vector<int> frames;
     for (int k = 0; k < n_slots; ++k) frames.push_back(l.frame_of_slot(k));

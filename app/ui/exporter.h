@@ -108,9 +108,15 @@ class Exporter {
   void cancel_video();  // stops ffmpeg; nothing is left at the path
 
   // The sidecar of SEMANTICS §6 for what is shown now (ui/picture.h build_sidecar) at the export size.
-  nlohmann::json sidecar(const ExportView& v, const std::string& kind);
-  // The `diffscope sample ...` line that reproduces the current run (core/command_line.h); needs a model.
-  static std::string command_line(const SamplingSession& session);
+  nlohmann::json sidecar(const ExportView& v, const std::string& kind, const std::string& path = "");
+  // The `diffscope sample ...` line that reproduces an export (core/command_line.h): the run's settings, its
+  // scheduler config, the shown frame (--frame) and the export's own file as that line's output — --out for a
+  // "state", --png for a "snapshot" (with --out beside it), --trajectory for a "trajectory", --video of frames 0 to
+  // the shown one for a "video" (`video_options`: its --fps and format options) — with the view's picture
+  // options for the picture kinds (snapshot, video, image_grid, frame_sequence). kind "" (Copy command line): the
+  // run up to the shown frame, --out x.npy. Needs a model.
+  static std::string command_line(const ExportView& v, const std::string& kind = "", const std::string& path = "",
+                                  const std::string& video_options = "");
   // Hashes the model file as it is when loaded, so the sidecar names the loaded bytes even if the file
   // is replaced or truncated later.
   void remember_model(const std::string& path);

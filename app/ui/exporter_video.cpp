@@ -1,6 +1,7 @@
 // exporter_video.cpp — the GUI's video export: frames 0..shown rendered offscreen one per UI frame and piped
 // to ffmpeg (core/video_writer.h), with the sidecar of SEMANTICS §6.
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 
 #include "core/errors.h"
@@ -46,6 +47,11 @@ ExportResult Exporter::start_video(const ExportView& v, std::string path) {
     m_vid_w = w, m_vid_h = h;
     m_vid_path = path;
     m_vid_sidecar = sidecar(v, "video");
+    char fps[40];
+    std::snprintf(fps, sizeof fps, "%.17g", double(video.fps));
+    const std::string video_options = std::string(" --fps ") + fps + (video.lossless ? " --video-lossless" : "") +
+                                      (f == VideoFormat::Mp4 && !video.lossless && video.yuv420 ? " --video-yuv420" : "");
+    put_path(m_vid_sidecar, "command_line", command_line(v, "video", path, video_options));
     put_path(m_vid_sidecar, "video", fs::path(path).filename().string());
     m_vid_sidecar["export_width"] = w;  // made even for MP4
     m_vid_sidecar["export_height"] = h;

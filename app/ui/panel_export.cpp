@@ -88,11 +88,11 @@ void panel_export(App& app) {
   if (ImGui::Button("Trajectory .npy")) app.run_export(ExportKind::Trajectory);
   tip("every stored frame: (frames, B, dim) float32 .npy");
   if (app.session->has_model() && ImGui::Button("Copy command line")) {
-    const std::string line = Exporter::command_line(*app.session);
+    const std::string line = Exporter::command_line(app.export_view());
     ImGui::SetClipboardText(line.c_str());
     app.exporter->messages.push_back("copied: " + line);
   }
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("the diffscope sample line that reproduces this run's .npy");
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("the diffscope sample line that reproduces this run up to the shown frame (its .npy)");
   if (app.session->is_image_model()) {
     ImGui::SetNextItemWidth(100 * app.content_scale);
     ImGui::SliderInt("scale", &s.image_grid_scale, 1, 32, "%d", ImGuiSliderFlags_AlwaysClamp);

@@ -211,7 +211,7 @@ TEST_F(GuiHeadless, CommandLineValuesApplyToThatRunOnly) {
 // not saved, so a relaunch runs without it), and Clear gives the user's spacing back to the picker.
 TEST_F(GuiHeadless, SchedulerConfigSpacingIsNotSavedAndClearRestoresTheUsers) {
   const std::string cfg = m_dir.file("cfg"), model = guitest::model_2d();
-  write("leading.json", R"({"timestep_spacing": "leading"})");
+  write("leading.json", R"({"timestep_spacing": "leading", "clip_sample": false})");
   auto saved_spacing = [&] {
     return nlohmann::json::parse(guitest::slurp(cfg + "/settings.json"))["sampling"]["spacing"].get<std::string>();
   };

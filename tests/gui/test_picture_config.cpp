@@ -72,6 +72,17 @@ TEST(PictureConfig, GuiSnapshotEqualsSampleConfigPixelForPixel) {
     EXPECT_EQ(differ, 0u) << "bytes differing between the GUI snapshot and sample --config " << from;
   }
 
+  // The sidecar's command line alone reproduces the snapshot: its --png is the snapshot's own path (written again
+  // here), --frame the shown frame, and every picture option of the view is on it.
+  const std::string line = g["command_line"].get<std::string>();
+  ASSERT_EQ(line.rfind("diffscope sample ", 0), 0u) << line;
+  EXPECT_NE(line.find(" --frame 14 "), std::string::npos) << line;
+  EXPECT_NE(line.find(" --png "), std::string::npos) << line;
+  EXPECT_NE(line.find(" --point-size 5"), std::string::npos) << line;
+  r = guitest::run_cli(line.substr(std::string("diffscope ").size()), logs.path());
+  ASSERT_EQ(r.code, 0) << line << "\n" << r.err;
+  EXPECT_TRUE(guitest::read_png(dir.file("g.png")).rgb == a.rgb) << "the command line's picture differs: " << line;
+
   // UI scale 1.5 (point sizes in pixels) and the automatic camera: the same.
   r = run_gui("--model '" + guitest::model_2d() + "'", std::string(kRun) + "export snapshot " + dir.file("s.png") + "\n",
               dir, logs, "DIFFSCOPE_UI_SCALE=1.5");
@@ -120,13 +131,16 @@ TEST(PictureConfig, CopiedCommandLineReproducesTheNpyBitForBit) {
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   std::string line = sidecar(dir.file("state.json"))["command_line"].get<std::string>();
   ASSERT_EQ(line.rfind("diffscope sample ", 0), 0u) << line;
-  line = "cd '" + dir.path() + "' && '" + test::cli_binary() + "'" + line.substr(std::string("diffscope").size()) +
+  // The export's own file is the line's --out: it is written again, from another folder.
+  EXPECT_NE(line.find(" --out " + dir.file("state.npy")), std::string::npos) << line;
+  const size_t bytes = 400 * 2 * sizeof(float);
+  const std::string gui = npy_payload(dir.file("state.npy"), bytes);
+  ASSERT_EQ(gui.size(), bytes);
+  std::filesystem::remove(dir.file("state.npy"));
+  line = "cd '" + logs.path() + "' && '" + test::cli_binary() + "'" + line.substr(std::string("diffscope").size()) +
          " >'" + logs.file("o") + "' 2>&1";
   ASSERT_EQ(std::system(line.c_str()), 0) << guitest::slurp(logs.file("o"));
-  const size_t bytes = 400 * 2 * sizeof(float);
-  const std::string gui = npy_payload(dir.file("state.npy"), bytes), cli = npy_payload(dir.file("x.npy"), bytes);
-  ASSERT_EQ(gui.size(), bytes);
-  EXPECT_TRUE(gui == cli) << "the command line's .npy differs from the GUI's state";
+  EXPECT_TRUE(gui == npy_payload(dir.file("state.npy"), bytes)) << "the command line's .npy differs from the GUI's state";
 }
 
 // A CLI run from one folder with a relative model path, re-run with --config from another folder at --frame 50: the
@@ -257,12 +271,13 @@ TEST(PictureConfig, CudaGuiSnapshotAndCommandLineMatchTheCli) {
   EXPECT_TRUE(guitest::read_png(dir.file("g.png")).rgb == guitest::read_png(dir.file("c.png")).rgb)
       << "the CUDA GUI snapshot differs from sample --config --png";
   std::string line = sidecar(dir.file("state.json"))["command_line"].get<std::string>();
+  const size_t bytes = 4096 * 2 * sizeof(float);
+  const std::string gui = npy_payload(dir.file("state.npy"), bytes);
+  std::filesystem::remove(dir.file("state.npy"));
   line = "cd '" + dir.path() + "' && '" + test::cli_binary() + "'" + line.substr(std::string("diffscope").size()) +
          " >'" + logs.file("o") + "' 2>&1";
   ASSERT_EQ(std::system(line.c_str()), 0) << guitest::slurp(logs.file("o"));
-  const size_t bytes = 4096 * 2 * sizeof(float);
-  EXPECT_TRUE(npy_payload(dir.file("state.npy"), bytes) == npy_payload(dir.file("x.npy"), bytes))
-      << "the command line's .npy differs from the CUDA GUI's state";
+  EXPECT_TRUE(gui == npy_payload(dir.file("state.npy"), bytes)) << "the command line's .npy differs from the CUDA GUI's state";
 }
 
 }  // namespace

@@ -108,7 +108,8 @@ TEST(ExportDir, PicturesFolderWhenThereIsOneElseHome) {
 // the panels must be reported, so the audit is known to see clipping.
 TEST(UiLayout, NothingClippedAt1280x800FromUiScale1To2) {
   test::TempDir dir, logs;
-  std::ofstream(dir.file("cfg.json")) << R"({"beta_schedule": "scaled_linear", "timestep_spacing": "trailing"})";
+  std::ofstream(dir.file("cfg.json")) << R"({"beta_schedule": "scaled_linear", "timestep_spacing": "trailing",
+                                             "clip_sample": false})";
   const std::string common = "scheduler_config " + dir.file("cfg.json") + "\nset n 64\nset steps 1\n"
                              "wait_complete 2000\nopen Schedule\nopen Export\nopen Kernels\nbench cpu\nframes 3\n";
   // An image model adds the grid's rows (grid columns, the grid PNG's scale and button) at the largest scale.

@@ -428,7 +428,8 @@ void run_sample(SampleOptions o) {
                  o.config.c_str(), static_cast<long long>(o.frame), count_noun(N, "step").c_str());
     o.frame = -1;
   }
-  if (o.frame < -1 || o.frame > N) check_range("--frame", o.frame, {0, N});
+  // -1 is the default (the last frame), never a value the user types.
+  if ((o.given("--frame") && o.frame < 0) || o.frame < -1 || o.frame > N) check_range("--frame", o.frame, {0, N});
 #ifdef DIFFSCOPE_SAMPLE_PNG
   if (!o.png.empty() || !o.video.empty()) {
     if (o.given("--size") || !size_given) set_setting(pic, "export_size", o.size, "--size");

@@ -3,6 +3,7 @@
 #include "core/model_family.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "core/errors.h"
 
@@ -33,13 +34,26 @@ const std::vector<ParameterizationKey>& parameterization_keys() {
        {"x0", "sample", "v", "velocity", "v_prediction", "flow"}},
       {"model_type", "the model family", {"EPS", "eps", "epsilon"},
        {"V_PREDICTION", "V_PREDICTION_EDM", "V_PREDICTION_CONTINUOUS", "EDM", "FLOW", "FLUX", "STABLE_CASCADE"}},
-      {"sigma_data", "EDM preconditioning (the network's input and output scaled by sigma_data)", {}, {}},
+      {"sigma_data", "EDM preconditioning: the network's input and output scaled by sigma_data", {}, {}},
       {"time_input", "what the network reads as time", {"t/T"}, {"t", "sigma", "log_sigma", "c_noise"}},
   };
   return kKeys;
 }
 
 void check_parameterization(const std::map<std::string, std::string>& metadata, const std::string& label) {
+  // A key spelt another way (another case, '-' or no separator: "Prediction_Type", "predictionType") would be
+  // ignored by the table below; it says the same, so it is refused naming the spelling read.
+  const auto folded = [](const std::string& key) {
+    std::string f;
+    for (char c : key)
+      if (c != '_' && c != '-' && c != ' ') f += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return f;
+  };
+  for (const auto& [key, value] : metadata)
+    for (const ParameterizationKey& k : parameterization_keys())
+      if (key != k.key && folded(key) == folded(k.key))
+        throw InvalidInput(label + ": __metadata__ '" + key + "' = '" + value + "' reads as '" + k.key + "' (" +
+                           k.meaning + ") spelt another way; valid: the key spelt '" + k.key + "'");
   for (const ParameterizationKey& k : parameterization_keys()) {
     const auto it = metadata.find(k.key);
     if (it == metadata.end() || contains(k.understood, it->second)) continue;

@@ -123,20 +123,20 @@ struct MathKey {
   const char* what;  // what a value other than `neutral` does, for the message
 };
 const std::vector<MathKey>& math_keys() {
-  static const char* const kFlow = "flow matching (x_t = (1 - sigma) x0 + sigma noise, a velocity-predicting "
+  static const char* const kFlow = "selects flow matching (x_t = (1 - sigma) x0 + sigma noise, a velocity-predicting "
                                    "network), not the variance-preserving DDPM process of SEMANTICS §1";
   static const std::vector<MathKey> kKeys = {
       {"use_flow_sigmas", false, kFlow},
       {"flow_shift", 1.0, "shifts flow-matching sigmas (with use_flow_sigmas)"},
       {"shift", 1.0, "shifts flow-matching timesteps"},
       {"use_dynamic_shifting", false, "shifts flow-matching timesteps by the image's sequence length"},
-      {"base_shift", json(json::value_t::discarded), "a flow-matching shift (with use_dynamic_shifting)"},
-      {"max_shift", json(json::value_t::discarded), "a flow-matching shift (with use_dynamic_shifting)"},
-      {"base_image_seq_len", json(json::value_t::discarded), "a flow-matching shift (with use_dynamic_shifting)"},
-      {"max_image_seq_len", json(json::value_t::discarded), "a flow-matching shift (with use_dynamic_shifting)"},
+      {"base_shift", json(json::value_t::discarded), "sets a flow-matching shift (with use_dynamic_shifting)"},
+      {"max_shift", json(json::value_t::discarded), "sets a flow-matching shift (with use_dynamic_shifting)"},
+      {"base_image_seq_len", json(json::value_t::discarded), "sets a flow-matching shift (with use_dynamic_shifting)"},
+      {"max_image_seq_len", json(json::value_t::discarded), "sets a flow-matching shift (with use_dynamic_shifting)"},
       {"shift_terminal", json(json::value_t::discarded), "stretches flow-matching timesteps to end at this value"},
-      {"time_shift_type", json(json::value_t::discarded), "a flow-matching timestep shift"},
-      {"stochastic_sampling", false, "flow-matching stochastic sampling"},
+      {"time_shift_type", json(json::value_t::discarded), "selects a flow-matching timestep shift"},
+      {"stochastic_sampling", false, "turns on flow-matching stochastic sampling"},
       {"invert_sigmas", false, "inverts the sigmas (a flow-matching option)"},
       {"use_lu_lambdas", false, "spaces the steps uniformly in log-SNR"},
       {"final_sigmas_type", "zero", "ends the steps at sigma_min instead of sigma = 0 (abar = 1)"},
@@ -145,7 +145,7 @@ const std::vector<MathKey>& math_keys() {
       {"interpolation_type", "linear", "interpolates sigmas other than linearly in t"},
       {"timestep_type", "discrete", "feeds the network continuous timesteps"},
       {"lambda_min_clipped", json(json::value_t::discarded), "clips the log-SNR of the steps"},
-      {"variance_type", "fixed_small", "another ddpm noise variance than the posterior's (SEMANTICS §1 sigma)"},
+      {"variance_type", "fixed_small", "selects a ddpm noise variance other than the posterior's (SEMANTICS §1 sigma)"},
   };
   return kKeys;
 }

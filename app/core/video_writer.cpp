@@ -224,7 +224,20 @@ std::string last_lines(const std::string& text, size_t max_lines, size_t max_cha
   for (size_t i = lines.size() > max_lines ? lines.size() - max_lines : 0; i < lines.size(); ++i)
     t += (t.empty() ? "" : " | ") + lines[i];
   if (t.size() > max_chars) t = "..." + t.substr(t.size() - max_chars);
-  return escape_invalid_utf8(t);
+  // Control characters (a terminal's colour escapes, ESC = 0x1b) are written as \xHH too, as bytes that are not
+  // UTF-8 are, so that the report cannot change the user's terminal.
+  std::string safe;
+  for (const char c : escape_invalid_utf8(t)) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02X", u);
+      safe += hex;
+    } else {
+      safe += c;
+    }
+  }
+  return safe;
 }
 
 std::string ffmpeg_status_text(int status) {

@@ -42,7 +42,8 @@ std::vector<std::string> ffmpeg_args(const VideoOptions& o, VideoFormat f, const
 // How a child ended, from waitpid's status: "ffmpeg exited N" or "ffmpeg was killed by signal S (SIGNAME)".
 std::string ffmpeg_status_text(int status);
 // The last `max_lines` non-empty lines of `text` joined by " | " (at most `max_chars`, cut at the front), with
-// bytes that are not well-formed UTF-8 written as \xHH: a child's stderr made into one message line.
+// bytes that are not well-formed UTF-8 and control characters written as \xHH: a child's stderr made into one
+// message line that cannot change the terminal it is printed on.
 std::string last_lines(const std::string& text, size_t max_lines = 4, size_t max_chars = 600);
 
 // One encode in progress. Frames are RGBA rows, top row first, width*height*4 bytes each; alpha is sent

@@ -70,6 +70,15 @@ TEST_F(CliRanges, SampleTStartBoundaries) {
   expect_refused(m_golden, "--n 2 --t-start 1000", "--t-start = 1000 is out of range; valid: [0, 999]");
 }
 
+// --frame is in [0, steps]; its default (the last frame) is not a value that can be typed (a newcomer trial found
+// --frame -1 accepted as the last frame while -2 named [0, steps]).
+TEST_F(CliRanges, SampleFrameBoundaries) {
+  expect_accepted(m_golden, "--n 2 --t-start 9 --steps 5 --frame 0", 2);
+  expect_accepted(m_golden, "--n 2 --t-start 9 --steps 5 --frame 5", 2);
+  expect_refused(m_golden, "--n 2 --t-start 9 --steps 5 --frame -1", "--frame = -1 is out of range; valid: [0, 5]");
+  expect_refused(m_golden, "--n 2 --t-start 9 --steps 5 --frame 6", "--frame = 6 is out of range; valid: [0, 5]");
+}
+
 TEST_F(CliRanges, SampleStepsBoundaries) {
   expect_accepted(m_golden, "--n 2 --t-start 9 --steps 1", 2);
   expect_accepted(m_golden, "--n 2 --t-start 9 --steps 10", 2);

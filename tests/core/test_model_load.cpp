@@ -139,6 +139,15 @@ TEST(ModelLoad, MetadataThatChangesTheMathsIsRefused) {
     EXPECT_EQ(msg.rfind(std::string("m.safetensors: __metadata__ '") + c.key + "' = '" + c.value + "'", 0), 0u) << msg;
     EXPECT_TRUE(has(msg, "supported: ")) << msg;
   }
+  // The same keys spelt another way say the same and are refused, not ignored (a newcomer trial's
+  // `Prediction_Type = v_prediction` sampled as eps).
+  for (const char* key : {"Prediction_Type", "predictionType", "prediction-type", "SIGMA_DATA", "timeInput"}) {
+    SCOPED_TRACE(key);
+    StBuilder b = eps_net_builder(2, 4);
+    b.meta(key, "v_prediction");
+    const std::string msg = invalid_input_message([&] { load_image(b); });
+    EXPECT_EQ(msg.rfind(std::string("m.safetensors: __metadata__ '") + key + "' = 'v_prediction' reads as '", 0), 0u) << msg;
+  }
   const std::string d = test::data_path("reported/prediction-type/");
   EXPECT_EQ(load_diffusion_model(d + "epsilon.safetensors").net.hidden, 16);
   for (const char* f : {"v_prediction", "sample", "flow", "unknown"}) {

@@ -85,6 +85,8 @@ TEST(VideoWriter, StatusAndLastLinesText) {
   EXPECT_EQ(ffmpeg_status_text(SIGKILL), "ffmpeg was killed by signal 9 (SIGKILL)");
   EXPECT_EQ(last_lines("a\n\nb\r\nc\nd\ne\n", 3), "c | d | e");
   EXPECT_EQ(last_lines("bad \xE8 byte\n"), "bad \\xE8 byte");
+  // A terminal escape in the child's stderr (a newcomer trial's fake ffmpeg coloured the rest of the line red).
+  EXPECT_EQ(last_lines("\x1b[31m red\n"), "\\x1B[31m red");
 }
 
 }  // namespace

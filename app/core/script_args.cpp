@@ -107,7 +107,10 @@ int64_t ScriptArgs::integer(const std::string& what, IntRange r) {
 }
 
 int64_t ScriptArgs::integer_or(const std::string& what, IntRange r, int64_t fallback) {
-  if (m_describing) return record(what, "an integer in " + int_range_text(r), true, std::to_string(fallback)), fallback;
+  // A fallback outside the range stands for "not given" (the command decides): described as optional, no default.
+  if (m_describing)
+    return record(what, "an integer in " + int_range_text(r), true, r.contains(fallback) ? std::to_string(fallback) : ""),
+           fallback;
   return more() ? integer(what, r) : fallback;
 }
 

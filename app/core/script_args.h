@@ -41,7 +41,8 @@ class ScriptArgs {
   // The next word, one of `options` (else InvalidInput naming them); choice_or: `fallback` when there is none.
   std::string choice(const std::string& what, const std::vector<std::string>& options);
   std::string choice_or(const std::string& what, const std::vector<std::string>& options, const std::string& fallback);
-  // The next word as an integer in `r` (or `fallback` when the line has no more; no fallback: required).
+  // The next word as an integer in `r` (or `fallback` when the line has no more; no fallback: required; a fallback
+  // outside `r` means "not given", shown by --script-help as optional with no default).
   // Throws InvalidInput naming the command, WHAT, the text and the range for a non-integer or one outside.
   int64_t integer(const std::string& what, IntRange r);
   int64_t integer_or(const std::string& what, IntRange r, int64_t fallback);

@@ -33,4 +33,9 @@ std::string nearest_name(const std::string& word, const std::vector<std::string>
   return best;
 }
 
+std::string after_label(const std::string& message, const std::string& label) {
+  const std::string head = label + ": ";
+  return !label.empty() && message.rfind(head, 0) == 0 ? message.substr(head.size()) : message;
+}
+
 }  // namespace diffscope

@@ -1,5 +1,6 @@
-// words.h — the words of messages: a count with its noun in the right number ("1 step", "3 steps") and the
-// known name nearest to a mistyped one (the CLI's options and commands, the headless script's commands).
+// words.h — the words of messages: a count with its noun in the right number ("1 step", "3 steps"), the
+// known name nearest to a mistyped one (the CLI's options and commands, the headless script's commands), and a
+// message put after a label that it already starts with.
 #pragma once
 #include <string>
 #include <vector>
@@ -16,5 +17,9 @@ size_t edit_distance(const std::string& a, const std::string& b);
 // else the one name that starts with `word` (when `word` has more than `min_prefix` bytes and exactly one name
 // does); "" when none is near ("sett" -> "set", "--setps" -> "--steps").
 std::string nearest_name(const std::string& word, const std::vector<std::string>& names, size_t min_prefix = 2);
+
+// `message` without a leading "label: " (a loader's error names its file first; a caller that names the file
+// itself puts the rest after it: "model a.safetensors: __metadata__ ...", not "... a.safetensors: a.safetensors: ...").
+std::string after_label(const std::string& message, const std::string& label);
 
 }  // namespace diffscope

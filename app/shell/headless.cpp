@@ -212,7 +212,7 @@ ScriptAction cmd_model(ScriptArgs& a) {  // a model that does not load is a fail
     sc.frame();
     if (!sc.app.model_error.empty()) {
       std::printf("script:%d: model: %s\n", sc.line_no, sc.app.model_error.c_str());
-      sc.failed("model " + p + ": " + sc.app.model_error, false);
+      sc.failed("model " + p + ": " + after_label(sc.app.model_error, p), false);
     }
   };
 }

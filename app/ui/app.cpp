@@ -23,6 +23,7 @@
 #include "ui/picture.h"
 #include "ui/settings_keys.h"
 #include "core/view_fit.h"
+#include "core/words.h"
 
 namespace diffscope::ui {
 
@@ -145,7 +146,7 @@ void App::load_initial_model() {
     try {
       path = resolve_model_arg("--model", opts.model);  // a mistyped bundled name lists the bundled ones
       load_model(path);
-      if (!model_error.empty()) input_error = "--model = " + opts.model + ": " + model_error;
+      if (!model_error.empty()) input_error = "--model = " + opts.model + ": " + after_label(model_error, path);
     } catch (const InvalidInput& e) {
       input_error = e.what();
     }

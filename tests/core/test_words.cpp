@@ -36,5 +36,14 @@ TEST(Words, NearestNameIsWithinTwoEditsOrTheOnlyPrefix) {
   EXPECT_EQ(nearest_name("scheduler_c", commands, ~size_t(0)), "");      // prefixes off
 }
 
+// A loader's error names its file first; a caller naming the file itself keeps only the rest (a newcomer trial's
+// "--model = a.safetensors: a.safetensors: __metadata__ ...").
+TEST(Words, AfterLabelDropsTheLabelTheMessageStartsWith) {
+  EXPECT_EQ(after_label("/m/a.safetensors: __metadata__ x", "/m/a.safetensors"), "__metadata__ x");
+  EXPECT_EQ(after_label("/m/a.safetensors: __metadata__ x", "/m/b.safetensors"), "/m/a.safetensors: __metadata__ x");
+  EXPECT_EQ(after_label("/m/a.safetensors__metadata__", "/m/a.safetensors"), "/m/a.safetensors__metadata__");
+  EXPECT_EQ(after_label("anything", ""), "anything");
+}
+
 }  // namespace
 }  // namespace diffscope

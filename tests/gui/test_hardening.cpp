@@ -351,8 +351,9 @@ TEST_F(Hardening, ModelOfAnotherPredictionTypeRefusedWhileTheCurrentOneRuns) {
   EXPECT_EQ(r.code, 2) << r.out << r.err;
   // both the model line and the restore failed (the restore's model error is the second failure), and the
   // expectations between them held: the current model kept running
-  EXPECT_NE(r.err.find("2 commands failed, the first: script:5: model " + v + ": " + v +
+  EXPECT_NE(r.err.find("2 commands failed, the first: script:5: model " + v +
                        ": __metadata__ 'prediction_type' = 'v_prediction'"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find(v + ": " + v), std::string::npos) << "the path named twice: " << r.err;
   EXPECT_EQ(r.err.find("expectation(s) failed"), std::string::npos) << r.err;
   EXPECT_NE(r.out.find("supported: epsilon"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("(still showing "), std::string::npos) << r.out;

@@ -93,7 +93,8 @@ TEST_F(ScriptFailures, ScriptHelpListsEveryCommandWithItsArguments) {
         "ITEM: one of: model_path scheduler_config export_folder", "\n  wheel X Y CLICKS\n",
         "CLICKS: a number in [-1000, 1000]", "\n  drag_timeline FROM TO [FRAMES]\n", "FROM: a number in [-1, 2]",
         "FRAMES: an integer in [1, 10000]; default 8", "\n  export KIND [PATH] [FPS]\n",
-        "KIND: one of: snapshot grid state trajectory frames video", "FPS: an integer in [1, 240]",
+        "KIND: one of: snapshot grid state trajectory frames video",
+        "FPS: an integer in [1, 240] (video only; else the Export section's); optional\n",  // no "default 0"
         "\n  screenshot PATH\n", "\n  expect QUANTITY OP VALUE\n", "OP: one of: == != >= <= > <",
         "QUANTITY: one of: frame computed steps t_start n complete playing show_ui exports clipped",
         "\n  bench [BACKEND] [FILTER]\n", "BACKEND: one of: cpu gpu; default cpu", "\n  measure [FRAMES]\n",

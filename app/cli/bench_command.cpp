@@ -208,17 +208,16 @@ void print_rows(const std::vector<Row>& rows, bool json, const std::string& gpu_
                 "an idle machine\n", worst);
 }
 
-// Validates every --kernel-option before any work (exit 2 naming it); true when one is "help", after printing
-// the keys, their values and defaults.
-bool check_kernel_options(const std::vector<std::string>& kvs) {
-  kernels::KernelOptions scratch;
+// Parses every --kernel-option into `o` before any work (exit 2 naming it); true when one is "help", after
+// printing the keys, their values and defaults.
+bool parse_kernel_options(const std::vector<std::string>& kvs, kernels::KernelOptions& o) {
   for (const std::string& kv : kvs) {
     if (kv == "help") {
       for (const std::string& line : kernels::kernel_option_help()) std::printf("%s\n", line.c_str());
       return true;
     }
     try {
-      kernels::set_kernel_option(scratch, kv);
+      kernels::set_kernel_option(o, kv);
     } catch (const InvalidInput& e) {
       throw InvalidInput(std::string("--kernel-option: ") + e.what());
     }
@@ -238,11 +237,12 @@ void register_bench(CLI::App& app, Action& action) {
   sub->add_option("--mlp3", o->mlp3, "3-layer MLP weights (.safetensors); default seeded random 48-64-40-24");
   sub->add_option("--only", o->only, "run only workloads whose name contains this text");
   sub->add_flag("--diag", o->diag, "latency diagnostics of the reference case (GPU)");
-  sub->add_option("--kernel-option", o->kernel_options,
+  auto kernel_options = std::make_shared<std::vector<std::string>>();
+  sub->add_option("--kernel-option", *kernel_options,
                   "KEY=VALUE: a kernel variant for the GPU rows (repeatable; --kernel-option help lists them)");
-  sub->callback([o, &action] {
-    action = [o] {
-      if (check_kernel_options(o->kernel_options)) return;
+  sub->callback([o, kernel_options, &action] {
+    action = [o, kernel_options] {
+      if (parse_kernel_options(*kernel_options, o->kernel_options)) return;
       if (!o->model64.empty()) o->model64 = resolve_model_arg("--model64", o->model64);
       if (!o->model2.empty()) o->model2 = resolve_model_arg("--model2", o->model2);
       std::vector<Row> rows;

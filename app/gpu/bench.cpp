@@ -332,9 +332,7 @@ void bench_diag(const Options& o, CudaBackend& be, const DiffusionModel& m, std:
 
 std::vector<Row> run_gpu_benchmarks(const Options& o) {
   CudaBackend be;
-  kernels::KernelOptions ko;
-  for (const std::string& kv : o.kernel_options) kernels::set_kernel_option(ko, kv);
-  be.set_kernel_options(ko);
+  be.set_kernel_options(o.kernel_options);
   const DiffusionModel m64 = o.model64.empty() ? make_random_model(64, 256, 64) : load_diffusion_model(o.model64);
   const DiffusionModel m2 = o.model2.empty() ? make_random_model(2, 256, 2) : load_diffusion_model(o.model2);
   const Mlp3Weights w = o.mlp3.empty() ? make_random_mlp3(48, 64, 40, 24, 3) : load_mlp3(o.mlp3);

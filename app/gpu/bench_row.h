@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/plan/kernel_plan.h"
+
 namespace diffscope::bench {
 
 struct Options {
@@ -15,8 +17,8 @@ struct Options {
   std::string mlp3;            // .safetensors 3-layer MLP (default: seeded random 48-64-40-24)
   std::string only;            // run only workloads whose name contains this
   bool diag = false;           // latency diagnostics of the reference case instead of the workloads
-  // KEY=VALUE kernel options for the GPU rows (kernels/plan/kernel_plan.h set_kernel_option), validated by the CLI.
-  std::vector<std::string> kernel_options;
+  // The kernel options of the GPU rows (kernels/plan/kernel_plan.h), parsed by the CLI from --kernel-option.
+  kernels::KernelOptions kernel_options;
   // Every workload name `selected` was asked about, in order (for the error when `--only` matches none).
   mutable std::vector<std::string> seen_workloads;
   // Called after each group of workloads with (groups done, groups in all): the CLI's progress line. May be empty.

@@ -171,19 +171,10 @@ CudaBackend::CudaBackend() {
   // The process's kernel options, an edge for every front end (sample, the GUI, Python): a comma-separated list of
   // KEY=VALUE (kernels/plan/kernel_plan.h), e.g. DIFFSCOPE_KERNEL_OPTIONS=wgmma=0,pdl=0; a bad one is an error.
   if (const char* env = std::getenv("DIFFSCOPE_KERNEL_OPTIONS")) {
-    std::string list = env;
-    size_t begin = 0;
-    while (begin <= list.size()) {
-      const size_t end = std::min(list.find(',', begin), list.size());
-      const std::string kv = list.substr(begin, end - begin);
-      if (!kv.empty()) {
-        try {
-          kernels::set_kernel_option(m->options, kv);
-        } catch (const InvalidInput& e) {
-          throw InvalidInput(std::string("DIFFSCOPE_KERNEL_OPTIONS: ") + e.what());
-        }
-      }
-      begin = end + 1;
+    try {
+      kernels::set_kernel_options(m->options, env);
+    } catch (const InvalidInput& e) {
+      throw InvalidInput(std::string("DIFFSCOPE_KERNEL_OPTIONS: ") + e.what());
     }
   }
 }

@@ -1,6 +1,7 @@
 // kernel_plan.cpp — the kernel choice of every family (kernel_plan.h). Host-only.
 #include "kernels/plan/kernel_plan.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "core/errors.h"
@@ -97,6 +98,14 @@ void set_kernel_option(KernelOptions& o, const std::string& kv) {
   if (eq == std::string::npos || eq == 0)
     throw InvalidInput("kernel option '" + kv + "' is not KEY=VALUE; valid keys: " + option_keys());
   set_kernel_option(o, kv.substr(0, eq), kv.substr(eq + 1));
+}
+
+void set_kernel_options(KernelOptions& o, const std::string& list) {
+  for (size_t begin = 0; begin <= list.size();) {
+    const size_t end = std::min(list.find(',', begin), list.size());
+    if (end > begin) set_kernel_option(o, list.substr(begin, end - begin));
+    begin = end + 1;
+  }
 }
 
 std::vector<std::string> kernel_option_help() {

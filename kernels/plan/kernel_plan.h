@@ -46,6 +46,8 @@ struct KernelOptions {
 void set_kernel_option(KernelOptions& o, const std::string& key, const std::string& value);
 // "KEY=VALUE" (as `bench --kernel-option` takes it); throws InvalidInput.
 void set_kernel_option(KernelOptions& o, const std::string& key_equals_value);
+// A comma-separated list of KEY=VALUE (DIFFSCOPE_KERNEL_OPTIONS); empty entries are skipped; throws InvalidInput.
+void set_kernel_options(KernelOptions& o, const std::string& comma_separated);
 // One line per key: "KEY: valid values (default)".
 std::vector<std::string> kernel_option_help();
 

@@ -187,6 +187,10 @@ TEST(KernelPlan, OptionErrorsNameTheKeyTheValueAndWhatIsValid) {
   EXPECT_THROW(set_kernel_option(o, "=1"), InvalidInput);
   EXPECT_THROW(set_kernel_option(o, "cluster_size=12"), InvalidInput);
   EXPECT_THROW(set_kernel_option(o, "pdl=yes"), InvalidInput);
+  set_kernel_options(o, "wgmma=0,,pdl=0,");  // DIFFSCOPE_KERNEL_OPTIONS' list: empty entries skipped
+  EXPECT_FALSE(o.wgmma);
+  EXPECT_FALSE(o.pdl);
+  EXPECT_THROW(set_kernel_options(o, "wgmma=0,cta=n9"), InvalidInput);
   set_kernel_option(o, "mlp3_tc_tiles=1s");
   EXPECT_EQ(o.mlp3_tc_tiles, Mlp3TcTiles::OneStaged);
   std::set<std::string> keys;

@@ -37,10 +37,6 @@ py::object as_index(const py::handle& v) {
   return py::reinterpret_steal<py::object>(i);
 }
 
-[[noreturn]] void out_of_range(const std::string& arg, const std::string& value, IntRange r) {
-  throw InvalidInput(arg + " = " + value + " is out of range; valid: [" + std::to_string(r.lo) + ", " +
-                     std::to_string(r.hi) + "]");
-}
 }  // namespace
 
 void note_cuda_process() {
@@ -69,7 +65,7 @@ int64_t int_arg(const py::handle& v, const char* arg, IntRange r, const std::str
   if (!i) throw InvalidInput(std::string(arg) + " = " + repr_text(v) + " is not an int; valid: " + valid);
   int overflow = 0;
   const long long x = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
-  if (overflow != 0 || !r.contains(x)) out_of_range(arg, py::str(i), r);
+  if (overflow != 0 || !r.contains(x)) throw_out_of_range(arg, py::str(i), r);
   return x;
 }
 
@@ -161,14 +157,14 @@ std::vector<int64_t> int_vector(const py::handle& v, const char* arg, int64_t B,
     for (int64_t b = 0; b < B; ++b) {
       const uint64_t u = a.data()[b];
       if (u > static_cast<uint64_t>(r.hi) || static_cast<int64_t>(u) < r.lo)
-        out_of_range(std::string(arg) + "[" + std::to_string(b) + "]", std::to_string(u), r);
+        throw_out_of_range(std::string(arg) + "[" + std::to_string(b) + "]", std::to_string(u), r);
       out[static_cast<size_t>(b)] = static_cast<int64_t>(u);
     }
   } else {
     const auto a = py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(raw);
     for (int64_t b = 0; b < B; ++b) {
       if (!r.contains(a.data()[b]))
-        out_of_range(std::string(arg) + "[" + std::to_string(b) + "]", std::to_string(a.data()[b]), r);
+        throw_out_of_range(std::string(arg) + "[" + std::to_string(b) + "]", std::to_string(a.data()[b]), r);
       out[static_cast<size_t>(b)] = a.data()[b];
     }
   }

@@ -42,11 +42,12 @@ const PersistedRange* find_persisted_range(const std::string& name) {
 }
 
 void check_range(const std::string& arg, int64_t value, IntRange r) {
-  if (!r.contains(value)) {
-    std::ostringstream os;
-    os << arg << " = " << value << " is out of range; valid: [" << r.lo << ", " << r.hi << "]";
-    throw InvalidInput(os.str());
-  }
+  if (!r.contains(value)) throw_out_of_range(arg, std::to_string(value), r);
+}
+
+void throw_out_of_range(const std::string& arg, const std::string& value_text, IntRange r) {
+  throw InvalidInput(arg + " = " + value_text + " is out of range; valid: [" + std::to_string(r.lo) + ", " +
+                     std::to_string(r.hi) + "]");
 }
 
 void check_real_range(const std::string& arg, double value, RealRange r) {

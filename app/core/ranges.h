@@ -52,6 +52,8 @@ constexpr RealRange kPointAlphaRange{0.05, 1.0};
 
 // Each throws InvalidInput("<arg> = <value> is out of range; valid: [lo, hi]") when outside.
 void check_range(const std::string& arg, int64_t value, IntRange r);
+// Throws check_range's InvalidInput for a value given as text (one that may not fit in int64: a Python int, a uint64).
+[[noreturn]] void throw_out_of_range(const std::string& arg, const std::string& value_text, IntRange r);
 void check_eta(double eta, const char* arg = "--eta");  // arg: the CLI's "--eta"; Python's "eta"
 void check_real_range(const std::string& arg, double value, RealRange r);
 

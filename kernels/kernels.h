@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "core/precision.h"
+#include "base/precision.h"
 #include "kernels/launch_context.h"
 #include "kernels/plan/kernel_plan.h"
 
@@ -29,7 +29,7 @@ struct DeviceNet {
   const uint16_t *W1_bf16 = nullptr, *W2_bf16 = nullptr, *W3_bf16 = nullptr;
 };
 
-// A step table on the device (core/step_table.h): step k at timestep t[k], x <- A[k] x + C[k] eps + S[k] z.
+// A step table on the device (diffusion/step_table.h): step k at timestep t[k], x <- A[k] x + C[k] eps + S[k] z.
 struct DeviceSteps {
   const int32_t* t = nullptr;
   const float *A = nullptr, *C = nullptr, *S = nullptr;

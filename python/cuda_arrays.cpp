@@ -8,9 +8,10 @@
 
 #include <utility>
 
-#include "core/errors.h"
-#include "core/ranges.h"
-#include "core/sampling.h"
+#include "base/errors.h"
+#include "base/ranges.h"
+#include "diffusion/input_checks.h"
+#include "diffusion/sampling.h"
 #include "gpu/cuda_backend.h"
 #include "gpu/cuda_check.h"
 #include "gpu/gpu_buffer.h"

@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "core/backend.h"
-#include "core/model.h"
-#include "core/step_table.h"
+#include "diffusion/step_table.h"
+#include "model/model.h"
 #include "python/module_util.h"
+#include "run/backend.h"
 
 namespace diffscope::python {
 

@@ -1,5 +1,5 @@
 // cuda_arrays_none.cpp — cuda_arrays.h in a build without CUDA: CUDA arrays are recognised and refused.
-#include "core/errors.h"
+#include "base/errors.h"
 #include "python/cuda_arrays.h"
 
 namespace py = pybind11;

@@ -18,18 +18,19 @@
 #include <string>
 #include <vector>
 
-#include "core/backend.h"
-#include "core/cpu_threads.h"
-#include "core/errors.h"
-#include "core/finite_checks.h"
-#include "core/model.h"
-#include "core/model_paths.h"
-#include "core/ranges.h"
-#include "core/scheduler_config.h"
-#include "core/sampling.h"
-#include "core/step_table.h"
+#include "base/errors.h"
+#include "base/ranges.h"
+#include "diffusion/input_checks.h"
+#include "diffusion/sampling.h"
+#include "diffusion/scheduler_config.h"
+#include "diffusion/step_table.h"
+#include "model/model.h"
+#include "platform/cpu_threads.h"
+#include "platform/model_paths.h"
 #include "python/cuda_arrays.h"
 #include "python/module_util.h"
+#include "run/backend.h"
+#include "run/finite_checks.h"
 
 namespace py = pybind11;
 
@@ -217,7 +218,7 @@ struct Model {
   }
 
   // A copy of the model with the diffusers scheduler_config.json at `path_arg` (str or os.PathLike) applied
-  // (core/scheduler_config.h, as `sample --scheduler-config`): its schedule by SEMANTICS §3's rule, and its spacing
+  // (diffusion/scheduler_config.h, as `sample --scheduler-config`): its schedule by SEMANTICS §3's rule, and its spacing
   // and steps_offset where the caller gave none (ddpm / ddpm-mean keep the default spacing). Its schedule warnings
   // and sampler_mismatch_note's line become Python UserWarnings; a bad file raises ValueError naming the key, the
   // value and the range.

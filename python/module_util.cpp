@@ -6,7 +6,7 @@
 
 #include <atomic>
 
-#include "core/errors.h"
+#include "base/errors.h"
 #include "python/cuda_arrays.h"
 
 #ifdef DIFFSCOPE_HAVE_CUDA

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "core/backend.h"
-#include "core/ranges.h"
+#include "base/ranges.h"
+#include "run/backend.h"
 
 namespace diffscope::gpu {
 class CudaBackend;

@@ -1,29 +1,48 @@
 #!/usr/bin/env bash
-# check_layers.sh — fails when a file includes from a layer it may not use, when ui issues raw GL or CUDA, or when
-# kernels/ reads the environment or keeps function-local statics (docs/ARCHITECTURE.md "Layers"). Run from anywhere;
+# check_layers.sh — fails when a file includes from a room it may not use, when ui or picture issue raw GL, or when
+# kernels/ reads the environment or keeps function-local statics (docs/ARCHITECTURE.md "Rooms"). Run from anywhere;
 # CI runs it as the ctest `layers`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-# layer -> the layers its files may include ("quoted" includes of the form "layer/file.h")
+# room -> the rooms its files may include ("quoted" includes of the form "room/file.h"). The core rooms, each on
+# the ones before it: base (vocabulary: errors, ranges, precision, the noise stream), platform (the OS edges),
+# formats (file formats), model (what a model is), diffusion (the maths of sampling), run (running a request on a
+# backend), session (the interactive session's state, no ImGui).
+core_rooms="base platform formats model diffusion run session"
 declare -A allowed=(
-  [core]="core"
-  [kernels]="kernels core"
-  [plan]="kernels core"
-  [gpu]="gpu core kernels"
-  [render]="render core"
-  [ui]="ui render core"
-  [shell]="shell ui render gpu core"
-  [cli]="cli shell ui render gpu kernels core"
+  [base]="base"
+  [platform]="platform base"
+  [formats]="formats platform base"
+  [model]="model formats platform base"
+  [diffusion]="diffusion model formats platform base"
+  [run]="run diffusion model formats platform base"
+  [session]="session run diffusion model formats platform base"
+  [kernels]="kernels base"
+  [plan]="kernels base"
+  [gpu]="gpu kernels $core_rooms"
+  [render]="render $core_rooms"
+  [picture]="picture render $core_rooms"
+  [ui]="ui picture render $core_rooms"
+  [shell]="shell ui picture render gpu $core_rooms"
+  [cli]="cli shell ui picture render gpu kernels $core_rooms"
 )
-# layer -> system headers it must not include (a regular expression)
+# room -> system headers it must not include (a regular expression)
+no_gpu_gl='<(epoxy|GLFW|EGL|cuda|cublas|imgui)'
 declare -A forbidden_sys=(
-  [core]='<(epoxy|GLFW|EGL|cuda|cublas|imgui)'
+  [base]=$no_gpu_gl [platform]=$no_gpu_gl [formats]=$no_gpu_gl [model]=$no_gpu_gl [diffusion]=$no_gpu_gl
+  [run]=$no_gpu_gl [session]=$no_gpu_gl
   [kernels]='<(epoxy|GLFW|EGL|imgui)'
   [plan]='<(epoxy|GLFW|EGL|imgui|cuda|cublas)'
   [gpu]='<(GLFW|EGL|imgui)'
   [render]='<(cuda|cublas|imgui)'
+  [picture]='<(epoxy|GLFW|EGL|cuda|cublas|imgui)'
   [ui]='<(epoxy|GLFW|EGL|cuda|cublas|imgui_impl)'
 )
+# every folder under app/ is a room of the table
+for d in app/*/; do
+  r=$(basename "$d")
+  [ -n "${allowed[$r]:-}" ] || { echo "layers: app/$r/ is not a room of scripts/check_layers.sh (add it and its row in docs/ARCHITECTURE.md)"; exit 1; }
+done
 bad=0
 for layer in "${!allowed[@]}"; do
   dir=app/$layer; [ "$layer" = kernels ] && dir=kernels; [ "$layer" = plan ] && dir=kernels/plan
@@ -42,11 +61,11 @@ for layer in "${!allowed[@]}"; do
     if [ "$layer" = gpu ] && [ "$(basename "$f")" != interop_compute.cpp ] && grep -nE '^#include <epoxy' "$f" >/dev/null; then
       echo "layers: $f includes GL: only gpu/interop_compute.cpp may"; bad=1
     fi
-    if [ "$layer" = ui ] && grep -nE '(^|[^A-Za-z0-9_:.>])gl[A-Z][A-Za-z0-9]*[[:space:]]*\(' "$f" >/dev/null; then
+    if { [ "$layer" = ui ] || [ "$layer" = picture ]; } && grep -nE '(^|[^A-Za-z0-9_:.>])gl[A-Z][A-Za-z0-9]*[[:space:]]*\(' "$f" >/dev/null; then
       echo "layers: $f: raw GL call ($(grep -nE '(^|[^A-Za-z0-9_:.>])gl[A-Z][A-Za-z0-9]*[[:space:]]*\(' "$f" | head -1)): ui draws through render/"; bad=1
     fi
   done < <(if [ "$layer" = kernels ]; then find "$dir" -path kernels/plan -prune -o -type f \( -name '*.h' -o -name '*.cpp' -o -name '*.cu' -o -name '*.cuh' \) -print;
-           else find "$dir" -maxdepth 1 -type f \( -name '*.h' -o -name '*.cpp' -o -name '*.cu' -o -name '*.cuh' \); fi | sort)
+           else find "$dir" -type f \( -name '*.h' -o -name '*.cpp' -o -name '*.cu' -o -name '*.cuh' \); fi | sort)
 done
 # The kernels take their choices from the plan (kernels/plan/kernel_plan.h) and their per-device state from the
 # backend's LaunchContext: no environment and no function-local statics anywhere under kernels/.

@@ -1,5 +1,5 @@
 // signal_run.h — runs the diffscope binary, sends it a signal after a delay (or once a file whose name holds `when_file`
-// appears in `watch_dir`) and reports how it ended: the tests of SIGINT / SIGTERM handling (core/stop_signal.h).
+// appears in `watch_dir`) and reports how it ended: the tests of SIGINT / SIGTERM handling (platform/stop_signal.h).
 #pragma once
 #include <fcntl.h>
 #include <signal.h>

@@ -14,21 +14,21 @@
 #include <string>
 #include <vector>
 
+#include "base/errors.h"
+#include "base/words.h"
 #include "cli/cli.h"
 #include "cli/cli_util.h"
 #include "cli/text_table.h"
-#include "core/random_weights.h"
-#include "core/backend.h"
-#include "core/cpu_reference.h"
-#include "core/errors.h"
-#include "core/model.h"
-#include "core/model_paths.h"
-#include "core/sampling.h"
-#include "core/schedule.h"
-#include "core/step_table.h"
-#include "core/words.h"
-#include "gpu/bench_row.h"
+#include "diffusion/cpu_reference.h"
+#include "diffusion/sampling.h"
+#include "diffusion/step_table.h"
+#include "gpu/bench/bench_row.h"
 #include "kernels/plan/kernel_plan.h"
+#include "model/model.h"
+#include "model/random_weights.h"
+#include "model/schedule.h"
+#include "platform/model_paths.h"
+#include "run/backend.h"
 #if defined(DIFFSCOPE_HAVE_CUDA)
 #include "gpu/cuda_backend.h"
 #endif

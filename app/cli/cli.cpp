@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "base/errors.h"
 #include "cli/cli_util.h"
 #include "cli/parse_errors.h"
-#include "core/errors.h"
-#include "core/json_path.h"
-#include "core/stop_signal.h"
+#include "formats/json_path.h"
+#include "platform/stop_signal.h"
 
 namespace diffscope::cli {
 namespace {

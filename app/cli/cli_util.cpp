@@ -18,11 +18,11 @@
 
 #include <CLI/CLI.hpp>
 
-#include "core/atomic_write.h"
-#include "core/cpu_threads.h"
-#include "core/errors.h"
-#include "core/npy.h"
-#include "core/output_files.h"
+#include "base/errors.h"
+#include "formats/npy.h"
+#include "platform/atomic_write.h"
+#include "platform/cpu_threads.h"
+#include "platform/output_files.h"
 
 #if defined(DIFFSCOPE_HAVE_CUDA) && __has_include("gpu/cuda_backend.h")
 #include "gpu/cuda_backend.h"

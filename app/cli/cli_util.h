@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/backend.h"
+#include "run/backend.h"
 
 namespace CLI {
 class App;
@@ -17,7 +17,7 @@ class App;
 
 namespace diffscope::cli {
 
-// `--threads N` on a subcommand that computes: the CPU backend's threads (core/cpu_threads.h).
+// `--threads N` on a subcommand that computes: the CPU backend's threads (platform/cpu_threads.h).
 void add_threads_option(CLI::App& sub);
 // Applies the parsed subcommand's `--threads` (set_cpu_threads): InvalidInput (exit 2) outside [1, 1024]. Call
 // after parsing, before any work.

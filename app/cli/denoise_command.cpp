@@ -6,17 +6,18 @@
 #include <memory>
 #include <string>
 
+#include "base/errors.h"
+#include "base/ranges.h"
 #include "cli/cli.h"
 #include "cli/cli_util.h"
-#include "core/atomic_write.h"
-#include "core/errors.h"
-#include "core/finite_checks.h"
-#include "core/model.h"
-#include "core/model_paths.h"
-#include "core/npy.h"
-#include "core/output_files.h"
-#include "core/step_table.h"
-#include "core/ranges.h"
+#include "diffusion/input_checks.h"
+#include "diffusion/step_table.h"
+#include "formats/npy.h"
+#include "model/model.h"
+#include "platform/atomic_write.h"
+#include "platform/model_paths.h"
+#include "platform/output_files.h"
+#include "run/finite_checks.h"
 
 namespace diffscope::cli {
 namespace {

@@ -4,15 +4,15 @@
 #include <cstdio>
 #include <memory>
 
+#include "base/errors.h"
+#include "base/words.h"
 #include "cli/cli.h"
-#include "core/errors.h"
-#include "core/model_paths.h"
-#include "core/settings_schema.h"
-#include "core/stop_signal.h"
-#include "core/words.h"
+#include "picture/restore.h"
+#include "platform/model_paths.h"
+#include "platform/stop_signal.h"
+#include "session/settings_keys.h"
+#include "session/settings_schema.h"
 #include "shell/run.h"
-#include "ui/settings_keys.h"
-#include "ui/restore.h"
 
 namespace diffscope::cli {
 
@@ -22,18 +22,18 @@ struct GuiOptions {
   std::string file;  // the positional FILE: a model, or an export's .png / .json (then as --restore)
   bool headless = false, no_persist = false, script_help = false;
   std::vector<std::string> sets;
-  std::string n, steps, t_start;  // text: checked with the --set values (ui/settings_keys.h)
+  std::string n, steps, t_start;  // text: checked with the --set values (session/settings_keys.h)
   int frames = 0;
 };
 
 void parse_size(const std::string& s, int* w, int* h) {
-  if (!s.empty()) parse_size_wxh("--size", s, w, h);  // core/settings_schema.h: the one WxH parser
+  if (!s.empty()) parse_size_wxh("--size", s, w, h);  // session/settings_schema.h: the one WxH parser
 }
 // --restore: the sidecar's model (unless --model is given) and settings, applied before any --set.
 void restore_into(const std::string& file, ui::AppOptions* ao) {
   std::string note;
   const nlohmann::json j = read_sidecar(file, &note);
-  ui::RestorePlan plan = ui::plan_restore(j);
+  RestorePlan plan = plan_restore(j);
   note += plan.note;
   if (ao->model.empty()) ao->model = plan.model;
   ao->frame = plan.frame;
@@ -62,10 +62,10 @@ void register_gui(CLI::App& app, Action& action) {
   sub->add_option("--n", o->n, "number of samples, in [1, 1000000] (this run only)")->type_name("INT");
   sub->add_option("--steps", o->steps, "steps N, in [1, t_start+1] (this run only)")->type_name("INT");
   sub->add_option("--t-start", o->t_start, "start timestep, in [0, T-1] (this run only)")->type_name("INT");
-  sub->add_option("--set", o->sets, "KEY=VALUE setting for this run (repeatable): " + ui::setting_keys() +
-                                        "; out-of-range values are refused (app/core/ranges.h)");
+  sub->add_option("--set", o->sets, "KEY=VALUE setting for this run (repeatable): " + setting_keys() +
+                                        "; out-of-range values are refused (app/base/ranges.h)");
   sub->add_option("--restore", o->restore, "open the model and settings of an export: its .png (text chunk) or "
-                                           ".json sidecar (ui/restore.h); --model and --set still win");
+                                           ".json sidecar (picture/restore.h); --model and --set still win");
   sub->add_option("file", o->file, "FILE: a model (.safetensors; as --model) or an export's .png / .json sidecar "
                                    "(as --restore): what a file manager's \"Open with\" passes");
   sub->add_flag("--no-persist", o->no_persist, "do not read or write the settings in the config folder");
@@ -77,11 +77,11 @@ void register_gui(CLI::App& app, Action& action) {
         return;
       }
       if (!o->file.empty()) {  // FILE: an export to restore (by its extension, as a dropped file) or a model
-        std::string& slot = ui::is_restore_file(o->file) ? o->restore : o->model;
-        const char* flag = ui::is_restore_file(o->file) ? "--restore" : "--model";
+        std::string& slot = is_restore_file(o->file) ? o->restore : o->model;
+        const char* flag = is_restore_file(o->file) ? "--restore" : "--model";
         if (!slot.empty())
           throw InvalidInput("FILE '" + o->file + "' and " + flag + " '" + slot + "' both name the " +
-                             (ui::is_restore_file(o->file) ? "export to restore" : "model") + "; valid: one of them");
+                             (is_restore_file(o->file) ? "export to restore" : "model") + "; valid: one of them");
         slot = o->file;
       }
       ui::AppOptions ao;
@@ -97,12 +97,12 @@ void register_gui(CLI::App& app, Action& action) {
       for (const std::string& kv : o->sets) {
         const size_t eq = kv.find('=');
         if (eq == std::string::npos || eq == 0)
-          throw InvalidInput("--set " + kv + ": want KEY=VALUE; keys: " + ui::setting_keys());
+          throw InvalidInput("--set " + kv + ": want KEY=VALUE; keys: " + setting_keys());
         ao.sets.push_back({kv.substr(0, eq), kv.substr(eq + 1), "--set " + kv.substr(0, eq)});
       }
       // Checked before a window or an EGL context is made (the app applies them again, with the model's ranges).
       AppSettings probe;
-      for (const ui::SettingOverride& s : ao.sets) ui::apply_setting(probe, s.key, s.value, s.arg);
+      for (const ui::SettingOverride& s : ao.sets) apply_setting(probe, s.key, s.value, s.arg);
       if (o->headless && !ao.model.empty())  // headless: a mistyped name is exit 2 (the window shows the default)
         (void)resolve_model_arg("--model", ao.model);
       if (o->headless) {

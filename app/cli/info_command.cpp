@@ -8,14 +8,14 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "base/errors.h"
 #include "cli/cli.h"
-#include "core/finite_checks.h"
-#include "core/json_path.h"
-#include "core/errors.h"
-#include "core/model.h"
-#include "core/model_load.h"
-#include "core/model_paths.h"
-#include "core/safetensors.h"
+#include "formats/json_path.h"
+#include "formats/safetensors.h"
+#include "model/model.h"
+#include "model/model_load.h"
+#include "platform/model_paths.h"
+#include "run/finite_checks.h"
 
 namespace diffscope::cli {
 namespace {

@@ -4,13 +4,13 @@
 #include <memory>
 #include <string>
 
+#include "base/errors.h"
 #include "cli/cli.h"
 #include "cli/cli_util.h"
-#include "core/errors.h"
-#include "core/finite_checks.h"
-#include "core/model.h"
-#include "core/npy.h"
-#include "core/output_files.h"
+#include "formats/npy.h"
+#include "model/model.h"
+#include "platform/output_files.h"
+#include "run/finite_checks.h"
 
 namespace diffscope::cli {
 namespace {

@@ -6,7 +6,7 @@
 #include <regex>
 #include <vector>
 
-#include "core/words.h"
+#include "base/words.h"
 
 namespace diffscope::cli {
 namespace {

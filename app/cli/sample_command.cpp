@@ -13,32 +13,33 @@
 #include <string>
 #include <vector>
 
+#include "base/errors.h"
+#include "base/ranges.h"
+#include "base/words.h"
 #include "cli/cli.h"
 #include "cli/cli_util.h"
-#include "core/atomic_write.h"
-#include "core/errors.h"
-#include "core/finite_checks.h"
-#include "core/model.h"
-#include "core/json_path.h"
-#include "core/model_paths.h"
-#include "core/npy.h"
-#include "core/output_files.h"
-#include "core/ranges.h"
-#include "core/command_line.h"
-#include "core/settings_schema.h"
-#include "core/sidecar_file.h"
-#include "core/view_fit.h"
-#include "core/trajectory_store.h"
-#include "core/sampling.h"
-#include "core/scheduler_config.h"
-#include "core/step_table.h"
-#include "core/stop_signal.h"
-#include "core/video_writer.h"
-#include "core/words.h"
+#include "diffusion/input_checks.h"
+#include "diffusion/sampling.h"
+#include "diffusion/scheduler_config.h"
+#include "diffusion/step_table.h"
+#include "formats/json_path.h"
+#include "formats/npy.h"
+#include "formats/sidecar_file.h"
+#include "formats/video_writer.h"
+#include "model/model.h"
+#include "platform/atomic_write.h"
+#include "platform/model_paths.h"
+#include "platform/output_files.h"
+#include "platform/stop_signal.h"
+#include "run/finite_checks.h"
+#include "run/trajectory_store.h"
+#include "session/command_line.h"
+#include "session/settings_schema.h"
+#include "session/view_fit.h"
 
-#if defined(DIFFSCOPE_HAVE_GUI) && __has_include("ui/sample_png.h")
-#include "ui/restore.h"
-#include "ui/sample_png.h"
+#if defined(DIFFSCOPE_HAVE_GUI) && __has_include("picture/sample_png.h")
+#include "picture/restore.h"
+#include "picture/sample_png.h"
 #define DIFFSCOPE_SAMPLE_PNG 1
 #endif
 
@@ -58,7 +59,7 @@ struct SampleOptions {
   double eta = 0.0;
   int64_t steps = 0;
   CLI::Option* steps_option = nullptr;  // steps default to t_start + 1 when not given
-  int64_t t_start = 0;  // given by --t-start or --config; else the model's default_t_start (core/finite_checks.h)
+  int64_t t_start = 0;  // given by --t-start or --config; else the model's default_t_start (run/finite_checks.h)
   bool t_start_from_config = false;
   std::string seed_text = "0";
   uint64_t seed = 0;  // parsed from seed_text
@@ -72,7 +73,7 @@ struct SampleOptions {
   int64_t stride = 1;
   std::string backend = "cpu", precision = "fp32";
   // The picture (GUI builds): every view setting that changes a pixel, by its settings-schema key
-  // (core/settings_schema.h), from --config and the generated --key-name flags; the flags win.
+  // (session/settings_schema.h), from --config and the generated --key-name flags; the flags win.
   std::string config;                           // --config sidecar.json|export.png
   std::map<std::string, std::string> view_flags;  // schema key -> the text of its --flag
   int64_t frame = -1;                           // the frame written to --out and drawn; -1: the last
@@ -110,7 +111,7 @@ void apply_config(SampleOptions& o, AppSettings* pic, bool* camera_given, bool* 
   const nlohmann::json flat = sidecar_settings(j);
   if (o.model.empty() && j.contains("model") && j["model"].is_object()) {
 #ifdef DIFFSCOPE_SAMPLE_PNG
-    const ui::RestorePlan plan = ui::plan_restore(j);  // found by path, checked by SHA-256 (ui/restore.h)
+    const RestorePlan plan = plan_restore(j);  // found by path, checked by SHA-256 (picture/restore.h)
     o.model = plan.model;
     *note += plan.note;
 #else
@@ -197,8 +198,8 @@ std::string shape_text(const std::vector<int64_t>& shape) {
 
 #ifdef DIFFSCOPE_SAMPLE_PNG
 // The video's kept-frame range from --video-frames FIRST:LAST (step numbers, inclusive, in [0, N]).
-ui::SampleVideo video_range(const SampleOptions& o, const std::vector<int>& frames) {
-  ui::SampleVideo v{o.video, o.fps, o.video_lossless, o.video_yuv420, 0, static_cast<int>(frames.size()) - 1};
+SampleVideo video_range(const SampleOptions& o, const std::vector<int>& frames) {
+  SampleVideo v{o.video, o.fps, o.video_lossless, o.video_yuv420, 0, static_cast<int>(frames.size()) - 1};
   if (o.video_frames.empty()) return v;
   int a = 0, b = 0;
   char colon = 0, extra = 0;
@@ -312,7 +313,7 @@ Spacing written_spacing(const SampleOptions& o, Sampler sampler, Spacing spacing
 }
 
 #ifdef DIFFSCOPE_SAMPLE_PNG
-// The options after `--out` in the sidecars' command_line (core/command_line.h): every output and picture option
+// The options after `--out` in the sidecars' command_line (session/command_line.h): every output and picture option
 // of this run with its effective value (from the flags or --config), input files by absolute path, so that the
 // line reproduces every file of the run from any folder.
 std::string run_options(const SampleOptions& o, const AppSettings& pic, bool camera_given, int steps_offset,
@@ -452,7 +453,7 @@ void run_sample(SampleOptions o) {
   if (o.frame >= 0 && !std::binary_search(frames.begin(), frames.end(), int(o.frame)))  // --frame is kept too
     frames.insert(std::upper_bound(frames.begin(), frames.end(), int(o.frame)), int(o.frame));
 #ifdef DIFFSCOPE_SAMPLE_PNG
-  const ui::SampleVideo video = video_range(o, frames);
+  const SampleVideo video = video_range(o, frames);
 #endif
   const int64_t n_frames = static_cast<int64_t>(frames.size());
   // Every output, derived names included, is distinct and fits on its file system (SEMANTICS §9).
@@ -522,7 +523,7 @@ void run_sample(SampleOptions o) {
     backend->run_steps(model, table, k, stop, x.data(), n, o.seed, step_frames, precision, 0,
                        prev_x0.empty() ? nullptr : prev_x0.data());
     k = stop;
-    throw_if_stopped();  // SIGINT / SIGTERM: nothing written (core/stop_signal.h)
+    throw_if_stopped();  // SIGINT / SIGTERM: nothing written (platform/stop_signal.h)
     if (!every_frame && !traj.empty() && next_frame < frames.size() && frames[next_frame] == k) {
       std::memcpy(traj.data() + next_frame * frame_elems, x.data(), sizeof(float) * frame_elems);
       ++next_frame;
@@ -549,7 +550,7 @@ void run_sample(SampleOptions o) {
   }
 #ifdef DIFFSCOPE_SAMPLE_PNG
   if (!o.png.empty() || !o.video.empty()) {
-    ui::SamplePng req;
+    SamplePng req;
     req.model = &model;
     req.B = n;
     req.frames = traj.data();
@@ -580,7 +581,7 @@ void run_sample(SampleOptions o) {
     const std::string grid_note = image_grid_note(model, n, pic.view.image_grid_cols);
     if (!grid_note.empty()) std::fprintf(stderr, "%s", grid_note.c_str());
     if (!o.png.empty()) {
-      ui::SamplePngFiles png = ui::render_sample_png(req);
+      SamplePngFiles png = render_sample_png(req);
       files.add(o.png, "--png", std::move(png.png));
       files.add(png_sidecar_path(o.png), "--png", std::move(png.sidecar));
       wrote += ", " + o.png + " (" + std::to_string(png_w) + "x" + std::to_string(png_h) + ")";
@@ -590,9 +591,9 @@ void run_sample(SampleOptions o) {
     if (!o.video.empty()) {
       const auto v0 = std::chrono::steady_clock::now();
       Progress frames_done("video frames", video.last - video.first + 1);
-      ui::SampleVideo v = video;
+      SampleVideo v = video;
       v.on_frame = [&](int done) { frames_done.update(done); };
-      ui::render_sample_video(req, v);
+      render_sample_video(req, v);
       frames_done.clear();
       video_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - v0).count();
       wrote += ", " + o.video;
@@ -664,7 +665,7 @@ void register_sample(CLI::App& app, Action& action) {
                                                        "picture's own pane); the picture shows at least that pane");
   sub->add_option("--ui-scale", o->ui_scale, "UI content scale: points are point_size x this many pixels, in [0.25, 8]")
       ->capture_default_str();
-  for (const SettingField& f : setting_fields())  // every view setting that changes a pixel (core/settings_schema.h)
+  for (const SettingField& f : setting_fields())  // every view setting that changes a pixel (session/settings_schema.h)
     if (is_picture_setting(f))
       sub->add_option(setting_flag(f.key), o->view_flags[f.key],
                       std::string("setting '") + f.key + "'" + (f.lo < f.hi ? ", in [" + num_text(f.lo) + ", " + num_text(f.hi) + "]" : "") +

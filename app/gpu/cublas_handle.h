@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <string>
 
-#include "core/errors.h"
+#include "base/errors.h"
 #include "gpu/cublas_loader.h"
 
 namespace diffscope::gpu {

@@ -12,9 +12,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "core/errors.h"
-#include "core/philox_normal.h"
-#include "core/frame_probe.h"
+#include "base/errors.h"
+#include "base/philox_normal.h"
 #include "gpu/cublas_handle.h"
 #include "gpu/cuda_check.h"
 #include "gpu/device_eps_net.h"
@@ -26,6 +25,7 @@
 #include "kernels/kernels.h"
 #include "kernels/mixture/mixture_kernels.h"
 #include "kernels/solver/solver_kernels.h"
+#include "run/frame_probe.h"
 
 namespace diffscope::gpu {
 

@@ -7,10 +7,10 @@
 #include <memory>
 #include <string>
 
-#include "core/backend.h"
-#include "core/model.h"
-#include "core/step_table.h"
+#include "diffusion/step_table.h"
 #include "kernels/plan/kernel_plan.h"
+#include "model/model.h"
+#include "run/backend.h"
 
 namespace diffscope::gpu {
 
@@ -30,7 +30,7 @@ class CudaBackend : public DenoiserBackend {
   std::string name() const override;  // "cuda (NVIDIA H200)"
   std::string device() const override;  // "NVIDIA H200"
 
-  // ---- host-pointer interface (core/backend.h); synchronous -------------------------------------------
+  // ---- host-pointer interface (run/backend.h); synchronous -------------------------------------------
   void denoise(const DiffusionModel& model, float* x, const int64_t* t_start, int B, int S, float* trajectory,
                Precision precision) override;
   void run_steps(const DiffusionModel& model, const StepTable& table, int k_begin, int k_end, float* x, int B,

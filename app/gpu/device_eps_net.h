@@ -5,9 +5,9 @@
 
 #include <cstdint>
 
-#include "core/model.h"
 #include "gpu/gpu_buffer.h"
 #include "kernels/kernels.h"
+#include "model/model.h"
 
 namespace diffscope::gpu {
 

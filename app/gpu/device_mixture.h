@@ -3,9 +3,9 @@
 #pragma once
 #include <cuda_runtime.h>
 
-#include "core/gaussian_mixture.h"
 #include "gpu/gpu_buffer.h"
 #include "kernels/mixture/mixture_kernels.h"
+#include "model/gaussian_mixture.h"
 
 namespace diffscope::gpu {
 

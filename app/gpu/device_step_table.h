@@ -1,4 +1,4 @@
-// device_step_table.h — step tables (core/step_table.h, SEMANTICS §3) resident on the device: DeviceStepTable
+// device_step_table.h — step tables (diffusion/step_table.h, SEMANTICS §3) resident on the device: DeviceStepTable
 // for the fast kernels (integer t, A, C, S: kernels::DeviceSteps) and DeviceSolverTable for the solver and
 // mixture kernels (float network times, the dpmpp/heun coefficients, noise keys, abar: kernels::SolverSteps).
 #pragma once
@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/step_table.h"
+#include "diffusion/step_table.h"
 #include "gpu/gpu_buffer.h"
 #include "kernels/kernels.h"
 #include "kernels/mixture/mixture_kernels.h"

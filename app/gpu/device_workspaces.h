@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "core/precision.h"
+#include "base/precision.h"
 #include "gpu/gpu_buffer.h"
 #include "kernels/kernels.h"
 

@@ -10,15 +10,15 @@
 #include <cstring>
 #include <optional>
 
-#include "core/field_eval.h"
-#include "core/fault_injection.h"
-#include "core/frame_probe.h"
+#include "diffusion/field_eval.h"
 #include "gpu/cuda_backend.h"
 #include "gpu/cuda_check.h"
 #include "gpu/gpu_buffer.h"
-#include "gpu/graphics_mapping.h"
 #include "gpu/gpu_timer.h"
+#include "gpu/graphics_mapping.h"
 #include "gpu/pinned_buffer.h"
+#include "platform/fault_injection.h"
+#include "run/frame_probe.h"
 
 namespace diffscope::gpu {
 namespace {

@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "core/compute_path.h"
+#include "run/compute_path.h"
 
 namespace diffscope::gpu {
 

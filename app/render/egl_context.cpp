@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "core/errors.h"
+#include "base/errors.h"
 
 namespace diffscope::render {
 namespace {

@@ -5,8 +5,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/errors.h"
-#include "core/frame_probe.h"
+#include "base/errors.h"
+#include "run/frame_probe.h"
 
 namespace diffscope::render {
 

@@ -1,4 +1,4 @@
-// gl_buffers.h — the GL side of the trajectory (an SSBO implementing core's TrajectoryBufferTarget), an
+// gl_buffers.h — the GL side of the trajectory (an SSBO implementing run's TrajectoryBufferTarget), an
 // offscreen render target (FBO + RGBA8 texture) and double-buffered GPU timer queries.
 #pragma once
 #include <epoxy/gl.h>
@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/compute_path.h"
+#include "run/compute_path.h"
 
 namespace diffscope::render {
 

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/errors.h"
+#include "base/errors.h"
 
 namespace diffscope::render {
 namespace {

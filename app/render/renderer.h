@@ -6,8 +6,8 @@
 
 #include <vector>
 
-#include "core/compute_path.h"
 #include "render/gl_program.h"
+#include "run/compute_path.h"
 
 namespace diffscope::render {
 

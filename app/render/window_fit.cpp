@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/atomic_write.h"
-#include "core/json_bounded.h"
+#include "formats/json_bounded.h"
+#include "platform/atomic_write.h"
 
 namespace diffscope::render {
 

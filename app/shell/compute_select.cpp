@@ -2,7 +2,7 @@
 #include "shell/compute_select.h"
 
 #if defined(DIFFSCOPE_HAVE_CUDA)
-#include "gpu/bench_row.h"
+#include "gpu/bench/bench_row.h"
 #include "gpu/interop_compute.h"
 #endif
 
@@ -38,8 +38,8 @@ std::unique_ptr<ComputePath> select_compute_path(const std::string& backend, Tra
   return make_cpu_compute_path(target);
 }
 
-ui::ComputeServices make_compute_services() {
-  ui::ComputeServices s;
+ComputeServices make_compute_services() {
+  ComputeServices s;
   s.make_path = select_compute_path;
   s.cuda_available = cuda_available;
 #if defined(DIFFSCOPE_HAVE_CUDA)
@@ -47,9 +47,9 @@ ui::ComputeServices make_compute_services() {
     bench::Options o;
     o.quick = true;
     o.only = filter;
-    std::vector<ui::BenchRow> rows;
+    std::vector<BenchRow> rows;
     for (const bench::Row& g : bench::run_gpu_benchmarks(o)) {
-      ui::BenchRow r;
+      BenchRow r;
       r.what = g.workload + " " + g.precision;
       r.backend = "cuda " + g.impl;
       r.median_us = g.median_us, r.p10_us = g.p10_us, r.p90_us = g.p90_us;

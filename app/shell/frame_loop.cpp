@@ -14,9 +14,9 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "core/atomic_write.h"
-#include "core/errors.h"
-#include "ui/exporter.h"
+#include "base/errors.h"
+#include "picture/exporter.h"
+#include "platform/atomic_write.h"
 
 namespace diffscope::shell {
 
@@ -94,7 +94,7 @@ void save_screenshot(const render::Display& display, const std::string& path) {
   check_screenshot_path("screenshot", path);
   const render::Pixels px = display.read_rgba();
   if (screenshot_format(path) == "png") {
-    ui::write_png_rgba(path, px.rgba, px.w, px.h, 3);
+    write_png_rgba(path, px.rgba, px.w, px.h, 3);
     return;
   }
   std::string jpeg;

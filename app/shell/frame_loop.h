@@ -6,8 +6,8 @@
 #include <functional>
 #include <string>
 
-#include "core/frame_probe.h"
 #include "render/display.h"
+#include "run/frame_probe.h"
 #include "ui/app.h"
 
 namespace diffscope::shell {

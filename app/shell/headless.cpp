@@ -18,21 +18,22 @@
 #include <sstream>
 #include <thread>
 
-#include "core/errors.h"
-#include "core/exact_lab.h"
-#include "core/frame_probe.h"
-#include "core/script_args.h"
-#include "core/stop_signal.h"
-#include "core/words.h"
+#include "base/errors.h"
+#include "base/words.h"
+#include "diffusion/exact_lab.h"
+#include "picture/exporter.h"
+#include "picture/restore.h"
+#include "platform/stop_signal.h"
 #include "render/egl_display.h"
+#include "run/frame_probe.h"
+#include "session/script_args.h"
+#include "session/settings_keys.h"
 #include "shell/compute_select.h"
 #include "shell/frame_loop.h"
 #include "shell/run.h"
-#include "ui/exporter.h"
 #include "ui/keys.h"
 #include "ui/panels.h"
-#include "ui/restore.h"
-#include "ui/settings_keys.h"
+#include "ui/restore_into_app.h"
 
 namespace diffscope::shell {
 using namespace ui;  // the shell drives the ui layer's App
@@ -140,7 +141,7 @@ std::string state_json(Script& sc) {
 }
 
 // ---- the commands (a parser each; commands() lists them) -----------------------------------------------------
-// A parser reads its line's words through ScriptArgs (core/script_args.h: quoting, strict numbers with their
+// A parser reads its line's words through ScriptArgs (session/script_args.h: quoting, strict numbers with their
 // ranges, choices), ends with a.end() (a word it does not take is an error, never dropped) and returns what the
 // line does. Every line is parsed before the app starts; run with a describing ScriptArgs, a parser gives its
 // command's arguments for `diffscope gui --script-help`.
@@ -181,7 +182,7 @@ ScriptAction cmd_set(ScriptArgs& a) {
   a.end();
   return [key, val](Script& sc) {
     App& app = sc.app;
-    std::string note;  // an old key name: a note (core/settings_schema.h)
+    std::string note;  // an old key name: a note (session/settings_schema.h)
     apply_setting(app.settings, key, val, "set " + key, &note);  // out of range: refused (SEMANTICS §3)
     if (!note.empty()) std::printf("script:%d: %s", sc.line_no, note.c_str());
     if (app.session->has_model())
@@ -191,7 +192,7 @@ ScriptAction cmd_set(ScriptArgs& a) {
   };
 }
 
-ScriptAction cmd_restore(ScriptArgs& a) {  // restore FILE: as a file dropped on the window (ui/restore.h)
+ScriptAction cmd_restore(ScriptArgs& a) {  // restore FILE: as a file dropped on the window (picture/restore.h)
   const std::string p = a.word("FILE");
   a.end();
   return [p](Script& sc) {

@@ -12,13 +12,14 @@
 #include <optional>
 #include <string>
 
-#include "core/words.h"
+#include "base/words.h"
+#include "picture/restore.h"
 #include "render/glfw_display.h"
 #include "shell/compute_select.h"
 #include "shell/frame_loop.h"
 #include "shell/glfw_platform.h"
 #include "shell/run.h"
-#include "ui/restore.h"
+#include "ui/restore_into_app.h"
 
 namespace diffscope::shell {
 using namespace ui;  // the shell drives the ui layer's App

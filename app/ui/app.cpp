@@ -9,21 +9,22 @@
 #include <cmath>
 #include <filesystem>
 
-#include "core/errors.h"
-#include "core/exact_lab.h"
-#include "core/finite_checks.h"
-#include "core/model_paths.h"
-#include "core/ranges.h"
-#include "ui/backend_defaults.h"
-#include "ui/export_dir.h"
-#include "ui/keys.h"
+#include "base/errors.h"
+#include "base/ranges.h"
+#include "base/words.h"
+#include "diffusion/exact_lab.h"
+#include "diffusion/input_checks.h"
+#include "picture/export_dir.h"
+#include "picture/picture.h"
+#include "platform/model_paths.h"
+#include "platform/paths.h"
+#include "run/finite_checks.h"
+#include "session/backend_defaults.h"
+#include "session/settings_keys.h"
+#include "session/view_fit.h"
 #include "ui/hidden_ui_hint.h"
+#include "ui/keys.h"
 #include "ui/panels.h"
-#include "ui/paths.h"
-#include "ui/picture.h"
-#include "ui/settings_keys.h"
-#include "core/view_fit.h"
-#include "core/words.h"
 
 namespace diffscope::ui {
 

@@ -10,17 +10,17 @@
 #include <string>
 #include <vector>
 
-#include "core/frame_probe.h"
-#include "core/settings_io.h"
+#include "picture/exporter.h"
 #include "render/gl_buffers.h"
 #include "render/renderer.h"
-#include "ui/compute_services.h"
-#include "ui/exporter.h"
-#include "ui/kernel_bench.h"
-#include "ui/layout_audit.h"
+#include "run/frame_probe.h"
+#include "run/kernel_bench.h"
+#include "session/compute_services.h"
+#include "session/run_only.h"
+#include "session/sampling_session.h"
+#include "session/settings_io.h"
 #include "ui/key_queue.h"
-#include "ui/run_only.h"
-#include "core/sampling_session.h"
+#include "ui/layout_audit.h"
 
 namespace diffscope {
 class ExactLab;

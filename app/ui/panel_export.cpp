@@ -2,9 +2,9 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include "picture/export_dir.h"
+#include "picture/exporter.h"
 #include "ui/app.h"
-#include "ui/export_dir.h"
-#include "ui/exporter.h"
 #include "ui/panels.h"
 
 namespace diffscope::ui {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/words.h"
+#include "base/words.h"
 #include "ui/app.h"
 #include "ui/panels.h"
 

@@ -2,10 +2,10 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include "platform/paths.h"
 #include "ui/app.h"
 #include "ui/layout_audit.h"
 #include "ui/panels.h"
-#include "ui/paths.h"
 
 namespace diffscope::ui {
 

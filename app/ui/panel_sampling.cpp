@@ -1,14 +1,15 @@
 // panel_sampling.cpp — sampler, steps, start timestep, samples, seed, precision, backend, start from data.
 // Values typed with Ctrl+click are clamped like dragged ones (SEMANTICS §3: the GUI clamps); the session
-// clamps again into core/ranges.h before use.
+// clamps again into base/ranges.h before use.
 #include <imgui.h>
 
 #include <algorithm>
 #include <string>
 #include <vector>
 
-#include "core/ranges.h"
-#include "core/words.h"
+#include "base/ranges.h"
+#include "base/words.h"
+#include "diffusion/input_checks.h"
 #include "ui/app.h"
 #include "ui/layout_audit.h"
 #include "ui/panels.h"
@@ -19,10 +20,10 @@ void panel_sampling(App& app) {
   SamplingSettings& s = app.settings.sampling;
   const bool gpu = app.session->compute_path() && app.session->compute_path()->is_gpu();
   const ImGuiSliderFlags clamp = ImGuiSliderFlags_AlwaysClamp;
-  // The slider bounds are core/ranges.h's ranges (SamplingSession::apply clamps typed values into the same).
+  // The slider bounds are base/ranges.h's ranges (SamplingSession::apply clamps typed values into the same).
   const IntRange t_range = app.session->has_model() ? t_start_range(app.session->model().schedule) : IntRange{0, 999};
 
-  // Every solver of SEMANTICS §3, in the enum's order (core/step_table.h).
+  // Every solver of SEMANTICS §3, in the enum's order (diffusion/step_table.h).
   static const std::vector<std::string> kSamplerNames = sampler_names();
   int sampler = static_cast<int>(s.sampler);
   const bool sampler_open = ImGui::BeginCombo("sampler", sampler_name(s.sampler));

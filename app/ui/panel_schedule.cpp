@@ -1,7 +1,7 @@
 // panel_schedule.cpp — the Schedule section: per step of the current run its timestep t, abar,
 // sigma, logSNR and step size as plots with the shown frame marked; for analytic models the error of every
 // frame against the exact ODE and the final error against network evaluations for the current solver
-// (core/exact_lab.h: computed in the background on the CPU, never read back from the GPU).
+// (diffusion/exact_lab.h: computed in the background on the CPU, never read back from the GPU).
 #include <imgui.h>
 
 #include <algorithm>
@@ -9,10 +9,10 @@
 #include <cstdio>
 #include <string>
 
-#include "core/exact_lab.h"
-#include "core/sampling.h"
+#include "base/words.h"
+#include "diffusion/exact_lab.h"
+#include "diffusion/sampling.h"
 #include "ui/app.h"
-#include "core/words.h"
 #include "ui/mini_plot.h"
 #include "ui/panels.h"
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/ranges.h"
+#include "base/ranges.h"
 #include "ui/app.h"
 #include "ui/layout_audit.h"
 #include "ui/panels.h"

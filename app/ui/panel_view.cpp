@@ -1,7 +1,7 @@
 // panel_view.cpp — what is drawn and how: trails, data overlay, field, point size, camera, vsync.
 #include <imgui.h>
 
-#include "core/ranges.h"
+#include "base/ranges.h"
 #include "ui/app.h"
 #include "ui/panels.h"
 

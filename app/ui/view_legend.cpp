@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/words.h"
+#include "base/words.h"
 #include "render/axis_grid.h"
 #include "render/renderer.h"
 #include "ui/app.h"

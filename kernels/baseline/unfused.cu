@@ -9,10 +9,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/errors.h"
-#include "core/philox_normal.h"
-#include "kernels/shared/denoise_common.cuh"
+#include "base/errors.h"
+#include "base/philox_normal.h"
 #include "kernels/kernels.h"
+#include "kernels/shared/denoise_common.cuh"
 
 namespace diffscope::kernels {
 

@@ -17,14 +17,14 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "core/philox_normal.h"
-#include "kernels/shared/denoise_common.cuh"
-#include "kernels/shared/cuda_error.h"
+#include "base/philox_normal.h"
 #include "kernels/kernels.h"
+#include "kernels/plan/kernel_shapes.h"
+#include "kernels/shared/cuda_error.h"
+#include "kernels/shared/denoise_common.cuh"
 #include "kernels/shared/latency_stamps.cuh"
 #include "kernels/shared/mma.cuh"
 #include "kernels/shared/pdl.cuh"
-#include "kernels/plan/kernel_shapes.h"
 
 namespace cg = cooperative_groups;
 

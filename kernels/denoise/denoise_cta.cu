@@ -14,13 +14,13 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/philox_normal.h"
-#include "kernels/shared/cp_async.cuh"
-#include "kernels/shared/denoise_common.cuh"
-#include "kernels/denoise/denoise_cta_common.cuh"
+#include "base/philox_normal.h"
 #include "kernels/denoise/denoise_cta8.h"
-#include "kernels/shared/cuda_error.h"
+#include "kernels/denoise/denoise_cta_common.cuh"
 #include "kernels/kernels.h"
+#include "kernels/shared/cp_async.cuh"
+#include "kernels/shared/cuda_error.h"
+#include "kernels/shared/denoise_common.cuh"
 #include "kernels/shared/latency_stamps.cuh"
 #include "kernels/shared/mma.cuh"
 #include "kernels/shared/pdl.cuh"

@@ -16,13 +16,13 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/philox_normal.h"
+#include "base/philox_normal.h"
+#include "kernels/denoise/denoise_cta8.h"
+#include "kernels/denoise/denoise_cta_common.cuh"
+#include "kernels/kernels.h"
 #include "kernels/shared/cp_async.cuh"
 #include "kernels/shared/cuda_error.h"
 #include "kernels/shared/denoise_common.cuh"
-#include "kernels/denoise/denoise_cta_common.cuh"
-#include "kernels/denoise/denoise_cta8.h"
-#include "kernels/kernels.h"
 #include "kernels/shared/latency_stamps.cuh"
 #include "kernels/shared/mma.cuh"
 #include "kernels/shared/pdl.cuh"
@@ -63,7 +63,7 @@ __device__ __forceinline__ void store_h(__nv_bfloat16* h, int m, int g, int q, c
 }
 
 // Two of the four normals philox_normal4 gives for (row, step_key, j): half 0 -> out[0..1], half 1 -> out[2..3],
-// the same arithmetic (core/philox_normal.h).
+// the same arithmetic (base/philox_normal.h).
 __device__ __forceinline__ void philox_normal2(uint64_t seed, uint32_t row, uint32_t step_key, uint32_t j, int half,
                                                float out[2]) {
   r123::Philox4x32 rng;

@@ -5,10 +5,10 @@
 
 #include <stdexcept>
 
-#include "core/philox_normal.h"
-#include "kernels/shared/denoise_common.cuh"
-#include "kernels/shared/cuda_error.h"
+#include "base/philox_normal.h"
 #include "kernels/kernels.h"
+#include "kernels/shared/cuda_error.h"
+#include "kernels/shared/denoise_common.cuh"
 #include "kernels/shared/f32_tile.cuh"
 
 namespace diffscope::kernels {

@@ -7,11 +7,11 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "core/philox_normal.h"
+#include "base/philox_normal.h"
+#include "kernels/kernels.h"
+#include "kernels/shared/cuda_error.h"
 #include "kernels/shared/denoise_common.cuh"
 #include "kernels/shared/general_layer.cuh"
-#include "kernels/shared/cuda_error.h"
-#include "kernels/kernels.h"
 #include "kernels/shared/mma.cuh"
 
 namespace diffscope::kernels {

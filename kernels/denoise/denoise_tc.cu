@@ -10,10 +10,10 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "core/philox_normal.h"
-#include "kernels/shared/denoise_common.cuh"
-#include "kernels/shared/cuda_error.h"
+#include "base/philox_normal.h"
 #include "kernels/kernels.h"
+#include "kernels/shared/cuda_error.h"
+#include "kernels/shared/denoise_common.cuh"
 #include "kernels/shared/mma.cuh"
 
 namespace diffscope::kernels {

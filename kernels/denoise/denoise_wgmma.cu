@@ -16,10 +16,10 @@
 #include <string>
 #include <type_traits>
 
-#include "core/philox_normal.h"
-#include "kernels/shared/denoise_common.cuh"
-#include "kernels/shared/cuda_error.h"
+#include "base/philox_normal.h"
 #include "kernels/kernels.h"
+#include "kernels/shared/cuda_error.h"
+#include "kernels/shared/denoise_common.cuh"
 #include "kernels/shared/mma.cuh"
 #include "kernels/shared/wgmma.cuh"
 

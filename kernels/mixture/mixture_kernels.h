@@ -1,5 +1,5 @@
 // mixture_kernels.h — the analytic Gaussian-mixture model on the GPU (SEMANTICS §6): any step table of
-// core/step_table.h with the exact eps instead of a network. Plain C++ header; device pointers.
+// diffusion/step_table.h with the exact eps instead of a network. Plain C++ header; device pointers.
 #pragma once
 #include <cuda_runtime.h>
 

@@ -3,7 +3,7 @@
 // kernels/solver/denoise_solver.cu, Philox noise keyed by the table (SEMANTICS §7).
 #include <cuda_runtime.h>
 
-#include "core/philox_normal.h"
+#include "base/philox_normal.h"
 #include "kernels/mixture/mixture_kernels.h"
 
 namespace diffscope::kernels {

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "core/errors.h"
+#include "base/errors.h"
 
 namespace diffscope::kernels {
 

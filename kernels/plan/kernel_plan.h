@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/precision.h"
+#include "base/precision.h"
 #include "kernels/plan/kernel_shapes.h"
 
 namespace diffscope::kernels {

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/errors.h"
+#include "base/errors.h"
 
 namespace diffscope::kernels {
 

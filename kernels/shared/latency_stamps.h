@@ -5,7 +5,7 @@
 // Layout: slot s of warp w of CTA (cluster rank) c at step k (k = -1: prologue / end of the call) is
 //   buf[stamp_index(c, k, w, s, steps)], steps = the call's step count (0 for the MLP); unwritten slots keep
 // what the caller put there. The slots of each kernel are listed beside its code (denoise_cta.cu,
-// denoise_cluster.cu, mlp3.cu) and named by the `bench --diag` stamp rows (app/gpu/bench_stamps.cpp).
+// denoise_cluster.cu, mlp3.cu) and named by the `bench --diag` stamp rows (app/gpu/bench/bench_stamps.cpp).
 #pragma once
 #include <cstddef>
 

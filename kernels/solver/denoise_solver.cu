@@ -6,7 +6,7 @@
 
 #include <stdexcept>
 
-#include "core/philox_normal.h"
+#include "base/philox_normal.h"
 #include "kernels/shared/cuda_error.h"
 #include "kernels/shared/general_layer.cuh"
 #include "kernels/shared/mma.cuh"

@@ -8,7 +8,7 @@
 
 #include <stdexcept>
 
-#include "core/philox_normal.h"
+#include "base/philox_normal.h"
 #include "kernels/shared/cuda_error.h"
 #include "kernels/shared/f32_tile.cuh"
 #include "kernels/solver/solver_kernels.h"

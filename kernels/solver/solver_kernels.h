@@ -1,5 +1,5 @@
 // solver_kernels.h — the fused kernel of the multistep and second-order solvers (dpmpp-2m, dpmpp-2m-sde, heun; any solver on the
-// karras spacing): the step table of core/step_table.h with float network timesteps, the previous data
+// karras spacing): the step table of diffusion/step_table.h with float network timesteps, the previous data
 // prediction per row and Heun's second evaluation (SEMANTICS §3). Plain C++ header; device pointers.
 #pragma once
 #include <cuda_runtime.h>

@@ -1,4 +1,4 @@
-// test_bundled_model_cli.cpp — `--model` takes a bundled model's name as the GUI does (core/model_paths.h):
+// test_bundled_model_cli.cpp — `--model` takes a bundled model's name as the GUI does (platform/model_paths.h):
 // `sample --model moons` samples from assets/models/moons.safetensors of $DIFFSCOPE_ROOT, and a name that is
 // neither a file nor bundled exits 2 (SEMANTICS §9) with a message that lists the bundled names.
 #include <gtest/gtest.h>
@@ -13,7 +13,7 @@
 
 #include "../core/io_test_util.h"
 #include "../test_paths.h"
-#include "core/npy.h"
+#include "formats/npy.h"
 
 namespace diffscope {
 namespace {

@@ -15,10 +15,10 @@
 #include "../core/io_test_util.h"
 #include "../core/model_fixtures.h"
 #include "../test_paths.h"
-#include "core/npy.h"
-#include "core/npy_parse.h"
+#include "formats/npy.h"
+#include "formats/npy_parse.h"
 #include <nlohmann/json.hpp>
-#include "core/philox_normal.h"
+#include "base/philox_normal.h"
 
 namespace diffscope {
 namespace {

@@ -1,6 +1,6 @@
 // test_ranges_cli.cpp — every boundary of the CLI's ranges (SEMANTICS §3, §9; issue 6): `sample` and
 // `denoise` accept lo and hi and refuse lo - 1 and hi + 1 with exit 2 and one line naming the argument, the
-// value and the range from core/ranges.h; a refused run writes nothing. t_start's range follows the model's
+// value and the range from base/ranges.h; a refused run writes nothing. t_start's range follows the model's
 // schedule (T from the file's metadata), not a constant.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -15,7 +15,7 @@
 
 #include "../core/io_test_util.h"
 #include "../test_paths.h"
-#include "core/npy.h"
+#include "formats/npy.h"
 
 namespace diffscope {
 namespace {
@@ -107,7 +107,7 @@ TEST_F(CliRanges, SampleCountBoundaries) {
   expect_refused(tiny, "--t-start 0 --n -1", "--n = -1 is out of range; valid: [1, 1000000]");
 }
 
-// --threads (the CPU backend's threads, core/cpu_threads.h): [1, 1024], refused before any work on every command
+// --threads (the CPU backend's threads, platform/cpu_threads.h): [1, 1024], refused before any work on every command
 // that computes; results do not depend on it.
 TEST_F(CliRanges, ThreadsBoundaries) {
   expect_accepted(m_golden, "--n 600 --t-start 20 --threads 1", 600);
@@ -147,7 +147,7 @@ TEST_F(CliRanges, NonNumbersAndUnknownOptionsNameTheRangeOrTheNearestOption) {
                  "--setps is not an option of diffscope sample (did you mean --steps?); see diffscope sample --help");
   expect_refused(m_golden, "--n 2 --bogus 3", "--bogus is not an option of diffscope sample; see diffscope sample --help");
 #ifdef DIFFSCOPE_HAVE_GUI
-  // The picture flags take their range from the settings schema (core/ranges.h: point size [1, 12]).
+  // The picture flags take their range from the settings schema (base/ranges.h: point size [1, 12]).
   const std::string png = " --png '" + m_dir.file("p.png") + "'";
   expect_refused(m_golden, "--n 2 --point-size nan" + png, "--point-size = 'nan' is not a finite number; valid: [1, 12]");
   expect_refused(m_golden, "--n 2 --point-alpha inf" + png,

@@ -18,8 +18,8 @@
 
 #include "../core/io_test_util.h"
 #include "../test_paths.h"
-#include "core/json_path.h"
-#include "core/npy.h"
+#include "formats/json_path.h"
+#include "formats/npy.h"
 
 namespace diffscope {
 namespace {

@@ -9,7 +9,7 @@
 #include <limits>
 
 #include "../gui/gui_test_util.h"
-#include "core/npy.h"
+#include "formats/npy.h"
 
 namespace diffscope {
 namespace {

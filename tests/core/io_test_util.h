@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "core/errors.h"
+#include "base/errors.h"
 
 namespace diffscope::test {
 
@@ -153,7 +153,7 @@ std::string invalid_input_message(F&& f) {
   return "";
 }
 
-// int64 .npy (the writer in core/npy.h writes floats only).
+// int64 .npy (the writer in formats/npy.h writes floats only).
 inline void write_npy_i64(const std::string& path, const std::vector<int64_t>& v) {
   std::string header = "{'descr': '<i8', 'fortran_order': False, 'shape': (" + std::to_string(v.size()) + ",), }";
   header += std::string(64 - (10 + header.size() + 1) % 64, ' ') + "\n";

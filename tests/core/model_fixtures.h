@@ -6,8 +6,8 @@
 #include <random>
 #include <vector>
 
-#include "core/model.h"
-#include "core/schedule.h"
+#include "model/model.h"
+#include "model/schedule.h"
 
 namespace diffscope::test {
 

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <vector>
 
-#include "core/compute_path.h"
+#include "run/compute_path.h"
 
 namespace diffscope::test {
 

@@ -9,8 +9,8 @@
 
 #include <vector>
 
-#include "core/cpu_reference.h"
-#include "core/step_table.h"
+#include "diffusion/cpu_reference.h"
+#include "diffusion/step_table.h"
 #include "model_fixtures.h"
 
 namespace diffscope {

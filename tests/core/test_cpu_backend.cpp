@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "core/backend.h"
-#include "core/cpu_reference.h"
-#include "core/errors.h"
-#include "core/philox_normal.h"
-#include "core/sampling.h"
+#include "base/errors.h"
+#include "base/philox_normal.h"
+#include "diffusion/cpu_reference.h"
+#include "diffusion/sampling.h"
 #include "model_fixtures.h"
+#include "run/backend.h"
 
 namespace diffscope {
 namespace {

@@ -1,4 +1,4 @@
-// test_cpu_threads.cpp — the CPU backend's threads (core/cpu_threads.h): every block runs once, one block runs on
+// test_cpu_threads.cpp — the CPU backend's threads (platform/cpu_threads.h): every block runs once, one block runs on
 // the calling thread, errors propagate, `--threads` is range-checked, and every CPU computation gives the same
 // bits whatever the thread count (blocks and reductions do not depend on it).
 #include <gtest/gtest.h>
@@ -12,15 +12,15 @@
 #include <thread>
 #include <vector>
 
-#include "core/backend.h"
-#include "core/cpu_threads.h"
-#include "core/errors.h"
-#include "core/field_eval.h"
-#include "core/finite_checks.h"
-#include "core/metrics.h"
-#include "core/random_weights.h"
-#include "core/step_table.h"
+#include "base/errors.h"
+#include "diffusion/field_eval.h"
+#include "diffusion/metrics.h"
+#include "diffusion/step_table.h"
+#include "model/random_weights.h"
 #include "model_fixtures.h"
+#include "platform/cpu_threads.h"
+#include "run/backend.h"
+#include "run/finite_checks.h"
 
 namespace diffscope {
 namespace {

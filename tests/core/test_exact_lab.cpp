@@ -1,4 +1,4 @@
-// test_exact_lab.cpp — errors of an analytic model's run against the exact ODE (core/exact_lab.h): frame 0 is
+// test_exact_lab.cpp — errors of an analytic model's run against the exact ODE (diffusion/exact_lab.h): frame 0 is
 // exact, the per-frame chain of ODE legs ends where one leg from the start ends, the final error of the
 // second-order solvers falls at least 3x per doubling of N on karras (first order: at least 1.5x), and the
 // background worker finishes, keeps a running job for the same key and replaces it for a new one.
@@ -9,9 +9,9 @@
 #include <iostream>
 #include <thread>
 
-#include "core/exact_lab.h"
-#include "core/sampling.h"
 #include "../test_paths.h"
+#include "diffusion/exact_lab.h"
+#include "diffusion/sampling.h"
 #include "io_test_util.h"
 
 namespace diffscope {

@@ -1,5 +1,5 @@
 // test_finite_checks.cpp — issue 11, kinds "non-finite schedules" and "no non-finite output": the rule of
-// SEMANTICS §3 "Finite coefficients" (core/finite_checks.h) on the two reported schedules and on every
+// SEMANTICS §3 "Finite coefficients" (run/finite_checks.h) on the two reported schedules and on every
 // coefficient array of a step table, and the output check of §9. Expected values come from the schedule's
 // closed form in long double, not from the product code.
 #include <gtest/gtest.h>
@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "core/errors.h"
-#include "core/finite_checks.h"
-#include "core/sampling.h"
-#include "core/schedule.h"
-#include "core/step_table.h"
+#include "base/errors.h"
+#include "diffusion/sampling.h"
+#include "diffusion/step_table.h"
 #include "io_test_util.h"
+#include "model/schedule.h"
+#include "run/finite_checks.h"
 
 namespace diffscope {
 namespace {

@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "core/backend.h"
-#include "core/cpu_reference.h"
-#include "core/model.h"
-#include "core/npy.h"
-#include "core/step_table.h"
-#include "model_fixtures.h"
 #include "../test_paths.h"
+#include "diffusion/cpu_reference.h"
+#include "diffusion/step_table.h"
+#include "formats/npy.h"
+#include "model/model.h"
+#include "model_fixtures.h"
+#include "run/backend.h"
 
 namespace diffscope {
 namespace {

@@ -1,17 +1,17 @@
 // test_json_bounded.cpp — hostile nesting in the JSON files we read (sidecars, scheduler configs, settings): a
-// clear refusal, never a stack overflow. Expected values: the limit as documented (core/json_bounded.h) and the
+// clear refusal, never a stack overflow. Expected values: the limit as documented (formats/json_bounded.h) and the
 // nesting of hand-built texts.
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <string>
 
-#include "core/errors.h"
-#include "core/json_bounded.h"
-#include "core/scheduler_config.h"
-#include "core/settings_io.h"
-#include "core/sidecar_file.h"
+#include "base/errors.h"
+#include "diffusion/scheduler_config.h"
+#include "formats/json_bounded.h"
+#include "formats/sidecar_file.h"
 #include "io_test_util.h"
+#include "session/settings_io.h"
 
 namespace diffscope {
 namespace {

@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "core/errors.h"
-#include "core/model.h"
-#include "core/model_load.h"
-#include "core/safetensors.h"
-#include "io_test_util.h"
 #include "../test_paths.h"
+#include "base/errors.h"
+#include "formats/safetensors.h"
+#include "io_test_util.h"
+#include "model/model.h"
+#include "model/model_load.h"
 
 namespace diffscope {
 namespace {

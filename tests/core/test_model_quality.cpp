@@ -18,13 +18,13 @@
 #include <string>
 #include <vector>
 
-#include "core/backend.h"
-#include "core/errors.h"
-#include "core/metrics.h"
-#include "core/model.h"
-#include "core/sampling.h"
-#include "core/step_table.h"
 #include "../test_paths.h"
+#include "base/errors.h"
+#include "diffusion/metrics.h"
+#include "diffusion/sampling.h"
+#include "diffusion/step_table.h"
+#include "model/model.h"
+#include "run/backend.h"
 
 namespace diffscope {
 namespace {

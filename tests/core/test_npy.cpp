@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "core/errors.h"
-#include "core/npy.h"
-#include "core/npy_parse.h"
+#include "base/errors.h"
+#include "formats/npy.h"
+#include "formats/npy_parse.h"
 #include "io_test_util.h"
 
 namespace diffscope {

@@ -10,11 +10,11 @@
 #include <fstream>
 #include <string>
 
-#include "core/atomic_write.h"
-#include "core/errors.h"
-#include "core/output_files.h"
-#include "core/video_writer.h"
+#include "base/errors.h"
+#include "formats/video_writer.h"
 #include "io_test_util.h"
+#include "platform/atomic_write.h"
+#include "platform/output_files.h"
 
 namespace diffscope {
 namespace {

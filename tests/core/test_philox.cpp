@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/philox_normal.h"
+#include "base/philox_normal.h"
 
 namespace diffscope {
 namespace {

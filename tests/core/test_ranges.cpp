@@ -1,4 +1,4 @@
-// test_ranges.cpp — core/ranges.h, the one definition of each user-facing range (SEMANTICS §3, issue 6):
+// test_ranges.cpp — base/ranges.h, the one definition of each user-facing range (SEMANTICS §3, issue 6):
 // t_start in [0, T-1] (T from the model's schedule), steps in [1, t_start + 1], n in [1, 1e6], eta in
 // [0, 1]. Every boundary: lo and hi are inside, lo - 1 and hi + 1 outside; clamp() maps outside values to
 // the nearest bound; check_range/check_eta refuse with a message naming the argument, value and range.
@@ -7,10 +7,11 @@
 #include <cmath>
 #include <limits>
 
-#include "core/errors.h"
-#include "core/ranges.h"
-#include "core/schedule.h"
+#include "base/errors.h"
+#include "base/ranges.h"
+#include "diffusion/input_checks.h"
 #include "io_test_util.h"
+#include "model/schedule.h"
 
 namespace diffscope {
 namespace {

@@ -13,15 +13,16 @@
 #include <vector>
 
 #include "../test_paths.h"
-#include "core/atomic_write.h"
-#include "core/errors.h"
-#include "core/json_path.h"
-#include "core/npy.h"
-#include "core/npy_parse.h"
-#include "core/output_files.h"
-#include "core/ranges.h"
-#include "core/settings_io.h"
+#include "base/errors.h"
+#include "base/ranges.h"
+#include "formats/json_path.h"
+#include "formats/npy.h"
+#include "formats/npy_parse.h"
 #include "io_test_util.h"
+#include "platform/atomic_write.h"
+#include "platform/output_files.h"
+#include "session/persisted_ranges.h"
+#include "session/settings_io.h"
 
 namespace diffscope {
 namespace {
@@ -129,7 +130,7 @@ TEST(SettingsIo, CorruptFileIsKeptAsBadBeforeTheDefaults) {
 }
 
 TEST(SettingsIo, EveryPersistedNumberHasARangeAndIsClampedOnLoad) {
-  // Generic over the file's fields: every number to_json writes has an entry in core/ranges.h, and a file
+  // Generic over the file's fields: every number to_json writes has an entry in base/ranges.h, and a file
   // holding +-1e300 (or a float where an int is) for it loads inside that range.
   const nlohmann::json defaults = to_json(AppSettings{});
   int checked = 0;

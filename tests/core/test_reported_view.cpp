@@ -12,7 +12,7 @@
 
 #include "render/axis_grid.h"
 #include "render/renderer.h"
-#include "core/view_fit.h"
+#include "session/view_fit.h"
 
 namespace diffscope {
 namespace {

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "core/errors.h"
-#include "core/schedule.h"
+#include "base/errors.h"
 #include "io_test_util.h"
+#include "model/schedule.h"
 
 namespace diffscope {
 namespace {

@@ -9,12 +9,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/errors.h"
-#include "core/finite_checks.h"
-#include "core/scheduler_config.h"
-#include "core/step_table.h"
-#include "io_test_util.h"
 #include "../test_paths.h"
+#include "base/errors.h"
+#include "diffusion/scheduler_config.h"
+#include "diffusion/step_table.h"
+#include "io_test_util.h"
+#include "run/finite_checks.h"
 
 namespace diffscope {
 namespace {

@@ -1,4 +1,4 @@
-// test_script_args.cpp — the words of a headless script line (core/script_args.h): blanks split, double quotes keep
+// test_script_args.cpp — the words of a headless script line (session/script_args.h): blanks split, double quotes keep
 // blanks and '#', '#' outside quotes starts a comment; numbers are read strictly with their range; a word left over
 // is an error. Expected words and messages written out by hand from the rules in script_args.h.
 #include <gtest/gtest.h>
@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "core/errors.h"
-#include "core/script_args.h"
+#include "base/errors.h"
+#include "session/script_args.h"
 
 namespace diffscope {
 namespace {

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "../test_paths.h"
+#include "base/errors.h"
+#include "session/sampling_session.h"
 #include "session_test_util.h"
-#include "core/errors.h"
-#include "core/sampling_session.h"
 
 namespace diffscope {
 namespace {

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "core/finite_checks.h"
-#include "core/sampling_session.h"
 #include "io_test_util.h"
+#include "run/finite_checks.h"
+#include "session/sampling_session.h"
 #include "session_test_util.h"
 
 namespace diffscope {

@@ -6,9 +6,9 @@
 #include <filesystem>
 
 #include "../test_paths.h"
-#include "core/scheduler_config.h"
+#include "diffusion/scheduler_config.h"
+#include "session/sampling_session.h"
 #include "session_test_util.h"
-#include "core/sampling_session.h"
 
 namespace diffscope {
 namespace {

@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "../test_paths.h"
+#include "session/sampling_session.h"
 #include "session_test_util.h"
-#include "core/sampling_session.h"
 
 namespace diffscope {
 namespace {

@@ -6,8 +6,8 @@
 
 #include <set>
 
-#include "core/errors.h"
-#include "core/settings_schema.h"
+#include "base/errors.h"
+#include "session/settings_schema.h"
 
 namespace diffscope {
 namespace {

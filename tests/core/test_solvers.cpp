@@ -10,14 +10,14 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 
-#include "core/backend.h"
-#include "core/cpu_reference.h"
-#include "core/errors.h"
-#include "core/exact_ode.h"
-#include "core/model.h"
-#include "core/step_table.h"
 #include "../test_paths.h"
+#include "base/errors.h"
+#include "diffusion/cpu_reference.h"
+#include "diffusion/exact_ode.h"
+#include "diffusion/step_table.h"
+#include "model/model.h"
 #include "model_fixtures.h"
+#include "run/backend.h"
 
 namespace diffscope {
 namespace {

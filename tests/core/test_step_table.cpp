@@ -6,8 +6,8 @@
 #include <random>
 #include <set>
 
-#include "core/errors.h"
-#include "core/step_table.h"
+#include "base/errors.h"
+#include "diffusion/step_table.h"
 
 namespace diffscope {
 namespace {

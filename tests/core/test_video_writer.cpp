@@ -1,4 +1,4 @@
-// test_video_writer.cpp — core/video_writer.h with fake ffmpeg programs (tests/data/ffmpeg/, $DIFFSCOPE_FFMPEG):
+// test_video_writer.cpp — formats/video_writer.h with fake ffmpeg programs (tests/data/ffmpeg/, $DIFFSCOPE_FFMPEG):
 // an ffmpeg that dies is reported by how it ended ("ffmpeg exited N: <its last lines>", "ffmpeg was killed by
 // signal S"), its stderr is kept where a full output disk cannot lose it, and nothing is left beside the output.
 #include <gtest/gtest.h>
@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "core/errors.h"
-#include "core/video_writer.h"
-#include "io_test_util.h"
 #include "../test_paths.h"
+#include "base/errors.h"
+#include "formats/video_writer.h"
+#include "io_test_util.h"
 
 namespace diffscope {
 namespace {

@@ -1,11 +1,11 @@
-// test_view_fit.cpp — core/view_fit.h: the camera fit fills a pane of any aspect with the data and the unit
+// test_view_fit.cpp — session/view_fit.h: the camera fit fills a pane of any aspect with the data and the unit
 // noise (expected bounds by hand from the data's extent), widens for the newest frame and ignores far outliers.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <vector>
 
-#include "core/view_fit.h"
+#include "session/view_fit.h"
 
 namespace diffscope {
 namespace {

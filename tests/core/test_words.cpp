@@ -1,8 +1,8 @@
-// test_words.cpp — the words of messages (core/words.h): a count with its noun in the right number, the edit
+// test_words.cpp — the words of messages (base/words.h): a count with its noun in the right number, the edit
 // distance and the nearest known name to a typo. Expected values worked out by hand.
 #include <gtest/gtest.h>
 
-#include "core/words.h"
+#include "base/words.h"
 
 namespace diffscope {
 namespace {

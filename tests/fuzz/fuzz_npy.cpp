@@ -6,8 +6,8 @@
 #include <cstring>
 #include <string>
 
-#include "core/errors.h"
-#include "core/npy_parse.h"
+#include "base/errors.h"
+#include "formats/npy_parse.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace diffscope;

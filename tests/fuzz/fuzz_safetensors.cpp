@@ -14,10 +14,10 @@
 #include <fuzzer/FuzzedDataProvider.h>
 #include <nlohmann/json.hpp>
 
-#include "core/errors.h"
-#include "core/model.h"
-#include "core/model_load.h"
-#include "core/safetensors.h"
+#include "base/errors.h"
+#include "formats/safetensors.h"
+#include "model/model.h"
+#include "model/model_load.h"
 
 namespace {
 

@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "core/errors.h"
-#include "core/scheduler_config.h"
+#include "base/errors.h"
+#include "diffusion/scheduler_config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace diffscope;

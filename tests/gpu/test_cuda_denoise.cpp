@@ -1,5 +1,5 @@
 // test_cuda_denoise.cpp — the CUDA fused denoiser (every kernel path) against the CPU float64 reference
-// (core/cpu_reference.h) on fresh random inputs; outputs poisoned with NaN first. Tolerances: fp32 1e-5
+// (diffusion/cpu_reference.h) on fresh random inputs; outputs poisoned with NaN first. Tolerances: fp32 1e-5
 // relative Frobenius (SEMANTICS §8); tf32/bf16 the errors measured on the H200 with headroom (docs/PERFORMANCE.md
 // "Errors against float64").
 #include <gtest/gtest.h>
@@ -9,9 +9,9 @@
 #include <random>
 #include <string>
 
-#include "core/cpu_reference.h"
-#include "core/sampling.h"
-#include "core/step_table.h"
+#include "diffusion/cpu_reference.h"
+#include "diffusion/sampling.h"
+#include "diffusion/step_table.h"
 #include "gpu/cuda_backend.h"
 #include "gpu_test_util.h"
 #include "kernels/kernels.h"

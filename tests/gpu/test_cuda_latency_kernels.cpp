@@ -9,14 +9,14 @@
 #include <string>
 #include <vector>
 
-#include "core/cpu_reference.h"
-#include "core/random_weights.h"
+#include "diffusion/cpu_reference.h"
 #include "gpu/cuda_backend.h"
 #include "gpu/gpu_buffer.h"
 #include "gpu_test_util.h"
 #include "kernels/kernels.h"
-#include "kernels/shared/latency_stamps.h"
 #include "kernels/plan/kernel_plan.h"
+#include "kernels/shared/latency_stamps.h"
+#include "model/random_weights.h"
 
 namespace diffscope {
 namespace {

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "core/cpu_reference.h"
-#include "core/random_weights.h"
+#include "diffusion/cpu_reference.h"
 #include "gpu/cuda_backend.h"
 #include "gpu_test_util.h"
 #include "kernels/kernels.h"
+#include "model/random_weights.h"
 
 namespace diffscope {
 namespace {

@@ -8,13 +8,13 @@
 #include <functional>
 #include <string>
 
-#include "core/cpu_reference.h"
-#include "core/errors.h"
-#include "core/model.h"
-#include "core/step_table.h"
+#include "../test_paths.h"
+#include "base/errors.h"
+#include "diffusion/cpu_reference.h"
+#include "diffusion/step_table.h"
 #include "gpu_test_util.h"
 #include "kernels/kernels.h"
-#include "../test_paths.h"
+#include "model/model.h"
 
 namespace diffscope {
 namespace {

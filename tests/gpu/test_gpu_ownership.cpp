@@ -6,13 +6,13 @@
 #include <stdexcept>
 #include <string>
 
-#include "core/errors.h"
+#include "base/errors.h"
 #include "gpu/cublas_handle.h"
 #include "gpu/cuda_check.h"
 #include "gpu/pinned_buffer.h"
 #include "gpu_test_util.h"
-#include "kernels/shared/cuda_error.h"
 #include "kernels/kernels.h"
+#include "kernels/shared/cuda_error.h"
 
 namespace diffscope {
 namespace {

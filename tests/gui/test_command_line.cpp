@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/command_line.h"
-#include "core/npy.h"
+#include "formats/npy.h"
 #include "gui_test_util.h"
+#include "session/command_line.h"
 
 namespace diffscope {
 namespace {

@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "../core/io_test_util.h"
-#include "core/errors.h"
+#include "base/errors.h"
 #include "render/egl_display.h"
 #include "shell/run.h"
 

@@ -9,9 +9,9 @@
 
 #include <chrono>
 
-#include "core/npy.h"
+#include "formats/npy.h"
+#include "formats/sha256.h"
 #include "gui_test_util.h"
-#include "ui/sha256.h"
 
 namespace diffscope {
 namespace {
@@ -97,7 +97,7 @@ TEST_F(GuiHeadless, ScriptedTimelineStepsTStartAndExports) {
   ASSERT_TRUE(std::filesystem::exists(snap_b)) << r.out;
   const auto side = nlohmann::json::parse(guitest::slurp(d + "/exports/snapshot_0001.json"));
   EXPECT_EQ(side["model"]["file"].get<std::string>(), model);
-  EXPECT_EQ(side["model"]["sha256"].get<std::string>(), ui::sha256_file(model));
+  EXPECT_EQ(side["model"]["sha256"].get<std::string>(), sha256_file(model));
   EXPECT_EQ(side["sampler"], "ddim");
   EXPECT_EQ(side["eta"].get<double>(), 0.0);
   EXPECT_EQ(side["steps"].get<int>(), 25);

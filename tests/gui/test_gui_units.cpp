@@ -7,26 +7,26 @@
 #include <fstream>
 
 #include "../core/io_test_util.h"
-#include "core/settings_io.h"
-#include "core/trajectory_store.h"
+#include "formats/sha256.h"
 #include "render/window_fit.h"
+#include "run/trajectory_store.h"
+#include "session/settings_io.h"
 #include "ui/mini_plot.h"
-#include "ui/sha256.h"
 
 namespace diffscope {
 namespace {
 
 TEST(Sha256, NistExamples) {
   // FIPS 180-4 examples (NIST CSRC "SHA256.pdf").
-  EXPECT_EQ(ui::sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-  EXPECT_EQ(ui::sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  EXPECT_EQ(ui::sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
-  EXPECT_EQ(ui::sha256_hex(std::string(1000000, 'a')),
+  EXPECT_EQ(sha256_hex(std::string(1000000, 'a')),
             "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
   // Lengths around the padding boundary (55, 56, 63, 64 bytes) give distinct 64-hex-digit digests.
   std::set<std::string> d;
-  for (int n : {55, 56, 63, 64, 119, 120}) d.insert(ui::sha256_hex(std::string(n, 'x')));
+  for (int n : {55, 56, 63, 64, 119, 120}) d.insert(sha256_hex(std::string(n, 'x')));
   EXPECT_EQ(d.size(), 6u);
 }
 

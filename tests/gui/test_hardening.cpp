@@ -1,5 +1,5 @@
 // test_hardening.cpp — issue 6's faults, driven through the headless UI (Mesa EGL, CPU backend):
-// script and command-line values accepted at every boundary of core/ranges.h's ranges and refused past it; exports to an unwritable place or a
+// script and command-line values accepted at every boundary of base/ranges.h's ranges and refused past it; exports to an unwritable place or a
 // full disk (an error, nothing half-written, the session goes on); a model file replaced or truncated
 // while loaded (the loaded model keeps working, reloading the broken file keeps the old one); a window
 // minimised to 0x0 (no GL error); corrupt settings files (defaults with a note); malformed models picked
@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "formats/sha256.h"
 #include "gui_test_util.h"
-#include "ui/sha256.h"
 
 namespace diffscope {
 namespace {
@@ -50,7 +50,7 @@ const std::string kModel = guitest::model_2d();
 
 // ---------------------------------------------------------------------------------------------------------
 // Ranges (SEMANTICS §3): script `set` lines and command-line values are accepted up to each boundary of
-// core/ranges.h's ranges and refused (exit 2, the range named) one past it.
+// base/ranges.h's ranges and refused (exit 2, the range named) one past it.
 
 TEST_F(Hardening, ScriptValuesAcceptedAtEveryBoundary) {
   const std::string d = m_dir.path();
@@ -195,7 +195,7 @@ TEST_F(FullDisk, ExportToFullDiskLeavesNothingAndAppGoesOn) {
 TEST_F(Hardening, ModelFileReplacedWhileLoaded) {
   const std::string m = file("m.safetensors");
   fs::copy_file(kModel, m);
-  const std::string sha = ui::sha256_file(m);
+  const std::string sha = sha256_file(m);
   ASSERT_FALSE(sha.empty());
   // `export state` onto the model's own path replaces it (atomically: a new file) with an .npy.
   const Result r = run_gui("model " + m + "\nset n 64\nset steps 10\nset t_start 200\nwait_complete 5000\n"
@@ -206,7 +206,7 @@ TEST_F(Hardening, ModelFileReplacedWhileLoaded) {
                            "set seed 4\nwait_complete 5000\nexpect computed == 10\n");
   EXPECT_EQ(r.code, 2) << r.out << r.err;  // the failed reload fails the run, after the script (its expectations hold)
   EXPECT_NE(r.err.find("1 command failed, the first: script:12: model " + m + ": "), std::string::npos) << r.err;
-  EXPECT_NE(ui::sha256_file(m), sha) << "the file was not replaced";
+  EXPECT_NE(sha256_file(m), sha) << "the file was not replaced";
   EXPECT_NE(r.out.find("model: "), std::string::npos) << "reloading the broken file is an error: " << r.out;
   EXPECT_NE(r.out.find("still showing"), std::string::npos) << r.out;
   // The sidecar names the bytes that were loaded, not what the path holds now.

@@ -2,7 +2,7 @@
 // there is no CUDA device, e.g. CI):
 //   - CUDA out of memory when the user asks for too many samples: a clear message, and the app keeps the
 //     previous session (the same settings, the same numbers, bit for bit);
-//   - interop registration failing (DIFFSCOPE_FAULT=interop_register, core/fault_injection.h): the run goes
+//   - interop registration failing (DIFFSCOPE_FAULT=interop_register, platform/fault_injection.h): the run goes
 //     on through host staging and gives exactly the numbers of the interop path;
 //   - a run whose samples overflow: found at the run's end on both GPU paths (SEMANTICS §9);
 //   - a GL context that is not on the CUDA device (Mesa's EGL on an NVIDIA machine, when the test is given

@@ -1,7 +1,7 @@
 // test_live_loop.cpp — the live loop never waits on the GPU in steady state (docs/PERFORMANCE.md "The live loop"):
 // while re-simulating every run (loop on) and while replaying a stored trajectory, a frame does no read-back, no
 // explicit sync and no camera fit, for a 2D model and for digits8x8 (image grid + PCA). Counted by the app's own
-// probes at every such call (core/frame_probe.h) through the headless script's `reset_counts` and `expect`.
+// probes at every such call (run/frame_probe.h) through the headless script's `reset_counts` and `expect`.
 // Before the fix the automatic camera refitted to each completed run: one fit and one read-back per run, which
 // cost 42-71 ms per frame on the H200; the `runs >= 2` expectations make sure runs complete inside the window.
 #include <gtest/gtest.h>

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/json_path.h"
+#include "formats/json_path.h"
 #include "gui_test_util.h"
 
 namespace diffscope {

@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "gui_test_util.h"
-#include "ui/restore.h"
+#include "picture/restore.h"
 
 namespace diffscope {
 namespace {
@@ -92,7 +92,7 @@ TEST(Restore, BundledModelIsStoredByNameAndFoundInAnotherCheckout) {
 
   j["model"]["file"] = "/another/checkout/assets/models/moons.safetensors";
   j["model"]["sha256"] = std::string(64, '0');  // the bytes of another version of moons
-  ui::RestorePlan p = ui::plan_restore(j);
+  RestorePlan p = plan_restore(j);
   EXPECT_TRUE(fs::equivalent(p.model, moons)) << p.model;
   EXPECT_NE(p.note.find("opened the bundled 'moons', whose bytes differ from the export's (the export has SHA-256 " +
                         std::string(64, '0')),
@@ -101,7 +101,7 @@ TEST(Restore, BundledModelIsStoredByNameAndFoundInAnotherCheckout) {
 
   j["model"].erase("bundled");
   j["model"].erase("sha256");
-  p = ui::plan_restore(j);
+  p = plan_restore(j);
   EXPECT_EQ(p.model, "");
   EXPECT_NE(p.note.find("is gone and no bundled model has its bytes (the export has no SHA-256): opened the default"),
             std::string::npos)

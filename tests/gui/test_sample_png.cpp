@@ -7,8 +7,8 @@
 
 #include <filesystem>
 
+#include "formats/sha256.h"
 #include "gui_test_util.h"
-#include "ui/sha256.h"
 
 namespace diffscope {
 namespace {
@@ -28,7 +28,7 @@ TEST(SamplePng, RendersTheRunWithSidecar) {
   EXPECT_GT(p.distinct_colors(), 20u);
   EXPECT_GT(p.non_background(), 0.002);
   const auto j = nlohmann::json::parse(guitest::slurp(dir.file("p.json")));
-  EXPECT_EQ(j["model"]["sha256"].get<std::string>(), ui::sha256_file(model));
+  EXPECT_EQ(j["model"]["sha256"].get<std::string>(), sha256_file(model));
   EXPECT_EQ(j["steps"].get<int>(), 20);
   EXPECT_EQ(j["t_start"].get<int>(), 600);
   EXPECT_EQ(j["seed"].get<int>(), 5);

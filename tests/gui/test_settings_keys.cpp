@@ -1,12 +1,12 @@
 // test_settings_keys.cpp — named settings refuse out-of-range values and unknown keys (SEMANTICS §3, issue 13
 // item 12), and command-line values stay out of the settings file (item 10).
-// Expected values are the ranges as documented in core/ranges.h and SEMANTICS §3, written out by hand.
+// Expected values are the ranges as documented in base/ranges.h and SEMANTICS §3, written out by hand.
 #include <gtest/gtest.h>
 
-#include "core/errors.h"
-#include "ui/backend_defaults.h"
-#include "ui/run_only.h"
-#include "ui/settings_keys.h"
+#include "base/errors.h"
+#include "session/backend_defaults.h"
+#include "session/run_only.h"
+#include "session/settings_keys.h"
 
 namespace diffscope::ui {
 namespace {

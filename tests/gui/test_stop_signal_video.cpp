@@ -1,4 +1,4 @@
-// test_stop_signal_video.cpp — SIGINT / SIGTERM while a video is being encoded (core/stop_signal.h): `sample --video`
+// test_stop_signal_video.cpp — SIGINT / SIGTERM while a video is being encoded (platform/stop_signal.h): `sample --video`
 // and a headless `export video` end with 128 + the signal (130 / 143), leave no `X.mp4.tmp.PID.N` (nor its .log) and
 // no ffmpeg behind (no process whose command line names the folder). Before: the default action killed diffscope,
 // its temporary files stayed and ffmpeg ran on. Also: without ffmpeg `sample --video` exits 3 before any work,

@@ -13,8 +13,8 @@
 
 #include "../core/io_test_util.h"
 #include "gui_test_util.h"
+#include "picture/export_dir.h"
 #include "render/renderer.h"
-#include "ui/export_dir.h"
 #include "ui/key_queue.h"
 #include "ui/keys.h"
 
@@ -83,22 +83,22 @@ class ScopedEnv {
 TEST(ExportDir, PicturesFolderWhenThereIsOneElseHome) {
   test::TempDir home;
   ScopedEnv h("HOME", home.path().c_str()), x("XDG_PICTURES_DIR", nullptr), c("XDG_CONFIG_HOME", nullptr);
-  EXPECT_EQ(ui::default_export_dir(), home.path() + "/diffscope-exports");
+  EXPECT_EQ(default_export_dir(), home.path() + "/diffscope-exports");
   std::filesystem::create_directories(home.path() + "/Pictures");
-  EXPECT_EQ(ui::default_export_dir(), home.path() + "/Pictures/diffscope");
+  EXPECT_EQ(default_export_dir(), home.path() + "/Pictures/diffscope");
   // xdg-user-dirs' file names a localized pictures folder.
   std::filesystem::create_directories(home.path() + "/.config");
   std::filesystem::create_directories(home.path() + "/Bilder");
   std::ofstream(home.path() + "/.config/user-dirs.dirs") << "# comment\nXDG_PICTURES_DIR=\"$HOME/Bilder\"\n";
-  EXPECT_EQ(ui::default_export_dir(), home.path() + "/Bilder/diffscope");
+  EXPECT_EQ(default_export_dir(), home.path() + "/Bilder/diffscope");
   {
     ScopedEnv e("XDG_PICTURES_DIR", "/srv/pics");
-    EXPECT_EQ(ui::default_export_dir(), "/srv/pics/diffscope");
+    EXPECT_EQ(default_export_dir(), "/srv/pics/diffscope");
   }
   // The setting wins; "" and the old default (relative to the working directory) mean the default folder.
-  EXPECT_EQ(ui::resolve_export_dir("/data/out"), "/data/out");
-  EXPECT_EQ(ui::resolve_export_dir(""), home.path() + "/Bilder/diffscope");
-  EXPECT_EQ(ui::resolve_export_dir("diffscope_exports"), home.path() + "/Bilder/diffscope");
+  EXPECT_EQ(resolve_export_dir("/data/out"), "/data/out");
+  EXPECT_EQ(resolve_export_dir(""), home.path() + "/Bilder/diffscope");
+  EXPECT_EQ(resolve_export_dir("diffscope_exports"), home.path() + "/Bilder/diffscope");
 }
 
 // Every label readable at 1280x800 at UI scale 1.0, 1.5 and 2.0 (the default window of a laptop): with every

@@ -6,7 +6,7 @@
 #include <set>
 #include <string>
 
-#include "core/errors.h"
+#include "base/errors.h"
 #include "kernels/plan/kernel_plan.h"
 
 namespace diffscope::kernels {

@@ -1,0 +1,24 @@
+// precision.cpp — names of the precision modes (SEMANTICS §8) and their parsing.
+#include "base/precision.h"
+
+#include "base/errors.h"
+
+namespace diffscope {
+
+Precision parse_precision(const std::string& name) {
+  if (name == "fp32") return Precision::Fp32;
+  if (name == "tf32") return Precision::Tf32;
+  if (name == "bf16") return Precision::Bf16;
+  throw InvalidInput("--precision = '" + name + "' is not a precision; valid: fp32, tf32, bf16");
+}
+
+const char* precision_name(Precision p) {
+  switch (p) {
+    case Precision::Fp32: return "fp32";
+    case Precision::Tf32: return "tf32";
+    case Precision::Bf16: return "bf16";
+  }
+  return "unknown";
+}
+
+}  // namespace diffscope

@@ -1,0 +1,57 @@
+// input_checks.cpp — the ranges that depend on a model and the denoise input checks (SEMANTICS §3, §4).
+#include "diffusion/input_checks.h"
+
+#include <cmath>
+#include <sstream>
+
+#include "base/errors.h"
+
+namespace diffscope {
+
+IntRange t_start_range(const Schedule& s) { return {0, static_cast<int64_t>(s.T) - 1}; }
+
+IntRange sample_steps_range(int t_start) { return {1, static_cast<int64_t>(t_start) + 1}; }
+
+// The same bound on both backends: the CPU is just slower (1e6 rows x 1000 steps of the reference
+// network is hours on two cores, but not wrong). Memory beyond that is the user's to ask for.
+IntRange sample_count_range(bool /*gpu*/) { return {1, 1'000'000}; }
+
+void check_eta(double eta, const char* arg) {
+  if (!(eta >= kEtaMin && eta <= kEtaMax)) {  // also refuses NaN
+    std::ostringstream os;
+    os << arg << " = " << eta << " is out of range; valid: [" << kEtaMin << ", " << kEtaMax << "]";
+    throw InvalidInput(os.str());
+  }
+}
+
+void validate_denoise_inputs(const DiffusionModel& model, const float* x, int64_t B, int64_t x_cols,
+                             const int64_t* t_start, int64_t n_t_start, int64_t S) {
+  const int dim = model.net.dim;
+  if (B < 1) throw InvalidInput("--x has " + std::to_string(B) + " rows; valid: at least 1");
+  if (x_cols != dim) {
+    throw InvalidInput("--x has width " + std::to_string(x_cols) + " but the model '" + model.path +
+                       "' has dim " + std::to_string(dim) + "; valid: x of shape (B, " + std::to_string(dim) + ")");
+  }
+  if (n_t_start != B) {
+    throw InvalidInput("--t-start has " + std::to_string(n_t_start) + " entries but --x has " + std::to_string(B) +
+                       " rows; valid: one t_start per row");
+  }
+  for (int64_t i = 0; i < B * x_cols; ++i) {
+    if (!std::isfinite(x[i])) {
+      std::ostringstream os;
+      os << "--x[" << i / x_cols << "][" << i % x_cols << "] = " << x[i] << " is not finite; valid: finite values";
+      throw InvalidInput(os.str());
+    }
+  }
+  const IntRange tr = t_start_range(model.schedule);
+  for (int64_t b = 0; b < B; ++b) {
+    if (!tr.contains(t_start[b])) {
+      std::ostringstream os;
+      os << "--t-start[" << b << "] = " << t_start[b] << " is out of range; valid: [" << tr.lo << ", " << tr.hi << "]";
+      throw InvalidInput(os.str());
+    }
+  }
+  if (S < 1) throw InvalidInput("--steps = " + std::to_string(S) + " is out of range; valid: at least 1");
+}
+
+}  // namespace diffscope

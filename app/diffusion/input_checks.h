@@ -1,0 +1,22 @@
+// input_checks.h — the valid ranges that depend on a model (t_start, steps, sample count, eta) and the denoise
+// input checks (SEMANTICS §3, §4). Errors are InvalidInput naming the argument, the value and the valid range.
+#pragma once
+#include <cstdint>
+
+#include "base/ranges.h"
+#include "model/model.h"
+
+namespace diffscope {
+
+IntRange t_start_range(const Schedule& s);            // [0, T-1]
+IntRange sample_steps_range(int t_start);              // [1, t_start+1]
+IntRange sample_count_range(bool gpu);                 // [1, 1'000'000] GPU, smaller on CPU
+constexpr double kEtaMin = 0.0, kEtaMax = 1.0;
+void check_eta(double eta, const char* arg = "--eta");  // arg: the CLI's "--eta"; Python's "eta"
+
+// SEMANTICS §4 input checks for denoise: B >= 1, x finite, x width == dim, 0 <= t_start[b] <= T-1, S >= 1.
+// x_cols is the width of the x array as given. Messages name the argument, the index and the value.
+void validate_denoise_inputs(const DiffusionModel& model, const float* x, int64_t B, int64_t x_cols,
+                             const int64_t* t_start, int64_t n_t_start, int64_t S);
+
+}  // namespace diffscope

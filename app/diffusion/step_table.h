@@ -1,0 +1,118 @@
+// step_table.h — samplers (solvers) as per-step affine updates on a spacing of timesteps (SEMANTICS §3).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/schedule.h"
+
+namespace diffscope {
+
+enum class Sampler { Ddim, Ddpm, DdpmMean, Dpmpp2m, Dpmpp2mSde, EulerAncestral, Heun };
+
+// Where a run's steps sit in [0, t_start] (SEMANTICS §3 "Spacings"). Default is the anchored list
+// round(t_start (N-1-i)/(N-1)); leading/linspace/trailing are diffusers' set_timesteps; karras is
+// Karras et al. 2022 eq. 5 (rho = 7) in sigma, with continuous network timesteps.
+enum class Spacing { Default, Leading, Linspace, Trailing, Karras };
+
+// "ddim" | "ddpm" | "ddpm-mean" | "dpmpp-2m" | "dpmpp-2m-sde" | "euler-ancestral" | "heun"; parse throws
+// InvalidInput naming the argument `arg` (the CLI's "--sampler"; Python's "sampler"), the value and the choices.
+Sampler parse_sampler(const std::string& name, const char* arg = "--sampler");
+const char* sampler_name(Sampler s);
+const char* sampler_choices();  // "ddim, ddpm, ..." for messages and --help
+std::vector<std::string> sampler_names();
+
+// "default" | "leading" | "linspace" | "trailing" | "karras"; errors as parse_sampler's.
+Spacing parse_spacing(const std::string& name, const char* arg = "--spacing");
+const char* spacing_name(Spacing s);
+const char* spacing_choices();
+std::vector<std::string> spacing_names();
+
+struct StepTable;
+// True when the state after the table's last step is clean (abar = 1): every solver's step list ends there,
+// except ddpm / ddpm-mean, which step t -> t - 1 and stop before t = 0 with fewer steps than t_start + 1
+// (SEMANTICS §3).
+bool ends_clean(const StepTable& table);
+
+// True for the multistep, ancestral and second-order solvers (dpmpp-2m, dpmpp-2m-sde, euler-ancestral, heun).
+bool is_new_solver(Sampler s);
+
+// One run of N steps (SEMANTICS §3). Step k evaluates the eps model at (x, t_net[k]) — the network sees
+// t_net[k] / T, an analytic model sees abar[k] — and updates
+//   x0   = Dx[k] x + De[k] eps                                   (the data prediction; only when P used)
+//   y    = A[k] x + C[k] eps + P[k] prev + S[k] z,   z from Philox step_key noise_key[k] (SEMANTICS §7)
+//   heun: x <- y + H[k] (eps(y, t_net2[k]) - eps)   when H[k] != 0 (abar of that evaluation: abar2[k])
+//   prev <- x0   (the previous data prediction, per row, carried across launches by the caller)
+// Arrays that a solver does not use are empty. Double-precision coefficients are the truth; their float
+// copies (for_each_coefficient) feed the fp32 kernels.
+struct StepTable {
+  Sampler sampler = Sampler::Ddim;
+  Spacing spacing = Spacing::Default;
+  int T = 0;
+  double eta = 0.0;
+  int steps_offset = 0;
+  std::vector<int32_t> t;           // integer timestep of step k (karras: round(t_net[k]))
+  std::vector<double> t_net;        // network timestep of step k (continuous for karras)
+  std::vector<uint32_t> noise_key;  // Philox step_key of step k's noise (SEMANTICS §7)
+  std::vector<double> abar;         // abar at step k (N values; the state after the last step has abar 1)
+  std::vector<double> A, C, S;    // x, eps and noise coefficients (B only ever means the batch)
+  std::vector<double> P, Dx, De;    // dpmpp-2m, dpmpp-2m-sde
+  std::vector<double> H, t_net2, abar2;  // heun
+  std::vector<float> A32, C32, S32;
+  std::vector<float> P32, Dx32, De32, H32, abar32, abar2_32;  // float copies of the arrays above
+  int steps() const { return static_cast<int>(t.size()); }
+  bool uses_prev() const { return !P.empty(); }
+  bool uses_second_eval() const { return !H.empty(); }
+  // Network evaluations of steps [k_begin, k_end) (heun: 2 per step but 1 for its last, Euler, step).
+  int64_t evaluations(int k_begin, int k_end) const;
+
+  // Every per-step coefficient array, as (name, float64 truth, float32 copy the kernels read). A solver that
+  // adds an array lists it here: the float copies are filled from this list (fill_float_copies) and the
+  // finiteness check before a run (run/finite_checks.h, SEMANTICS §3) iterates it.
+  template <class F>
+  void for_each_coefficient(F&& f) const { visit_coefficients(*this, f); }
+  template <class F>
+  void for_each_coefficient(F&& f) { visit_coefficients(*this, f); }
+
+ private:
+  template <class Table, class F>
+  static void visit_coefficients(Table& tab, F& f) {
+    f("A", tab.A, tab.A32);
+    f("C", tab.C, tab.C32);
+    f("S", tab.S, tab.S32);
+    f("P", tab.P, tab.P32);
+    f("Dx", tab.Dx, tab.Dx32);
+    f("De", tab.De, tab.De32);
+    f("H", tab.H, tab.H32);
+    f("abar", tab.abar, tab.abar32);
+    f("abar2", tab.abar2, tab.abar2_32);
+  }
+};
+
+// Builds the table for a `sample` run (SEMANTICS §3): t_start in [0, T-1], n_steps in [1, t_start+1],
+// eta in [0, 1] (used by ddim only), steps_offset >= 0 (used by leading only). ddpm/ddpm-mean take the
+// default spacing only. Throws InvalidInput naming the argument, value and valid range.
+StepTable build_step_table(const Schedule& sched, Sampler sampler, int t_start, int n_steps, double eta = 0.0,
+                           Spacing spacing = Spacing::Default, int steps_offset = 0);
+
+// ddpm-mean coefficients indexed by t itself (length T): A[t] = c1[t], C[t] = -c1[t] c2[t], S[t] = 0.
+// This is what `denoise` (SEMANTICS §4, per-row t_start) uses.
+StepTable build_t_indexed_ddpm_mean(const Schedule& sched);
+
+// The default (anchored) step list for N steps from t_start (exposed for tests).
+std::vector<int32_t> ddim_timesteps(int t_start, int n_steps);
+
+// Integer step lists of leading / linspace / trailing over [0, t_start] (SEMANTICS §3), descending.
+std::vector<int32_t> spacing_timesteps(Spacing spacing, int t_start, int n_steps, int steps_offset = 0);
+
+// sigma(t) = sqrt((1 - abar[t]) / abar[t]) of the discrete schedule, and the continuous timestep of a
+// sigma by linear interpolation of log-sigma between neighbouring timesteps (k-diffusion's sigma_to_t),
+// clamped to [0, T-1].
+double schedule_sigma(const Schedule& sched, int t);
+double timestep_of_sigma(const Schedule& sched, double sigma);
+
+// Karras et al. 2022 eq. 5: N sigmas from sigma_max to sigma_min, rho = 7 (N = 1: sigma_max).
+std::vector<double> karras_sigmas(double sigma_min, double sigma_max, int n_steps, double rho = 7.0);
+
+}  // namespace diffscope

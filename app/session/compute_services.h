@@ -1,0 +1,31 @@
+// compute_services.h — what the app needs from the layers that ui may not link (docs/ARCHITECTURE.md "Layers"):
+// making a compute path (CPU, CUDA + interop, CUDA + staging) and the kernel panel's GPU rows. The shell fills
+// it (shell/compute_select.h); tests and CPU-only builds use cpu_only_services().
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "run/compute_path.h"
+#include "run/kernel_bench.h"
+
+namespace diffscope {
+
+struct ComputeServices {
+  // backend: "auto" | "cpu" | "cuda"; `note` receives one line for the UI saying which path and why. Never null.
+  std::function<std::unique_ptr<ComputePath>(const std::string& backend, TrajectoryBufferTarget* target,
+                                             std::string* note)>
+      make_path;
+  // True when the build has the CUDA backend and a device is present.
+  std::function<bool()> cuda_available;
+  // The kernel panel's GPU rows whose workload contains `filter` (throws on failure); empty without CUDA.
+  std::function<std::vector<BenchRow>(const std::string& filter)> gpu_bench;
+  // Why there are no GPU rows when gpu_bench is empty or no device is present.
+  std::string gpu_missing = "GPU rows (fused / unfused CUDA) need a CUDA build and device";
+};
+
+// The CPU path only; no GPU rows.
+ComputeServices cpu_only_services();
+
+}  // namespace diffscope

@@ -1,0 +1,252 @@
+// sampling_session.cpp — clamping, step tables, start states and the incremental re-simulation.
+#include "session/sampling_session.h"
+
+#include "session/settings_schema.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <utility>
+
+#include "base/errors.h"
+#include "base/ranges.h"
+#include "diffusion/input_checks.h"
+#include "diffusion/sampling.h"
+#include "run/finite_checks.h"
+#include "session/view_fit.h"
+
+namespace diffscope {
+namespace {
+double now_ms() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+void SamplingSession::load_model(const std::string& path) {
+  auto m = std::make_unique<DiffusionModel>(load_diffusion_model(path));  // throws InvalidInput
+  if (m_scheduler_config) apply_scheduler_config(*m, *m_scheduler_config);
+  m_model = std::move(m);
+  m_settings.model_path = path;
+  m_have_good = false;  // a new model starts a new history of good runs
+  m_have_checked = false;
+  if (m_have_settings) start_run();
+}
+
+void SamplingSession::set_scheduler_config(std::shared_ptr<const SchedulerConfig> config) {
+  m_scheduler_config = std::move(config);
+  if (!m_model) return;
+  const std::string path = m_model->path;  // a copy: load_model replaces the model that holds it
+  load_model(path);
+}
+
+bool SamplingSession::is_image_model() const { return m_model && diffscope::image_side(*m_model) > 0; }
+
+int SamplingSession::image_side() const { return m_model ? diffscope::image_side(*m_model) : 0; }
+
+void SamplingSession::set_compute_path(std::unique_ptr<ComputePath> path, std::string note) {
+  m_path = std::move(path);
+  m_path_note = std::move(note);
+  if (m_have_settings) start_run();
+}
+
+SamplingSession::Applied SamplingSession::apply(const SamplingSettings& asked) {
+  if (m_reverted) {  // a run failed and the session went back: the caller gets the settings that run
+    m_reverted = false;
+    m_steps_asked = m_settings.steps;  // the failed request is dropped, not retried
+    m_spl_asked = m_settings.steps_per_launch;
+    return {m_settings, true, std::exchange(m_revert_note, {})};
+  }
+  SamplingSettings s = asked;
+  if (m_model) {
+    const Schedule& sch = m_model->schedule;
+    const bool gpu = m_path && m_path->is_gpu();
+    s.t_start = static_cast<int>(t_start_range(sch).clamp(s.t_start));
+    // Where alphas_cumprod is 0 or sigma overflows float32 no run can start (SEMANTICS §3 "Finite
+    // coefficients"): clamp below.
+    if (const int bad = first_unusable_t(sch); bad > 0) s.t_start = std::min(s.t_start, bad - 1);
+    // steps and steps/launch are clamped by other settings (t_start, steps): what the user asked for is kept,
+    // so that typing t_start 400 (through "4" and "40") or dragging it low and back does not lose steps 50.
+    // A value the UI did not change since the last apply is the clamped one: use the remembered request.
+    if (m_steps_asked > 0 && s.steps == m_settings.steps) s.steps = m_steps_asked;
+    if (m_spl_asked > 0 && s.steps_per_launch == m_settings.steps_per_launch) s.steps_per_launch = m_spl_asked;
+    m_steps_asked = static_cast<int>(sample_steps_range(static_cast<int>(sch.T) - 1).clamp(s.steps));
+    m_spl_asked = std::max(1, s.steps_per_launch);
+    s.steps = static_cast<int>(sample_steps_range(s.t_start).clamp(s.steps));
+    s.n_samples = static_cast<int>(sample_count_range(gpu).clamp(s.n_samples));
+    s.eta = std::clamp(s.eta, kEtaMin, kEtaMax);
+    s.steps_per_launch = std::clamp(s.steps_per_launch, 1, std::max(1, s.steps));
+    s.memory_budget_mb = std::clamp(s.memory_budget_mb, 16, 65536);
+    if (!gpu) s.precision = Precision::Fp32;  // SEMANTICS §8: tf32/bf16 only on the GPU
+    if (s.from_data && m_model->n_data == 0) s.from_data = false;
+  }
+  // steps_per_launch changes the launch split, not the numbers: no restart for it alone.
+  SamplingSettings a = s, b = m_settings;
+  a.steps_per_launch = b.steps_per_launch = 0;
+  a.model_path = b.model_path = "";
+  const bool changed = !m_have_settings || a != b;
+  m_settings = s;
+  m_settings.model_path = m_model ? m_model->path : s.model_path;
+  m_have_settings = true;
+  if (changed) start_run();
+  return {s, changed, {}};
+}
+
+void SamplingSession::restart() { start_run(); }
+
+void SamplingSession::start_run() {
+  m_error.clear();
+  m_overflow = {};
+  m_running = false;
+  m_done_steps = 0;
+  if (!m_model || !m_path) return;
+  try {
+    const SamplingSettings& s = m_settings;
+    // ddpm and ddpm-mean take one timestep per step: their spacing is always the default (SEMANTICS §3).
+    const bool per_t = s.sampler == Sampler::Ddpm || s.sampler == Sampler::DdpmMean;
+    const int steps_offset = m_scheduler_config && !per_t ? m_scheduler_config->steps_offset : 0;
+    m_table = build_step_table(m_model->schedule, s.sampler, s.t_start, s.steps, s.eta,
+                               per_t ? Spacing::Default : s.spacing, steps_offset);
+    // The rule of SEMANTICS §3 "Finite coefficients", before any work: a failure keeps the previous run.
+    check_run_coefficients(m_model->schedule, m_table, m_table.steps(), s.from_data ? s.t_start : -1);
+    const int budget_mb = std::min(s.memory_budget_mb, m_max_budget_mb);
+    m_layout = TrajectoryLayout::make(s.steps, s.n_samples, dim(), size_t(budget_mb) << 20);
+    if (!s.from_data && m_path->begin_from_noise(*m_model, m_table, m_layout, s.seed, s.precision)) {
+      m_x0.clear();  // drawn on the device
+    } else {
+      m_x0.resize(m_layout.frame_floats());
+      if (s.from_data)
+        fill_start_from_data(*m_model, s.t_start, s.seed, s.n_samples, m_x0.data());
+      else
+        fill_start_noise(*m_model, s.seed, s.n_samples, m_x0.data());
+      m_path->begin(*m_model, m_table, m_layout, m_x0.data(), s.seed, s.precision);
+    }
+    m_running = true;
+    m_run_start_ms = now_ms();
+  } catch (const std::exception& e) {
+    on_run_error(e);
+  }
+}
+
+void SamplingSession::on_run_error(const std::exception& e) {
+  m_running = false;
+  std::string msg = e.what();
+  if (m_have_good && m_good != m_settings) {
+    const std::string changes = describe_kept_settings(m_good, m_settings);
+    m_settings = m_good;  // m_good == m_settings now: if this run fails too, it stops (no loop)
+    m_settings.model_path = m_model ? m_model->path : m_settings.model_path;
+    m_reverted = true;
+    m_revert_note = "kept the previous settings: " + changes;
+    start_run();
+    if (!m_error.empty()) msg += "; the previous settings failed too: " + m_error;
+    else msg += "; kept the previous settings: " + changes;
+  }
+  m_error = msg;
+}
+
+std::string describe_kept_settings(const SamplingSettings& a, const SamplingSettings& b) {
+  return describe_sampling_differences(a, b);  // the settings schema's rows (session/settings_schema.h)
+}
+
+int SamplingSession::tick(int max_steps, double budget_ms) {
+  if (!m_running || complete() || max_steps <= 0) return 0;
+  const double t0 = now_ms();
+  int done = 0;
+  try {
+    // Under a time budget (the CPU) one step per call, so a frame stops near its budget; S is the fused kernel's.
+    const int per_call = budget_ms > 0 ? 1 : m_settings.steps_per_launch;
+    while (done < max_steps && !complete()) {
+      const int k0 = m_done_steps;
+      const int k1 = std::min({n_steps(), k0 + per_call, k0 + (max_steps - done)});
+      m_path->advance(k0, k1);
+      done += k1 - k0;
+      m_done_steps = k1;
+      if (stop_if_overflowed()) return done;
+      if (!m_have_good || m_good != m_settings) {  // a launch of this run went through: it is a good run
+        m_good = m_settings;
+        m_have_good = true;
+      }
+      if (budget_ms > 0 && now_ms() - t0 >= budget_ms) break;
+    }
+  } catch (const std::exception& e) {
+    on_run_error(e);
+    return done;
+  }
+  if (complete() && m_running && !m_path->checks_finite()) check_finished_run();
+  if (complete() && m_running) {
+    m_last_run_ms = now_ms() - m_run_start_ms;
+    ++m_runs;
+    m_running = false;
+  }
+  return done;
+}
+
+bool SamplingSession::stop_if_overflowed() {
+  if (!m_path->checks_finite()) return false;
+  const NonFiniteFrame nf = m_path->first_nonfinite_frame();
+  if (nf.frame < 0) return false;
+  stop_overflowed(nf, true);
+  return true;
+}
+
+void SamplingSession::check_finished_run() {
+  SamplingSettings a = m_settings;
+  a.seed = m_checked.seed;
+  a.steps_per_launch = m_checked.steps_per_launch;
+  if (m_have_checked && a == m_checked) return;  // the loop's next seed: no read-back (PERFORMANCE.md)
+  m_path->before_draw();  // nothing may stay mapped while GL reads
+  std::vector<float> f(m_layout.frame_floats());
+  const int64_t n = static_cast<int64_t>(f.size());
+  auto first_bad = [&](int slot) {
+    m_target->download(size_t(slot) * m_layout.frame_bytes(), m_layout.frame_bytes(), f.data());
+    const int64_t i = first_nonfinite(f.data(), n);
+    return NonFiniteFrame{i < 0 ? -1 : m_layout.frame_of_slot(slot), i, i < 0 ? 0.f : f[i]};
+  };
+  NonFiniteFrame bad = first_bad(newest_slot());
+  if (bad.frame < 0) {
+    m_checked = m_settings;
+    m_have_checked = true;
+    return;
+  }
+  // A sample that is not finite stays so (every solver's update is linear in it), so the kept frames holding
+  // one are a suffix: bisect for the first. Slot 0, the start state, is finite (drawn or checked on the host).
+  int lo = 0, hi = newest_slot();
+  while (hi - lo > 1) {
+    const int mid = lo + (hi - lo) / 2;
+    if (const NonFiniteFrame b = first_bad(mid); b.frame >= 0)
+      hi = mid, bad = b;
+    else
+      lo = mid;
+  }
+  stop_overflowed(bad, m_layout.stride <= 1);
+}
+
+void SamplingSession::stop_overflowed(const NonFiniteFrame& nf, bool exact) {
+  m_running = false;
+  m_overflow = nf;
+  m_done_steps = nf.frame;
+  const int d = std::max(1, dim());
+  char value[32];
+  std::snprintf(value, sizeof value, "%g", double(nf.value));
+  const int k = nf.frame - 1;  // the step that made the frame
+  m_error = "samples overflowed " + std::string(exact ? "at" : "by") + " step " + std::to_string(nf.frame) + " of " +
+            std::to_string(n_steps()) + " (from t = " + std::to_string(k >= 0 && k < n_steps() ? m_table.t[k] : -1) +
+            (exact ? "" : "; frames are kept every " + std::to_string(m_layout.stride) + " steps") + "): sample " +
+            std::to_string(nf.index / d) + ", coordinate " + std::to_string(nf.index % d) + " = " + value +
+            " is not finite (SEMANTICS §9); the frames before it are finite. Try a lower t_start, another sampler, "
+            "or check the model (its weights and schedule)";
+}
+
+int SamplingSession::newest_slot() const {
+  if (!m_model || m_layout.n_slots == 0) return 0;
+  int s = m_layout.slot_at_or_before(m_done_steps);
+  // slot_at_or_before(N) is the last slot only once N is computed.
+  if (m_layout.frame_of_slot(s) > m_done_steps) --s;
+  return std::max(0, s);
+}
+
+int SamplingSession::timestep_of_frame(int j) const {
+  if (j < 0 || j >= n_steps()) return -1;
+  return m_table.t[j];
+}
+
+}  // namespace diffscope

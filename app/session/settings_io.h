@@ -1,0 +1,78 @@
+// settings_io.h — the app's plain settings (what is sampled, how it is drawn) and their JSON form.
+// Persisted in $XDG_CONFIG_HOME/diffscope/settings.json (ARCHITECTURE.md); a corrupt file gives defaults
+// and a note, never an error (the file is kept as settings.json.bad).
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "diffusion/step_table.h"
+#include "run/backend.h"
+
+namespace diffscope {
+
+// What is sampled. Changing any of these re-simulates the trajectory (SEMANTICS §3).
+struct SamplingSettings {
+  std::string model_path;             // "" = the bundled default (moons)
+  int n_samples = 4096;               // B
+  Sampler sampler = Sampler::Ddim;
+  Spacing spacing = Spacing::Default;  // ddim and the newer solvers; ddpm and ddpm-mean always take default
+  double eta = 0.0;                   // ddim only, [0, 1]
+  int steps = 100;                    // N, [1, t_start + 1]
+  int t_start = 999;                  // [0, T-1]
+  int steps_per_launch = 10;          // S of the fused kernel, >= 1
+  uint64_t seed = 0;
+  Precision precision = Precision::Fp32;
+  std::string backend = "auto";       // auto | cpu | cuda
+  bool from_data = false;             // start from noised data samples (SEMANTICS §3)
+  int memory_budget_mb = 1024;        // trajectory buffer budget; above it every k-th frame is kept
+
+  bool operator==(const SamplingSettings& o) const;
+  bool operator!=(const SamplingSettings& o) const { return !(*this == o); }
+};
+
+// How it is drawn; changing these never re-simulates.
+struct ViewSettings {
+  int trail_frames = 12;       // trails over the last L stored frames; 0 = off
+  bool show_data = true;       // the model's data_samples as an overlay
+  bool show_axes = true;       // the 2D view's unit grid and axes
+  bool show_field = false;     // the eps / predicted-x0 field on a grid at the shown timestep
+  bool field_x0 = false;       // false: -eps direction; true: arrow to the predicted clean point
+  int field_grid = 24;         // arrows per side
+  float point_size = 3.0f;     // pixels at content scale 1
+  float point_alpha = 0.6f;
+  bool vsync = true;
+  bool follow_newest = true;   // the shown frame follows the newest computed one while sampling
+  float play_speed = 1.0f;     // frames advanced per UI frame while playing
+  bool loop_resimulate = false;  // re-simulate with seed+1 whenever a run completes (live benchmark)
+  int steps_per_frame = 0;     // steps computed per UI frame; 0 = automatic (time budget on the CPU, all on the GPU)
+  int image_grid_cols = 12;    // image models: samples per row of the grid
+  bool show_ui = true;
+  // Camera: center and half the visible height, in data units.
+  double cam_x = 0.0, cam_y = 0.0, cam_half_h = 3.0;
+  bool cam_auto = true;        // fit the camera to the data on model load
+};
+
+struct AppSettings {
+  SamplingSettings sampling;
+  ViewSettings view;
+  std::string export_dir;       // "" = the user's pictures folder (picture/export_dir.h picks it)
+  int export_width = 1024, export_height = 1024;
+  int image_grid_scale = 8;
+};
+
+nlohmann::json to_json(const AppSettings& s);
+// Reads what it can; unknown or ill-typed fields keep their defaults and add a line to `note`.
+AppSettings app_settings_from_json(const nlohmann::json& j, std::string* note);
+// Reads a settings file. Missing file: defaults, empty note. Corrupt file (not JSON, or not a JSON object): defaults and a note saying
+// so; the file is first renamed to PATH.bad (PATH.bad.2, ... when taken), so the defaults saved later do not
+// destroy it, and the note names where it went.
+AppSettings load_app_settings(const std::string& path, std::string* note);
+// Writes atomically (temporary file + rename); returns false and fills `error` when it cannot.
+bool save_app_settings(const std::string& path, const AppSettings& s, std::string* error);
+
+// $XDG_CONFIG_HOME/diffscope, else $HOME/.config/diffscope (not created here).
+std::string default_config_dir();
+
+}  // namespace diffscope

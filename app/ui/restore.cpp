@@ -12,7 +12,6 @@
 #include "core/model_paths.h"
 #include "core/output_files.h"
 #include "core/png_text.h"
-#include "ui/app.h"
 #include "ui/exporter.h"
 #include "core/settings_schema.h"
 #include "core/sidecar_file.h"
@@ -88,25 +87,6 @@ bool is_restore_file(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
   for (char& c : ext) c = char(std::tolower(static_cast<unsigned char>(c)));
   return ext == ".png" || ext == ".json" || is_video_path(path);  // a video: through its sidecar (read_sidecar)
-}
-
-bool restore_into_app(App& app, const std::string& file) {
-  try {
-    std::string note;
-    const RestorePlan plan = plan_restore(read_sidecar(file, &note));
-    AppSettings next = app.settings;
-    for (const auto& [k, v] : plan.sets) apply_setting(next, k, v);  // all or nothing
-    app.settings = next;
-    app.load_model(plan.model.empty() ? app.session->model().path : plan.model, false);  // the sidecar's t_start
-    app.show_frame_when_computed(plan.frame);
-    app.keep_camera_aspect(plan.camera_aspect);
-    note += plan.note;
-    app.exporter->messages.push_back("restored " + file + (note.empty() ? "" : ": " + note));
-    return true;
-  } catch (const std::exception& e) {
-    app.exporter->messages.push_back(std::string("error: ") + e.what());
-    return false;
-  }
 }
 
 }  // namespace diffscope::ui

@@ -24,11 +24,6 @@ struct RestorePlan {
 // so (the file found by path is still opened, so the user sees what changed).
 RestorePlan plan_restore(const nlohmann::json& sidecar);
 
-class App;
-// A file dropped on the window (or the script's `restore FILE`): applies the plan to the running app — its
-// settings, then the model (re-opened, so the run restarts and an automatic camera is fitted again). The note
-// or the error goes to the Export section's messages. Returns false (and changes nothing) on an error.
-bool restore_into_app(App& app, const std::string& file);
 // True for the files restore takes: .png, .json and the videos (.mp4, .gif, .webp: through their sidecar), any case.
 bool is_restore_file(const std::string& path);
 

@@ -60,7 +60,7 @@ struct FrameStats {
 struct ItemRect {
   float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
 };
-// The items App::name_item records: the model path field, the scheduler config field, the export folder field.
+// The items UiState::name_item records: the model path field, the scheduler config field, the export folder field.
 const std::vector<std::string>& named_item_names();
 
 // What the user asks the app to do. A widget, a shortcut key (key_action), a dropped file and a headless script

@@ -31,31 +31,28 @@ ImGuiGl3Renderer::~ImGuiGl3Renderer() { ImGui_ImplOpenGL3_Shutdown(); }
 
 void FrameLoop::run_frame() {
   ui::App& app = m_app;
-  app.probe.begin_frame();
+  app.probe().begin_frame();
   const auto t_begin = std::chrono::steady_clock::now();
   m_platform.before_events();
   m_display.begin_frame();
-  if (app.vsync_dirty) {
-    m_display.set_vsync(app.settings.view.vsync);
-    app.vsync_dirty = false;
-  }
+  if (const std::optional<bool> vsync = app.take_vsync_change()) m_display.set_vsync(*vsync);
   const render::DisplaySize size = m_display.size();
-  app.probe.mark(FramePhase::other);
+  app.probe().mark(FramePhase::other);
   ImGui_ImplOpenGL3_NewFrame();
   m_platform.new_frame(size);
   ImGui::NewFrame();
-  app.probe.mark(FramePhase::imgui_build);
+  app.probe().mark(FramePhase::imgui_build);
   m_display.bind_target();
   app.frame(size.w, size.h);
   ImGui::Render();
   m_display.bind_target();
   glViewport(0, 0, size.w, size.h);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-  app.probe.mark(FramePhase::imgui_render);
+  app.probe().mark(FramePhase::imgui_render);
   if (before_present) before_present();
-  app.probe.mark(FramePhase::other);
+  app.probe().mark(FramePhase::other);
   m_display.end_frame();  // a window's swap, headless glFinish: measured as its own phase, not counted as a sync
-  app.probe.mark(FramePhase::present);
+  app.probe().mark(FramePhase::present);
   for (GLenum e; (e = glGetError()) != GL_NO_ERROR;) {
     if (++m_gl_errors <= 8) std::fprintf(stderr, "GL error 0x%04x after frame %d (%dx%d)\n", e, m_frames, size.w, size.h);
   }
@@ -65,7 +62,7 @@ void FrameLoop::run_frame() {
 
 void FrameLoop::reset_counts() {
   m_counts_at_reset = frame_counts_total();
-  m_runs_at_reset = m_app.session->runs_completed();
+  m_runs_at_reset = m_app.session().runs_completed();
 }
 
 float ui_scale(const render::Display& display) {

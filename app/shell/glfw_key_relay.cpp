@@ -25,7 +25,7 @@ std::vector<Release> g_held_back;
 
 void relay(GLFWwindow* window, int key, int scancode, int action, int mods) {
   if (auto* app = static_cast<App*>(glfwGetWindowUserPointer(window)); app && action != GLFW_RELEASE)
-    app->keys.push({key, (mods & GLFW_MOD_SHIFT) != 0, (mods & GLFW_MOD_CONTROL) != 0, action == GLFW_REPEAT});
+    app->push_key({key, (mods & GLFW_MOD_SHIFT) != 0, (mods & GLFW_MOD_CONTROL) != 0, action == GLFW_REPEAT});
   const bool known = key >= 0 && key <= GLFW_KEY_LAST;
   if (known && action == GLFW_PRESS) {
     g_pressed_this_frame.set(key);

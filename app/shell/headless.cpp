@@ -33,7 +33,6 @@
 #include "shell/run.h"
 #include "ui/keys.h"
 #include "ui/panels.h"
-#include "ui/restore_into_app.h"
 
 namespace diffscope::shell {
 using namespace ui;  // the shell drives the ui layer's App
@@ -92,18 +91,23 @@ struct Script {
     result.command_failed("script:" + std::to_string(line_no) + ": " + what, unavailable);
   }
   // The S / V key of this line may start an export; its outcome is checked once no export is running.
+  // A line's action, applied at once (where the line runs), as the widget's and the key's are in a frame.
+  void act(Action a) {
+    app.push(std::move(a));
+    app.apply_actions();
+  }
   void watch_key_export() {
     check_key_export();
-    app.exporter->last_error.clear();
+    app.clear_export_error();
     key_export_line = line_no;
   }
   void check_key_export() {
-    if (key_export_line == 0 || app.exporter->video_active() || app.exporter->sequence_active()) return;
-    if (!app.exporter->last_error.empty()) {
-      std::printf("script:%d: key: export error: %s\n", key_export_line, app.exporter->last_error.c_str());
+    if (key_export_line == 0 || app.exporter().video_active() || app.exporter().sequence_active()) return;
+    if (!app.exporter().last_error.empty()) {
+      std::printf("script:%d: key: export error: %s\n", key_export_line, app.exporter().last_error.c_str());
       result.command_failed("script:" + std::to_string(key_export_line) + ": export started by a key: " +
-                                app.exporter->last_error, app.exporter->last_error_unavailable);
-      app.exporter->last_error.clear();
+                                app.exporter().last_error, app.exporter().last_error_unavailable);
+      app.clear_export_error();
     }
     key_export_line = 0;
   }
@@ -121,19 +125,19 @@ std::string json_string(const std::string& v) {
 std::string state_json(Script& sc) {
   App& app = sc.app;
   const FrameLoop& loop = sc.loop;
-  const ComputePath* path = app.session->compute_path();
+  const ComputePath* path = app.session().compute_path();
   const render::DisplaySize size = sc.display.size();
   std::ostringstream s;
-  s << "{\"frame\": " << app.shown_frame() << ", \"computed\": " << app.session->computed_steps()
-    << ", \"steps\": " << app.session->n_steps() << ", \"t_start\": " << app.session->settings().t_start
-    << ", \"n\": " << app.session->settings().n_samples << ", \"complete\": " << (app.session->complete() ? 1 : 0)
-    << ", \"playing\": " << (app.playing ? 1 : 0) << ", \"fps\": " << app.stats.fps
-    << ", \"path\": " << json_string(app.session->path_note()) << ", \"last_run_ms\": " << app.session->last_run_ms()
-    << ", \"spl\": " << app.session->settings().steps_per_launch
+  s << "{\"frame\": " << app.shown_frame() << ", \"computed\": " << app.session().computed_steps()
+    << ", \"steps\": " << app.session().n_steps() << ", \"t_start\": " << app.session().settings().t_start
+    << ", \"n\": " << app.session().settings().n_samples << ", \"complete\": " << (app.session().complete() ? 1 : 0)
+    << ", \"playing\": " << (app.playing() ? 1 : 0) << ", \"fps\": " << app.stats().fps
+    << ", \"path\": " << json_string(app.session().path_note()) << ", \"last_run_ms\": " << app.session().last_run_ms()
+    << ", \"spl\": " << app.session().settings().steps_per_launch
     << ", \"gpu_mem_used_mb\": " << (path ? path->device_memory_used_mb() : 0)
-    << ", \"error\": " << json_string(app.session->error())
-    << ", \"gl_errors\": " << loop.gl_errors() << ", \"frame_work_ms\": " << loop.work_ms()
-    << ", \"frame_ms\": " << app.probe.last().frame_ms << ", \"phase_ms\": " << phase_ms_json(app.probe.last().phase_ms)
+    << ", \"error\": " << json_string(app.session().error()) << ", \"gl_errors\": " << loop.gl_errors()
+    << ", \"frame_work_ms\": " << loop.work_ms() << ", \"frame_ms\": " << app.probe().last().frame_ms
+    << ", \"phase_ms\": " << phase_ms_json(app.probe().last().phase_ms)
     << ", \"counts\": {\"readbacks\": " << loop.counts().readbacks << ", \"syncs\": " << loop.counts().syncs
     << ", \"camera_fits\": " << loop.counts().camera_fits << "}"
     << ", \"size\": [" << size.w << ", " << size.h << "]}";
@@ -163,13 +167,13 @@ ScriptAction cmd_wait_complete(ScriptArgs& a) {
   a.end();
   return [max](Script& sc) {
     App& app = sc.app;
-    for (int k = 0; k < max && !app.session->complete() && app.session->error().empty(); ++k) sc.frame();
+    for (int k = 0; k < max && !app.session().complete() && app.session().error().empty(); ++k) sc.frame();
     sc.frame();  // let the cursor follow the last frame
-    if (!app.session->complete()) {
+    if (!app.session().complete()) {
       // Without --script the one line is implicit: "the run", not a script line the user never wrote.
       const std::string where = sc.implicit ? "the run" : "script:" + std::to_string(sc.line_no) + ": wait_complete";
-      if (!app.session->error().empty())
-        std::printf("%s: failed: %s\n", where.c_str(), app.session->error().c_str());
+      if (!app.session().error().empty())
+        std::printf("%s: failed: %s\n", where.c_str(), app.session().error().c_str());
       else
         std::printf("%s: not complete after %s\n", where.c_str(), count_noun(max, "frame").c_str());
       ++sc.result.failed_expects;
@@ -181,13 +185,10 @@ ScriptAction cmd_set(ScriptArgs& a) {
   const std::string key = a.word("KEY (" + setting_keys() + ")"), val = a.word("VALUE (in the key's range)");
   a.end();
   return [key, val](Script& sc) {
-    App& app = sc.app;
-    std::string note;  // an old key name: a note (session/settings_schema.h)
-    apply_setting(app.settings, key, val, "set " + key, &note);  // out of range: refused (SEMANTICS §3)
-    if (!note.empty()) std::printf("script:%d: %s", sc.line_no, note.c_str());
-    if (app.session->has_model())
-      check_model_ranges(app.settings.sampling, app.session->model().schedule,
-                         app.session->compute_path() && app.session->compute_path()->is_gpu(), {{key, "set " + key}});
+    sc.act(Action::set_setting(key, val));  // out of range (for this model): refused (SEMANTICS §3)
+    // An old key name: a note (session/settings_schema.h).
+    if (const std::string& note = sc.app.last_outcome().note; !note.empty())
+      std::printf("script:%d: %s", sc.line_no, note.c_str());
     sc.frame();
   };
 }
@@ -196,12 +197,13 @@ ScriptAction cmd_restore(ScriptArgs& a) {  // restore FILE: as a file dropped on
   const std::string p = a.word("FILE");
   a.end();
   return [p](Script& sc) {
-    sc.app.model_error.clear();
-    const bool ok = restore_into_app(sc.app, p);
+    sc.act(Action::restore(p));
+    const bool ok = sc.app.last_outcome().ok;
     sc.frame();
-    std::printf("restore: %s\n", sc.app.exporter->messages.back().c_str());
-    if (!ok) sc.failed("restore " + p + ": " + sc.app.exporter->messages.back(), false);
-    else if (!sc.app.model_error.empty()) sc.failed("restore " + p + ": model: " + sc.app.model_error, false);
+    const std::string& message = sc.app.exporter().messages.back();
+    std::printf("restore: %s\n", message.c_str());
+    if (!ok) sc.failed("restore " + p + ": " + message, false);
+    else if (!sc.app.model_error().empty()) sc.failed("restore " + p + ": model: " + sc.app.model_error(), false);
   };
 }
 
@@ -209,11 +211,11 @@ ScriptAction cmd_model(ScriptArgs& a) {  // a model that does not load is a fail
   const std::string p = a.word("NAME|PATH");
   a.end();
   return [p](Script& sc) {
-    sc.app.load_model(p);
+    sc.act(Action::load_model(p));
     sc.frame();
-    if (!sc.app.model_error.empty()) {
-      std::printf("script:%d: model: %s\n", sc.line_no, sc.app.model_error.c_str());
-      sc.failed("model " + p + ": " + after_label(sc.app.model_error, p), false);
+    if (!sc.app.model_error().empty()) {
+      std::printf("script:%d: model: %s\n", sc.line_no, sc.app.model_error().c_str());
+      sc.failed("model " + p + ": " + after_label(sc.app.model_error(), p), false);
     }
   };
 }
@@ -222,7 +224,7 @@ ScriptAction cmd_backend(ScriptArgs& a) {
   const std::string b = a.choice("BACKEND", {"auto", "cpu", "cuda"});
   a.end();
   return [b](Script& sc) {
-    sc.app.select_backend(b);
+    sc.act(Action::select_backend(b));
     sc.frame();
   };
 }
@@ -295,8 +297,8 @@ ScriptAction cmd_click(ScriptArgs& a) {
     keys.push_back(script_key(k));
   a.end();
   return [name, keys](Script& sc) {
-    const auto it = sc.app.named_items.find(name);
-    if (it == sc.app.named_items.end())
+    const auto it = sc.app.ui().named_items.find(name);
+    if (it == sc.app.ui().named_items.end())
       throw InvalidInput("click: " + name + " is not on the screen (its section is closed or the UI hidden)");
     sc.io.MousePos = ImVec2(0.5f * (it->second.x0 + it->second.x1), 0.5f * (it->second.y0 + it->second.y1));
     sc.frame();
@@ -331,13 +333,14 @@ ScriptAction cmd_drag_timeline(ScriptArgs& a) {
   return [from, to, n](Script& sc) {
     App& app = sc.app;
     ImGuiIO& io = sc.io;
-    auto x_at = [&](float u) { return app.timeline_x0 + 1.0f + u * (app.timeline_x1 - app.timeline_x0 - 2.0f); };
-    io.MousePos = ImVec2(x_at(from), app.timeline_y);
+    const UiState& ui = app.ui();
+    auto x_at = [&](float u) { return ui.timeline_x0 + 1.0f + u * (ui.timeline_x1 - ui.timeline_x0 - 2.0f); };
+    io.MousePos = ImVec2(x_at(from), ui.timeline_y);
     sc.frame();
     io.MouseDown[0] = true;
     sc.frame();
     for (int k = 1; k <= n; ++k) {
-      io.MousePos = ImVec2(x_at(from + (to - from) * k / float(n)), app.timeline_y);
+      io.MousePos = ImVec2(x_at(from + (to - from) * k / float(n)), ui.timeline_y);
       sc.frame();
     }
     io.MouseDown[0] = false;
@@ -358,15 +361,13 @@ ScriptAction cmd_export(ScriptArgs& a) {
   if (video && path.empty()) throw InvalidInput("export: missing PATH (.mp4, .gif or .webp)");
   return [what, path, fps, kind](Script& sc) {
     App& app = sc.app;
-    while (app.exporter->video_active() || app.exporter->sequence_active()) sc.frame();  // one started by a key
-    if (kind == ExportKind::Video) {  // export video PATH [fps]: frames 0..shown, waits until written
-      if (fps > 0) app.exporter->video.fps = fps;
-      app.exporter->last_error.clear();
-    }
-    ExportResult r = app.run_export(kind, path);  // the S key, the buttons and scripts share it
-    while (app.exporter->video_active() || app.exporter->sequence_active()) sc.frame();
-    if (kind == ExportKind::Video && !app.exporter->last_error.empty())
-      r = {false, "", app.exporter->last_error, app.exporter->last_error_unavailable};
+    const Exporter& ex = app.exporter();
+    while (ex.video_active() || ex.sequence_active()) sc.frame();  // one started by a key
+    if (kind == ExportKind::Video) app.clear_export_error();  // export video PATH [fps]: frames 0..shown, waits
+    sc.act(Action::export_file(kind, path, fps));  // the S key, the buttons and scripts share it
+    ExportResult r = app.last_export();
+    while (ex.video_active() || ex.sequence_active()) sc.frame();
+    if (kind == ExportKind::Video && !ex.last_error.empty()) r = {false, "", ex.last_error, ex.last_error_unavailable};
     if (r.ok) {
       std::printf("export %s: %s\n", what.c_str(), r.path.c_str());
     } else {  // reported; the script goes on, as the app does, and the exit status says it failed
@@ -394,17 +395,18 @@ struct Quantity {
 };
 const Quantity kQuantities[] = {
     {"frame", [](Script& sc) { return double(sc.app.shown_frame()); }},
-    {"computed", [](Script& sc) { return double(sc.app.session->computed_steps()); }},
-    {"steps", [](Script& sc) { return double(sc.app.session->n_steps()); }},
-    {"t_start", [](Script& sc) { return double(sc.app.session->settings().t_start); }},
-    {"n", [](Script& sc) { return double(sc.app.session->settings().n_samples); }},
-    {"complete", [](Script& sc) { return sc.app.session->complete() ? 1.0 : 0.0; }},
-    {"playing", [](Script& sc) { return sc.app.playing ? 1.0 : 0.0; }},
-    {"show_ui", [](Script& sc) { return sc.app.settings.view.show_ui ? 1.0 : 0.0; }},
-    {"exports", [](Script& sc) { return double(sc.app.exports_run); }},
-    {"clipped", [](Script& sc) { return double(sc.app.layout_audit.clipped().size()); }},
+    {"computed", [](Script& sc) { return double(sc.app.session().computed_steps()); }},
+    {"steps", [](Script& sc) { return double(sc.app.session().n_steps()); }},
+    {"t_start", [](Script& sc) { return double(sc.app.session().settings().t_start); }},
+    {"n", [](Script& sc) { return double(sc.app.session().settings().n_samples); }},
+    {"complete", [](Script& sc) { return sc.app.session().complete() ? 1.0 : 0.0; }},
+    {"playing", [](Script& sc) { return sc.app.playing() ? 1.0 : 0.0; }},
+    {"show_ui", [](Script& sc) { return sc.app.settings().view.show_ui ? 1.0 : 0.0; }},
+    {"exports", [](Script& sc) { return double(sc.app.exports_run()); }},
+    {"clipped", [](Script& sc) { return double(sc.app.ui().layout_audit.clipped().size()); }},
     {"gl_errors", [](Script& sc) { return double(sc.loop.gl_errors()); }},
-    {"runs_since_reset", [](Script& sc) { return double(sc.app.session->runs_completed() - sc.loop.runs_at_reset()); }},
+    {"runs_since_reset",
+     [](Script& sc) { return double(sc.app.session().runs_completed() - sc.loop.runs_at_reset()); }},
     {"readbacks", [](Script& sc) { return double(sc.loop.counts().readbacks); }},
     {"syncs", [](Script& sc) { return double(sc.loop.counts().syncs); }},
     {"camera_fits", [](Script& sc) { return double(sc.loop.counts().camera_fits); }},
@@ -425,7 +427,7 @@ ScriptAction cmd_expect(ScriptArgs& a) {
                   : op == "<=" ? got <= v : op == ">"  ? got > v  : got < v;
     if (!ok) {
       std::printf("script:%d: expect %s %s %g failed: got %g\n", sc.line_no, what.c_str(), op.c_str(), v, got);
-      if (what == "clipped") std::printf("%s", sc.app.layout_audit.report().c_str());
+      if (what == "clipped") std::printf("%s", sc.app.ui().layout_audit.report().c_str());
       ++sc.result.failed_expects;
     }
   };
@@ -437,13 +439,9 @@ ScriptAction cmd_bench(ScriptArgs& a) {  // bench [cpu|gpu] [filter]: the kernel
   a.end();
   return [which, filter](Script& sc) {
     App& app = sc.app;
-    app.open_kernels = true;
-    if (which == "gpu") {
-      if (!app.bench.run_gpu(filter)) std::printf("bench gpu: %s\n", app.bench.gpu_note().c_str());
-    } else if (app.session->has_model()) {
-      app.bench.run(app.session->model(), app.bench.config);
-    }
-    for (const auto& b : app.bench.rows())
+    sc.act(Action::run_bench(which, filter));
+    if (!app.last_outcome().ok) std::printf("bench gpu: %s\n", app.last_outcome().note.c_str());
+    for (const auto& b : app.bench().rows())
       std::printf("bench: %s | %s | median %.2f us p10 %.2f p90 %.2f | err %.3g%s\n", b.what.c_str(), b.backend.c_str(),
                   b.median_us, b.p10_us, b.p90_us, b.max_err, b.rel_err ? " rel" : " abs");
     sc.frame();
@@ -457,7 +455,7 @@ ScriptAction cmd_measure(ScriptArgs& a) {  // measure FRAMES: frames/s of the lo
   return [n](Script& sc) {
     App& app = sc.app;
     for (int k = 0; k < 10; ++k) sc.frame();  // warm-up
-    const int runs0 = app.session->runs_completed();
+    const int runs0 = app.session().runs_completed();
     const FrameCounts counts0 = frame_counts_total();
     double map = 0, unmap = 0, draw = 0, steps_ms = 0;
     long steps = 0;
@@ -466,11 +464,11 @@ ScriptAction cmd_measure(ScriptArgs& a) {  // measure FRAMES: frames/s of the lo
     const auto t0 = std::chrono::steady_clock::now();
     for (int k = 0; k < n; ++k) {
       sc.frame();
-      map += app.stats.map_ms, unmap += app.stats.unmap_ms, draw += app.stats.draw_gpu_ms;
-      steps_ms += app.stats.steps_ms, steps += app.stats.steps_this_frame;
+      map += app.stats().map_ms, unmap += app.stats().unmap_ms, draw += app.stats().draw_gpu_ms;
+      steps_ms += app.stats().steps_ms, steps += app.stats().steps_this_frame;
       if (k > 0) {  // probe.last() is the frame before this one: the first belongs to the warm-up
-        for (int p = 0; p < kFramePhases; ++p) phase_sum[p] += app.probe.last().phase_ms[p];
-        frame_ms.push_back(app.probe.last().frame_ms);
+        for (int p = 0; p < kFramePhases; ++p) phase_sum[p] += app.probe().last().phase_ms[p];
+        frame_ms.push_back(app.probe().last().frame_ms);
       }
     }
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -478,15 +476,15 @@ ScriptAction cmd_measure(ScriptArgs& a) {  // measure FRAMES: frames/s of the lo
     std::sort(frame_ms.begin(), frame_ms.end());
     const double median_ms = frame_ms.empty() ? 0 : frame_ms[frame_ms.size() / 2];
     const double outside_ms = median_ms - steps_ms / n;
-    std::printf("measure: %s in %.3f s = %.1f frames/s (%.2f ms/frame, median %.2f); B=%d steps=%d "
-                "precision=%s trail=%d; runs completed %d; steps/frame %.1f; kernel %.2f ms/frame; "
-                "outside the kernel %.2f ms/frame; map %.3f unmap %.3f GL draw %.3f ms/frame; read-backs %ld "
-                "syncs %ld camera fits %ld; path: %s\n",
-                count_noun(n, "frame").c_str(), s, n / s, 1e3 * s / n, median_ms, app.session->settings().n_samples,
-                app.session->n_steps(), precision_name(app.session->settings().precision),
-                app.settings.view.trail_frames, app.session->runs_completed() - runs0, double(steps) / n, steps_ms / n,
-                outside_ms, map / n, unmap / n, draw / n, c.readbacks, c.syncs, c.camera_fits,
-                app.session->path_note().c_str());
+    std::printf(
+        "measure: %s in %.3f s = %.1f frames/s (%.2f ms/frame, median %.2f); B=%d steps=%d "
+        "precision=%s trail=%d; runs completed %d; steps/frame %.1f; kernel %.2f ms/frame; "
+        "outside the kernel %.2f ms/frame; map %.3f unmap %.3f GL draw %.3f ms/frame; read-backs %ld "
+        "syncs %ld camera fits %ld; path: %s\n",
+        count_noun(n, "frame").c_str(), s, n / s, 1e3 * s / n, median_ms, app.session().settings().n_samples,
+        app.session().n_steps(), precision_name(app.session().settings().precision), app.settings().view.trail_frames,
+        app.session().runs_completed() - runs0, double(steps) / n, steps_ms / n, outside_ms, map / n, unmap / n,
+        draw / n, c.readbacks, c.syncs, c.camera_fits, app.session().path_note().c_str());
     std::printf("measure phases (ms/frame): %s\n",
                 phase_ms_json(phase_sum, frame_ms.empty() ? 0.0 : 1.0 / frame_ms.size()).c_str());
     // The same as one JSON line, for bench/gate.py.
@@ -494,8 +492,8 @@ ScriptAction cmd_measure(ScriptArgs& a) {  // measure FRAMES: frames/s of the lo
                 "\"kernel_ms\": %.4f, \"outside_kernel_ms\": %.4f, \"steps_per_frame\": %.2f, \"n\": %d, "
                 "\"readbacks\": %ld, \"syncs\": %ld, \"camera_fits\": %ld, \"path\": %s, \"phase_ms\": %s}\n",
                 n, n / s, 1e3 * s / n, median_ms, steps_ms / n, outside_ms, double(steps) / n,
-                app.session->settings().n_samples, c.readbacks, c.syncs, c.camera_fits,
-                json_string(app.session->path_note()).c_str(),
+                app.session().settings().n_samples, c.readbacks, c.syncs, c.camera_fits,
+                json_string(app.session().path_note()).c_str(),
                 phase_ms_json(phase_sum, frame_ms.empty() ? 0.0 : 1.0 / frame_ms.size()).c_str());
   };
 }
@@ -523,10 +521,10 @@ ScriptAction cmd_schedule(ScriptArgs& a) {
   const bool wait = a.choice_or("WAIT", {"wait"}, "") == "wait";
   a.end();
   return [wait](Script& sc) {
-    sc.app.open_schedule = true;
+    sc.act(Action::simple(ActionKind::OpenSchedule));
     sc.frame();
     sc.frame();
-    for (int k = 0; wait && sc.app.exact_lab && sc.app.exact_lab->busy() && k < 6000; ++k) {
+    for (int k = 0; wait && sc.app.ui().exact_lab && sc.app.ui().exact_lab->busy() && k < 6000; ++k) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
       sc.frame();
     }
@@ -538,8 +536,7 @@ ScriptAction cmd_open(ScriptArgs& a) {  // open SECTION: expand a section of the
   const std::string name = a.choice("SECTION", section_names());
   a.end();
   return [name](Script& sc) {
-    if (name == "Kernels") sc.app.open_kernels = true;
-    else sc.app.open_sections.insert(name);
+    sc.act(Action::open_section(name));
     sc.frame();
     sc.frame();
   };
@@ -549,8 +546,8 @@ ScriptAction cmd_scheduler_config(ScriptArgs& a) {
   const std::string path = a.word_or("PATH (none: clear)", "");
   a.end();
   return [path](Script& sc) {
-    sc.app.load_scheduler_config(path);
-    if (!sc.app.model_error.empty()) throw InvalidInput("script: " + sc.app.model_error);
+    sc.act(Action::load_scheduler_config(path));
+    if (!sc.app.model_error().empty()) throw InvalidInput("script: " + sc.app.model_error());
     sc.frame();
   };
 }
@@ -706,9 +703,9 @@ HeadlessResult run_headless(const AppOptions& app_opts, const HeadlessOptions& o
 
   App app(app_opts, make_compute_services());
   app.init(ui_scale(display));
-  if (!app.settings_note.empty()) std::fprintf(stderr, "%s", app.settings_note.c_str());
-  if (!app.input_error.empty()) throw InvalidInput(app.input_error);  // e.g. a mistyped --model: exit 2 at once
-  if (!app.model_error.empty()) std::fprintf(stderr, "model: %s\n", app.model_error.c_str());
+  if (!app.settings_note().empty()) std::fprintf(stderr, "%s", app.settings_note().c_str());
+  if (!app.input_error().empty()) throw InvalidInput(app.input_error());  // e.g. a mistyped --model: exit 2 at once
+  if (!app.model_error().empty()) std::fprintf(stderr, "model: %s\n", app.model_error().c_str());
   display.set_size(opts.width, opts.height);
   FrameLoop loop(app, display, platform);
   Script sc{app, display, loop, ImGui::GetIO()};
@@ -732,7 +729,7 @@ HeadlessResult run_headless(const AppOptions& app_opts, const HeadlessOptions& o
   }
   // An export still being written (a video or frame sequence the V key or the Export section started) is
   // finished, not dropped, before the app closes.
-  while (app.exporter->video_active() || app.exporter->sequence_active()) sc.frame();
+  while (app.exporter().video_active() || app.exporter().sequence_active()) sc.frame();
   sc.check_key_export();
   if (!opts.screenshot.empty()) {
     save_screenshot(display, opts.screenshot);

@@ -19,7 +19,6 @@
 #include "shell/frame_loop.h"
 #include "shell/glfw_platform.h"
 #include "shell/run.h"
-#include "ui/restore_into_app.h"
 
 namespace diffscope::shell {
 using namespace ui;  // the shell drives the ui layer's App
@@ -32,10 +31,8 @@ extern "C" void on_quit_signal(int) { g_quit_requested.store(true); }
 void drop_callback(GLFWwindow* w, int count, const char** paths) {
   auto* app = static_cast<App*>(glfwGetWindowUserPointer(w));
   if (!app || count == 0) return;
-  if (is_restore_file(paths[0]))  // an export's PNG or sidecar: its model, settings and view
-    restore_into_app(*app, paths[0]);
-  else
-    app->load_model(paths[0]);
+  // An export's PNG or sidecar: its model, settings and view; else a model.
+  app->push(is_restore_file(paths[0]) ? Action::restore(paths[0]) : Action::load_model(paths[0]));
 }
 
 // The window's user pointer is the App (the key relay and the drop callback read it) while this lives.
@@ -64,7 +61,7 @@ int run_window(const AppOptions& app_opts, const WindowOptions& win) {
 
   App app(app_opts, make_compute_services());
   app.init(ui_scale(display));
-  app.keys.connect();
+  app.connect_keys();
   WindowApp window_app(display.window(), app);
   FrameLoop loop(app, display, platform);
   int phase_frames = 0;
@@ -75,7 +72,7 @@ int run_window(const AppOptions& app_opts, const WindowOptions& win) {
     const int frames = loop.frames() + 1;  // this frame included
     if (frames == warm) t_warm = std::chrono::steady_clock::now();
     if (frames > warm + 1) {  // probe.last() is the frame before: warm-up frames stay out
-      for (int p = 0; p < kFramePhases; ++p) phase_sum[p] += app.probe.last().phase_ms[p];
+      for (int p = 0; p < kFramePhases; ++p) phase_sum[p] += app.probe().last().phase_ms[p];
       ++phase_frames;
     }
     if (win.max_frames > 0 && frames >= win.max_frames) {
@@ -88,13 +85,13 @@ int run_window(const AppOptions& app_opts, const WindowOptions& win) {
   while (!display.should_close() && !g_quit_requested.load()) loop.run_frame();
   const int frames = loop.frames();
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_warm).count();
-  std::printf("diffscope gui: %s, %.1f fps at the end, mean %.1f frames/s after %s; "
-              "B=%d steps=%d precision=%s trail=%d runs %d; GL: %s; path: %s\n",
-              count_noun(frames, "frame").c_str(), app.stats.fps, frames > warm && secs > 0 ? (frames - warm) / secs : 0.0,
-              count_noun(warm, "warm-up frame").c_str(),
-              app.session->settings().n_samples, app.session->n_steps(),
-              precision_name(app.session->settings().precision), app.settings.view.trail_frames,
-              app.session->runs_completed(), display.description().c_str(), app.session->path_note().c_str());
+  std::printf(
+      "diffscope gui: %s, %.1f fps at the end, mean %.1f frames/s after %s; "
+      "B=%d steps=%d precision=%s trail=%d runs %d; GL: %s; path: %s\n",
+      count_noun(frames, "frame").c_str(), app.stats().fps, frames > warm && secs > 0 ? (frames - warm) / secs : 0.0,
+      count_noun(warm, "warm-up frame").c_str(), app.session().settings().n_samples, app.session().n_steps(),
+      precision_name(app.session().settings().precision), app.settings().view.trail_frames,
+      app.session().runs_completed(), display.description().c_str(), app.session().path_note().c_str());
   std::printf("diffscope gui: phases after warm-up (ms/frame, present = the swap): %s\n",
               phase_ms_json(phase_sum, phase_frames ? 1.0 / phase_frames : 0.0).c_str());
   if (!window_file.empty()) render::save_window_rect(window_file, display.window_rect());

@@ -1,6 +1,7 @@
 // app.h — the desktop app's state and its one-frame function, shared by the GLFW window and the headless
-// (EGL + script) loop. The frame: apply settings -> compute some steps -> draw the scene -> panels.
-// Panels (panel_*.cpp) are plain functions of this state; no CUDA here, GL only through render/.
+// (EGL + script) loop. The frame: actions -> apply settings -> compute some steps -> draw the scene -> panels ->
+// keys and actions -> autosave. The App owns its state: panels (panel_*.cpp) read it through a const App, edit
+// the settings they show and push Actions; no CUDA here, GL only through render/.
 #pragma once
 #include <deque>
 #include <map>
@@ -59,8 +60,108 @@ struct FrameStats {
 struct ItemRect {
   float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
 };
-// The items App::name_item records: the model path field, the scheduler config field, the export folder field.
+// The items UiState::name_item records: the model path field, the scheduler config field, the export folder field.
 const std::vector<std::string>& named_item_names();
+
+// What the user asks the app to do. A widget, a shortcut key (key_action), a dropped file and a headless script
+// line push the same Action; App::apply_actions applies the queue in one place, at the start and at the end of
+// each frame (and at once when a script line asks). The list is docs/ARCHITECTURE.md's "The App's state".
+enum class ActionKind {
+  LoadModel,            // text: a bundled model's name or a .safetensors path
+  LoadSchedulerConfig,  // text: a diffusers scheduler_config.json; "" clears it
+  SelectBackend,        // text: auto | cpu | cuda
+  Restore,              // text: an export's .png, .json or video (its sidecar): model, settings, view
+  SetSetting,           // text: a settings key (session/settings_keys.h), value: its value; out of range: InvalidInput
+  RestartRun,           // "Re-simulate": the same settings again
+  TogglePlay,           // Space, Play / Pause / Replay
+  StepFrames,           // number: frames to move (Left / Right: -1 / 1, with Shift -10 / 10), paused
+  ShowFrame,            // number: the frame to show, paused (Home: 0, End: -1 = the last computed, the timeline)
+  ToggleUi,             // H: hide / show the panels
+  FitView,              // "Fit view": the camera fitted to the data and the newest samples, and kept fitted
+  Snapshot,             // S: a snapshot of the views after the next scene draw
+  Video,                // V: a video of frames 0 .. the shown one, started after the next scene draw
+  Export,               // number: the ExportKind, text: the path ("": the export folder's next name),
+                        // value: a video's fps ("": the Export section's)
+  OpenSection,          // text: one of section_names(): expanded on the next frame
+  OpenSchedule,         // the Schedule section expanded and scrolled to on the next frame
+  RunBench,             // text: cpu | gpu, value: the GPU rows' filter: the kernel panel's rows, the panel opened
+};
+
+// What the last applied action made of itself: false and why when it failed (a restore, a GPU bench), and the
+// note of an old setting name (SetSetting). Exports keep their ExportResult (App::last_export).
+struct ActionOutcome {
+  bool ok = true;
+  std::string note;
+};
+
+struct Action {
+  ActionKind kind = ActionKind::RestartRun;
+  std::string text, value;
+  int number = 0;
+  bool operator==(const Action& o) const {
+    return kind == o.kind && text == o.text && value == o.value && number == o.number;
+  }
+  static Action load_model(const std::string& path) { return {ActionKind::LoadModel, path}; }
+  static Action load_scheduler_config(const std::string& path) { return {ActionKind::LoadSchedulerConfig, path}; }
+  static Action select_backend(const std::string& b) { return {ActionKind::SelectBackend, b}; }
+  static Action restore(const std::string& file) { return {ActionKind::Restore, file}; }
+  static Action set_setting(const std::string& key, const std::string& v) { return {ActionKind::SetSetting, key, v}; }
+  static Action simple(ActionKind k) { return {k}; }
+  static Action step_frames(int delta) { return {ActionKind::StepFrames, "", "", delta}; }
+  static Action show_frame(int j) { return {ActionKind::ShowFrame, "", "", j}; }
+  static Action export_file(ExportKind kind, const std::string& path = "", int fps = 0) {
+    return {ActionKind::Export, path, fps > 0 ? std::to_string(fps) : "", static_cast<int>(kind)};
+  }
+  static Action open_section(const std::string& name) { return {ActionKind::OpenSection, name}; }
+  static Action run_bench(const std::string& backend, const std::string& filter = "") {
+    return {ActionKind::RunBench, backend, filter};
+  }
+};
+
+// The action of one shortcut key (Space, arrows, Home / End, S, V, H); none for other keys, for Ctrl+S / Ctrl+V and
+// for an auto-repeat of a key other than the arrows.
+std::optional<Action> key_action(const KeyPress& p);
+
+// The panels' own state (not settings, not saved with them): the text fields, what the last frame drew where
+// (for the layout and scripted clicks), and the sections a script asked to open.
+struct UiState {
+  std::string path_field;              // the model path text box
+  std::string scheduler_config_field;  // the scheduler_config.json path text box (not persisted)
+  std::map<std::string, ItemRect> named_items;  // named_item_names() drawn in the last frame, for scripted clicks
+  LayoutAudit layout_audit;            // clipped text of the last frame (filled when enabled: scripts, tests)
+  // The timeline slider's rectangle in ImGui coordinates (for scripted drags).
+  float timeline_x0 = 0, timeline_x1 = 0, timeline_y = 0;
+  // ImGui units covered by the panels (last frame; panels.cpp): the scene's views go in the rest.
+  float inset_left = 0;    // the controls
+  float inset_bottom = 0;  // the timeline and the kernel panel
+  float inset_top = 0;     // the status strip
+  std::set<std::string> open_sections;  // left panel sections to expand on the next frame (section_names())
+  bool open_kernels = false;   // expand the kernel panel on the next frame
+  bool open_schedule = false;  // expand the Schedule section and scroll to it on the next frame
+  // Analytic models: errors vs the exact ODE, in the background (made by panel_schedule when first shown).
+  std::unique_ptr<ExactLab> exact_lab;
+  void name_item(const std::string& name);  // records the last ImGui item's rectangle under `name`
+};
+
+class App;
+// What a panel works with: the app to read, the settings it shows (edited in place by its widgets; a widget
+// that changed one sets `edited` through edit()), the panels' own state, the export and kernel-bench options, and
+// the action queue for everything else.
+struct Panel {
+  const App& app;
+  AppSettings& settings;
+  UiState& ui;
+  Exporter& exporter;
+  KernelBench& bench;
+  std::vector<Action>& actions;
+  bool edited = false;
+  // `changed` is a widget's result (ImGui returns true when it changed the value); returns it.
+  bool edit(bool changed) {
+    edited = edited || changed;
+    return changed;
+  }
+  void push(Action a) { actions.push_back(std::move(a)); }
+};
 
 class App {
  public:
@@ -74,6 +175,62 @@ class App {
   // Saves the settings (when persisting) and frees GL resources; call with the context current.
   void shutdown();
 
+  // Queues an action; the frame applies it (at its start or its end, whichever comes first).
+  void push(Action a) { m_actions.push_back(std::move(a)); }
+  // Applies the queued actions in order, now. A SetSetting out of range throws InvalidInput (the rest stay queued).
+  void apply_actions();
+  // From the window's key callback: one press (or auto-repeat); handled in the next frame as key_action says.
+  void push_key(const KeyPress& p) { m_keys.push(p); }
+  void connect_keys() { m_keys.connect(); }  // presses come from push_key only (else from ImGui's io.KeysDown)
+  // The display's vsync when it should change (the first frame, then after an edit), else none.
+  std::optional<bool> take_vsync_change();
+  void clear_export_error() { m_exporter->last_error.clear(); }  // a script watches the next export's outcome
+
+  // --- read-only state ---
+  const AppSettings& settings() const { return m_settings; }
+  const SamplingSession& session() const { return *m_session; }
+  const Exporter& exporter() const { return *m_exporter; }
+  const KernelBench& bench() const { return m_bench; }
+  const UiState& ui() const { return m_ui; }
+  const FrameStats& stats() const { return m_stats; }
+  // Phase split and GPU-wait counts per frame: the loop (window or headless) calls begin_frame() first in each
+  // iteration and marks imgui_render and present; frame() marks the rest.
+  FrameProbe& probe() { return m_probe; }
+  const FrameProbe& probe() const { return m_probe; }
+  const std::string& settings_note() const { return m_settings_note; }
+  const std::string& model_error() const { return m_model_error; }
+  const std::string& input_error() const { return m_input_error; }  // a refused --model: headless exits 2
+  const std::string& status_line() const { return m_status_line; }
+  bool status_is_error() const { return m_status_is_error; }
+  const std::string& backend_choice() const { return m_backend_choice; }
+  bool cuda_available() const { return m_services.cuda_available && m_services.cuda_available(); }
+  bool playing() const { return m_playing; }
+  float content_scale() const { return m_content_scale; }
+  int fb_w() const { return m_fb_w; }
+  int fb_h() const { return m_fb_h; }
+  int max_budget_mb() const { return m_max_budget_mb; }  // GL_MAX_SHADER_STORAGE_BLOCK_SIZE in MB
+  double ui_hidden_at() const { return m_ui_hidden_at; }  // ImGui time of the last H
+  int exports_run() const { return m_exports_run; }       // exports (keys, buttons, scripts) since start
+  const ExportResult& last_export() const { return m_last_export; }
+  const ActionOutcome& last_outcome() const { return m_outcome; }
+  // Persistence (with --config-dir / the default folder): the settings are marked dirty by the widgets' edits,
+  // the applied actions and the view's mouse input, and reach the disk a second after they stop changing.
+  int settings_dirty_marks() const { return m_dirty_marks; }        // clean -> dirty transitions so far
+  int settings_serialisations() const { return m_serialisations; }  // to_json calls for persistence so far
+
+  int shown_frame() const;   // cursor clamped to the computed frames
+  bool at_end() const;       // a complete run shown at its last frame (Space / the button replay it)
+  int shown_slot() const;    // slot of the shown frame (or the nearest kept one before it)
+  render::SceneInput scene_input(int slot) const;
+  // The read-only view of this state that exports read.
+  ExportView export_view() const;
+  // The framebuffer pixels the UI covers (none while it is hidden with H).
+  render::Insets ui_insets_px() const;
+  // The 2D view's pane for the current framebuffer and UI insets (GL pixels).
+  render::Rect scatter_pane() const;
+
+ private:
+  void apply(const Action& a);
   // Loads a model (drag-and-drop, path field, picker); on failure shows the error, the current model runs on.
   // t_start_follows: a t_start at the top of the old model's range (t_start_max_usable) moves to the new model's
   // top, the default t_start of SEMANTICS §3 (a restore keeps the sidecar's t_start instead).
@@ -82,88 +239,22 @@ class App {
   // "" clears it. On failure shows the error in the model section; the current run goes on.
   void load_scheduler_config(const std::string& path);
   void select_backend(const std::string& backend);
-  void restart_run();
-  // Keyboard actions (also used by scripts).
+  // A sidecar's model, settings and view (picture/restore.h plan_restore); the note or error goes to the Export
+  // section's messages. Changes nothing on an error.
+  bool restore(const std::string& file);
+  void set_setting(const std::string& key, const std::string& value);
+  void run_bench(const std::string& backend, const std::string& filter);
   void toggle_play();
   void step_cursor(int delta);
-  // Restore: shows frame j (paused) once the run has computed it; -1 does nothing.
-  void show_frame_when_computed(int j) { m_pending_frame = j; }
-  // A restored camera keeps the pane aspect it was set in (the sidecar's camera_aspect) for exports until the
-  // user moves it, so a restore into a window of another shape re-exports the same pixels (SEMANTICS §6).
-  void keep_camera_aspect(double aspect) { m_restored_camera_aspect = aspect; }
-  void request_snapshot() { m_want_snapshot = true; }
+  void show_frame(int j);
   // Every export (the S key, the Export buttons, the script's `export`): Exporter::run over export_view().
   ExportResult run_export(ExportKind kind, const std::string& path = "");
-  // The read-only view of this state that exports read.
-  ExportView export_view() const;
-  // One shortcut key (Space, arrows, Home/End, S snapshot, V video, H); auto-repeats act only for the arrows.
-  void on_key(const KeyPress& p);
-
-  // --- state (read and edited by the panels) ---
-  AppOptions opts;
-  ComputeServices services;
-  AppSettings settings;
-  std::string config_dir, settings_note, model_error, status_line;
-  std::string input_error;     // a refused command-line value (--model): headless runs exit 2 with it
-  bool status_is_error = false;
-  double m_ui_hidden_at = -100;  // ImGui time of the last H (hide/show UI)
-  // Settings reach the disk a second after they stop changing, not only at exit (a crash or kill keeps them).
-  void autosave_settings();
-  std::string m_saved_settings, m_pending_settings;  // JSON as last saved / as last seen changing
-  double m_pending_since = 0;  // status_line reports a failure (drawn in the error colour)
-  std::unique_ptr<render::GlTrajectoryBuffer> trajectory;
-  std::unique_ptr<render::Renderer> renderer;
-  std::unique_ptr<SamplingSession> session;
-  std::unique_ptr<Exporter> exporter;
-  KernelBench bench;
-  KeyQueue keys;               // the window's key callback feeds it; handle_keys() drains it each frame
-  render::GpuTimer draw_timer;
-  FrameStats stats;
-  // Phase split and GPU-wait counts per frame: the loop (window or headless) calls begin_frame() first in each
-  // iteration and marks imgui_render and present; frame() marks the rest.
-  FrameProbe probe;
-  float content_scale = 1.0f;
-  double cursor = 0;           // shown frame index j in [0, N] (fractional while playing)
-  bool playing = true;
-  bool replaying = false;      // playing a finished run from the start at play_speed (Space at the end)
-  std::string path_field;      // the model path text box
-  std::string scheduler_config_field;  // the scheduler_config.json path text box (not persisted)
-  std::string backend_choice = "auto";
-  bool backend_changed = false;
-  bool vsync_dirty = true;     // the window applies settings.view.vsync when set
-  // Named widgets drawn in the last frame (named_item_names()), for scripted clicks.
-  std::map<std::string, ItemRect> named_items;
-  void name_item(const std::string& name);  // records the last item's rectangle under `name`
-  int exports_run = 0;         // run_export calls (the S / V keys, the buttons, scripts) since start
-  LayoutAudit layout_audit;    // clipped text of the last frame (filled when enabled: scripts, tests)
-  // The timeline slider's rectangle in ImGui coordinates (for scripted drags).
-  float timeline_x0 = 0, timeline_x1 = 0, timeline_y = 0;
-  int fb_w = 0, fb_h = 0;
-  int max_budget_mb = 65536;   // GL_MAX_SHADER_STORAGE_BLOCK_SIZE: the renderer binds the whole trajectory
-  bool open_kernels = false;   // expand the kernel panel on the next frame (scripts)
-  std::set<std::string> open_sections;  // left panel sections to expand on the next frame (scripts: section_names())
-  bool open_schedule = false;  // expand the Schedule section and scroll to it on the next frame (scripts)
-  // Analytic models: errors vs the exact ODE, in the background (made by panel_schedule when first shown).
-  std::unique_ptr<ExactLab> exact_lab;
-  // ImGui units covered by the panels (last frame; panels.cpp): the scene's views go in the rest.
-  float ui_inset = 0;          // left: the controls
-  float ui_inset_bottom = 0;   // bottom: the timeline and the kernel panel
-  float ui_inset_top = 0;      // top: the status strip
-
-  int shown_frame() const;   // cursor clamped to the computed frames
-  bool at_end() const;       // a complete run shown at its last frame (Space / the button replay it)
-  int shown_slot() const;    // slot of the shown frame (or the nearest kept one before it)
-  render::SceneInput scene_input(int slot) const;
+  void on_key(const KeyPress& p);  // pushes key_action(p)
   // Fits the camera to the data samples and the start-noise box of the current model in the 2D view's pane;
   // include_newest also fits the newest frame's samples (a read-back of one frame: only when the user asks,
   // "Fit view"). Counted by count_camera_fit().
   void fit_camera(bool include_newest);
-  // The framebuffer pixels the UI covers (none while it is hidden with H).
-  render::Insets ui_insets_px() const;
-  // The 2D view's pane for the current framebuffer and UI insets (GL pixels).
-  render::Rect scatter_pane() const;
-
- private:
+  void init_style();
   void apply_settings();
   void advance_simulation();
   void update_cursor(double dt);
@@ -171,16 +262,57 @@ class App {
   void handle_view_input();
   void handle_keys();
   void update_projection();
+  void draw_ui();
+  void record_stats(double dt, const ComputeTimings& ct);
+  // The settings changed (an edit, an action, the mouse on the view, a new run's seed): saved a second after the
+  // last change (autosave_settings).
+  void mark_settings_dirty();
+  // Settings reach the disk a second after they stop changing, not only at exit (a crash or kill keeps them).
+  void autosave_settings();
   void save_settings();
   // The settings as saved: the user's own spacing in place of the one an applied scheduler config set.
   AppSettings settings_to_persist() const;
   void load_initial_model();  // --model, else the saved model, else the default
 
-  int m_pending_frame = -1;    // show_frame_when_computed
-  double m_restored_camera_aspect = 0;  // keep_camera_aspect; 0: the window's pane
+  AppOptions m_opts;
+  ComputeServices m_services;
+  AppSettings m_settings;
+  std::string m_config_dir, m_settings_note, m_model_error, m_status_line;
+  std::string m_input_error;  // a refused command-line value (--model): headless runs exit 2 with it
+  bool m_status_is_error = false;  // status_line reports a failure (drawn in the error colour)
+  double m_ui_hidden_at = -100;   // ImGui time of the last H (hide/show UI)
+  std::unique_ptr<render::GlTrajectoryBuffer> m_trajectory;
+  std::unique_ptr<render::Renderer> m_renderer;
+  std::unique_ptr<SamplingSession> m_session;
+  std::unique_ptr<Exporter> m_exporter;
+  KernelBench m_bench;
+  KeyQueue m_keys;  // the window's key callback feeds it; handle_keys() drains it each frame
+  std::vector<Action> m_actions;  // pushed, not yet applied
+  render::GpuTimer m_draw_timer;
+  FrameStats m_stats;
+  FrameProbe m_probe;
+  UiState m_ui;
+  float m_content_scale = 1.0f;
+  double m_cursor = 0;      // shown frame index j in [0, N] (fractional while playing)
+  bool m_playing = true;
+  bool m_replaying = false;  // playing a finished run from the start at play_speed (Space at the end)
+  std::string m_backend_choice = "auto";
+  std::optional<bool> m_vsync_applied;  // the vsync the display has (take_vsync_change)
+  int m_exports_run = 0;
+  ExportResult m_last_export;
+  ActionOutcome m_outcome;
+  int m_fb_w = 0, m_fb_h = 0;
+  int m_max_budget_mb = 65536;  // GL_MAX_SHADER_STORAGE_BLOCK_SIZE: the renderer binds the whole trajectory
+  // Persistence: the JSON as last saved, whether the settings changed since, and since when they rest.
+  std::string m_saved_settings;
+  bool m_settings_dirty = false;
+  double m_dirty_since = 0;
+  int m_dirty_marks = 0, m_serialisations = 0;
+  int m_pending_frame = -1;  // a restore's frame to show once computed (-1: follow the run)
+  double m_restored_camera_aspect = 0;  // a restored camera's pane aspect until the user moves it; 0: the window's
   // The spacing before the first scheduler config was applied (Clear and the settings file get it back).
   std::optional<Spacing> m_spacing_before_config;
-  RunOnlyValues m_run_only;    // the command line's values, kept out of the settings file
+  RunOnlyValues m_run_only;  // the command line's values, kept out of the settings file
   bool m_want_snapshot = false, m_want_video = false;
   double m_last_time = 0;
   // field cache key
@@ -189,7 +321,6 @@ class App {
   double m_field_cam[3] = {0, 0, 0};
   const void* m_field_model = nullptr;
   std::vector<render::LineVertex> m_field_lines;  // the window's field (exports draw their own, then put it back)
-  int m_field_runs = -1;
   const void* m_proj_model = nullptr;
   int m_fit_w = -1, m_fit_h = -1;  // the pane size of the last fit (cam_auto refits when it changes)
 };

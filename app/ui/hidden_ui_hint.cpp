@@ -5,7 +5,7 @@
 
 namespace diffscope::ui {
 
-void draw_hidden_ui_hint(App&) {
+void draw_hidden_ui_hint() {
   const ImVec2 display = ImGui::GetIO().DisplaySize;
   const float pad = ImGui::GetStyle().WindowPadding.x;
   ImGui::SetNextWindowPos(ImVec2(display.x - pad, display.y - pad), ImGuiCond_Always, ImVec2(1, 1));

@@ -3,9 +3,7 @@
 
 namespace diffscope::ui {
 
-class App;
-
 // A small translucent window at the bottom right of the display: "UI hidden: press H to show it".
-void draw_hidden_ui_hint(App& app);
+void draw_hidden_ui_hint();
 
 }  // namespace diffscope::ui

@@ -25,10 +25,11 @@ void path_lines(const std::string& path) {
 }
 
 // Video of frames 0..shown (Exporter::start_video): format, fps, lossless, then progress with a cancel button.
-void panel_video_export(App& app) {
-  Exporter& ex = *app.exporter;
+void panel_video_export(Panel& p) {
+  const App& app = p.app;
+  Exporter& ex = p.exporter;
   if (ex.video_active()) {
-    ImGui::ProgressBar(ex.video_progress(), ImVec2(-80 * app.content_scale, 0), "video");
+    ImGui::ProgressBar(ex.video_progress(), ImVec2(-80 * app.content_scale(), 0), "video");
     ImGui::SameLine();
     if (ImGui::Button("Cancel")) ex.cancel_video();
     return;
@@ -39,7 +40,7 @@ void panel_video_export(App& app) {
   const float format_w = ImGui::CalcTextSize("WebP").x + 2 * st.FramePadding.x + ImGui::GetFrameHeight();
   ImGui::SetNextItemWidth(format_w);
   ImGui::Combo("##video_format", &ex.video.format, kFormats, 3);
-  const float fps_w = ImGui::CalcTextSize("240").x + 2 * st.FramePadding.x + 8 * app.content_scale;
+  const float fps_w = ImGui::CalcTextSize("240").x + 2 * st.FramePadding.x + 8 * app.content_scale();
   same_line_if_fits(fps_w + st.ItemInnerSpacing.x + ImGui::CalcTextSize("fps").x);
   ImGui::SetNextItemWidth(fps_w);
   ImGui::DragInt("fps", &ex.video.fps, 0.5f, 1, 240, "%d", ImGuiSliderFlags_AlwaysClamp);
@@ -55,71 +56,72 @@ void panel_video_export(App& app) {
     tip("MP4 that every player plays (browsers, QuickTime); the default yuv444p keeps the colour of small points "
         "(VLC, mpv, ffplay play it)");
   }
-  if (ImGui::Button("Video (V): first frame to shown")) app.run_export(ExportKind::Video);
+  if (ImGui::Button("Video (V): first frame to shown")) p.push(Action::export_file(ExportKind::Video));
   tip("frames 0 .. the shown one at the export size through ffmpeg; without ffmpeg, PNG frames instead");
 }
 
 }  // namespace
 
-void panel_export(App& app) {
-  AppSettings& s = app.settings;
+void panel_export(Panel& p) {
+  const App& app = p.app;
+  AppSettings& s = p.settings;
   // The folder on a line of its own, the field the panel's full width: a path needs the room.
   ImGui::AlignTextToFramePadding();
   ImGui::TextUnformatted("folder");
   ImGui::SetNextItemWidth(-1);
-  if (ImGui::InputTextWithHint("##folder", resolve_export_dir("").c_str(), &s.export_dir))
-    app.exporter->clear_stale_messages();  // an error about the old folder no longer applies
-  app.name_item("export_folder");
+  if (p.edit(ImGui::InputTextWithHint("##folder", resolve_export_dir("").c_str(), &s.export_dir)))
+    p.exporter.clear_stale_messages();  // an error about the old folder no longer applies
+  p.ui.name_item("export_folder");
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("export folder (created when needed): %s", resolve_export_dir(s.export_dir).c_str());
   int wh[2] = {s.export_width, s.export_height};
-  if (ImGui::DragInt2("size", wh, 8.0f, 16, 8192, "%d", ImGuiSliderFlags_AlwaysClamp))
+  if (p.edit(ImGui::DragInt2("size", wh, 8.0f, 16, 8192, "%d", ImGuiSliderFlags_AlwaysClamp)))
     s.export_width = wh[0], s.export_height = wh[1];
   tip("width and height in pixels of snapshots and frame-sequence PNGs");
-  ImGui::Checkbox("settings inside PNGs", &app.exporter->embed_sidecar);
+  ImGui::Checkbox("settings inside PNGs", &p.exporter.embed_sidecar);
   tip("every PNG carries its .json sidecar in a text chunk (iTXt 'diffscope')");
-  if (ImGui::Button("Snapshot (S)")) app.run_export(ExportKind::Snapshot);
+  if (ImGui::Button("Snapshot (S)")) p.push(Action::export_file(ExportKind::Snapshot));
   tip("the views at the shown frame as PNG (no UI), with a .json sidecar that reproduces it");
   auto button_w = [](const char* label) { return ImGui::CalcTextSize(label).x + 2 * ImGui::GetStyle().FramePadding.x; };
   same_line_if_fits(button_w("State .npy"));
-  if (ImGui::Button("State .npy")) app.run_export(ExportKind::State);
+  if (ImGui::Button("State .npy")) p.push(Action::export_file(ExportKind::State));
   tip("the samples at the shown frame: (B, dim) float32 .npy");
   same_line_if_fits(button_w("Trajectory .npy"));
-  if (ImGui::Button("Trajectory .npy")) app.run_export(ExportKind::Trajectory);
+  if (ImGui::Button("Trajectory .npy")) p.push(Action::export_file(ExportKind::Trajectory));
   tip("every stored frame: (frames, B, dim) float32 .npy");
-  if (app.session->has_model() && ImGui::Button("Copy command line")) {
+  if (app.session().has_model() && ImGui::Button("Copy command line")) {
     const std::string line = Exporter::command_line(app.export_view());
     ImGui::SetClipboardText(line.c_str());
-    app.exporter->messages.push_back("copied: " + line);
+    p.exporter.messages.push_back("copied: " + line);
   }
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("the diffscope sample line that reproduces this run up to the shown frame (its .npy)");
-  if (app.session->is_image_model()) {
-    ImGui::SetNextItemWidth(100 * app.content_scale);
-    ImGui::SliderInt("scale", &s.image_grid_scale, 1, 32, "%d", ImGuiSliderFlags_AlwaysClamp);
+  if (app.session().is_image_model()) {
+    ImGui::SetNextItemWidth(100 * app.content_scale());
+    p.edit(ImGui::SliderInt("scale", &s.image_grid_scale, 1, 32, "%d", ImGuiSliderFlags_AlwaysClamp));
     tip("pixels per image pixel in the grid PNG");
     ImGui::SameLine();
-    if (ImGui::Button("Image grid PNG")) app.run_export(ExportKind::ImageGrid);
+    if (ImGui::Button("Image grid PNG")) p.push(Action::export_file(ExportKind::ImageGrid));
     tip("the image grid at the shown frame as PNG");
   }
-  if (app.exporter->sequence_active()) {
-    ImGui::ProgressBar(app.exporter->sequence_progress(), ImVec2(-1, 0), "frame sequence");
+  if (p.exporter.sequence_active()) {
+    ImGui::ProgressBar(p.exporter.sequence_progress(), ImVec2(-1, 0), "frame sequence");
   } else if (ImGui::Button("Frame sequence (PNG per frame)")) {
-    app.run_export(ExportKind::Frames);
+    p.push(Action::export_file(ExportKind::Frames));
   }
-  if (!app.exporter->sequence_active()) tip("one PNG per stored frame into a new numbered folder (for a video)");
-  panel_video_export(app);
-  if (!app.exporter->last_path.empty()) {
+  if (!p.exporter.sequence_active()) tip("one PNG per stored frame into a new numbered folder (for a video)");
+  panel_video_export(p);
+  if (!p.exporter.last_path.empty()) {
     ImGui::TextDisabled("last export:");
     ImGui::SameLine();
-    if (ImGui::SmallButton("copy path")) ImGui::SetClipboardText(app.exporter->last_path.c_str());
+    if (ImGui::SmallButton("copy path")) ImGui::SetClipboardText(p.exporter.last_path.c_str());
     tip("copy the last file's full path to the clipboard");
-    path_lines(app.exporter->last_path);
+    path_lines(p.exporter.last_path);
   }
   // The last two messages only (the sidebar must not scroll); a written file by its name alone (the folder is
   // the export folder, shown above for the last one).
-  const auto& msgs = app.exporter->messages;
+  const auto& msgs = p.exporter.messages;
   for (size_t i = msgs.size() > 2 ? msgs.size() - 2 : 0; i < msgs.size(); ++i) {
-    if (msgs[i] == "wrote " + app.exporter->last_path) continue;  // shown above
+    if (msgs[i] == "wrote " + p.exporter.last_path) continue;  // shown above
     const bool err = msgs[i].rfind("error", 0) == 0;
     ImGui::PushStyleColor(ImGuiCol_Text, err ? ImVec4(1, 0.45f, 0.4f, 1) : ImVec4(0.6f, 0.9f, 0.6f, 1));
     if (msgs[i].rfind("wrote /", 0) == 0)

@@ -19,40 +19,42 @@ std::string picker_label(const std::string& name) {
 }
 
 // The optional diffusers scheduler_config.json (SEMANTICS §3): a path field, Apply (or Enter) and Clear.
-void panel_scheduler_config(App& app) {
+void panel_scheduler_config(Panel& p) {
+  const App& app = p.app;
   const float apply_w = ImGui::CalcTextSize("Apply").x + 2 * ImGui::GetStyle().FramePadding.x;
   ImGui::SetNextItemWidth(-(apply_w + ImGui::GetStyle().ItemSpacing.x));
   const char* hint = "scheduler_config.json";
-  const bool enter = ImGui::InputTextWithHint("##scheduler_config", hint, &app.scheduler_config_field,
+  const bool enter = ImGui::InputTextWithHint("##scheduler_config", hint, &p.ui.scheduler_config_field,
                                               ImGuiInputTextFlags_EnterReturnsTrue);
-  app.name_item("scheduler_config");
-  if (app.scheduler_config_field.empty())
-    app.layout_audit.check_text("scheduler config field", hint, last_frame_inner_width(false, "##scheduler_config"));
+  p.ui.name_item("scheduler_config");
+  if (p.ui.scheduler_config_field.empty())
+    p.ui.layout_audit.check_text("scheduler config field", hint, last_frame_inner_width(false, "##scheduler_config"));
   tip("optional: a diffusers scheduler_config.json: its timestep_spacing / use_karras_sigmas and steps_offset apply to the runs; "
       "its betas only to an analytic model or a file without a schedule (SEMANTICS §3); Enter applies it");
   ImGui::SameLine();
-  if (ImGui::Button("Apply") || enter) app.load_scheduler_config(app.scheduler_config_field);
+  if (ImGui::Button("Apply") || enter) p.push(Action::load_scheduler_config(p.ui.scheduler_config_field));
   tip("apply the scheduler config named in the field (an empty field clears it)");
-  if (const SchedulerConfig* c = app.session->scheduler_config()) {
+  if (const SchedulerConfig* c = app.session().scheduler_config()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::TextWrapped("scheduler config: %s (spacing %s, steps_offset %d)", c->path.c_str(), spacing_name(c->spacing),
                        c->steps_offset);
     ImGui::PopStyleColor();
     same_line_if_fits(ImGui::CalcTextSize("Clear").x + 2 * ImGui::GetStyle().FramePadding.x);
-    if (ImGui::SmallButton("Clear")) app.scheduler_config_field.clear(), app.load_scheduler_config("");
+    if (ImGui::SmallButton("Clear")) p.ui.scheduler_config_field.clear(), p.push(Action::load_scheduler_config(""));
     tip("back to the model file's own schedule, steps_offset 0 and the spacing picked before the config was applied "
         "(a spacing picked since stays)");
     // The config names a scheduler; the sampler picker chooses what runs (SEMANTICS §3): say so when they differ.
-    if (const std::string note = sampler_mismatch_note(*c, app.settings.sampling.sampler); !note.empty())
+    if (const std::string note = sampler_mismatch_note(*c, p.settings.sampling.sampler); !note.empty())
       ImGui::TextWrapped("%s", note.c_str());
   }
 }
 
 }  // namespace
 
-void panel_model(App& app) {
+void panel_model(Panel& p) {
+  const App& app = p.app;
   const auto models = bundled_models();
-  std::string current = app.session->has_model() ? app.session->model().path : "";
+  std::string current = app.session().has_model() ? app.session().model().path : "";
   std::string label = "(none)";
   for (const auto& [name, path] : models)
     if (path == current) label = picker_label(name);
@@ -61,7 +63,7 @@ void panel_model(App& app) {
   const float inner = ImGui::CalcItemWidth() - ImGui::GetFrameHeight() - 2 * ImGui::GetStyle().FramePadding.x;
   label = elide_middle(label, inner);
   const bool open = ImGui::BeginCombo("bundled", label.c_str());
-  if (!open) app.layout_audit.check_text("bundled combo", label, last_frame_inner_width(true, "bundled"));
+  if (!open) p.ui.layout_audit.check_text("bundled combo", label, last_frame_inner_width(true, "bundled"));
   if (open) {
     for (int untrained = 0; untrained < 2; ++untrained) {
       bool first = true;
@@ -71,7 +73,7 @@ void panel_model(App& app) {
         first = false;
         ImGui::PushID(name.c_str());
         if (untrained) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-        if (ImGui::Selectable(picker_label(name).c_str(), path == current)) app.load_model(path);
+        if (ImGui::Selectable(picker_label(name).c_str(), path == current)) p.push(Action::load_model(path));
         if (untrained) ImGui::PopStyleColor();
         ImGui::PopID();
       }
@@ -82,30 +84,30 @@ void panel_model(App& app) {
   tip("the trained models in assets/models (their card: assets/models/README.md)");
   ImGui::SetNextItemWidth(-(ImGui::CalcTextSize("Load").x + 2 * ImGui::GetStyle().FramePadding.x +
                             ImGui::GetStyle().ItemSpacing.x));
-  const bool enter = ImGui::InputText("##path", &app.path_field, ImGuiInputTextFlags_EnterReturnsTrue);
-  app.name_item("model_path");
+  const bool enter = ImGui::InputText("##path", &p.ui.path_field, ImGuiInputTextFlags_EnterReturnsTrue);
+  p.ui.name_item("model_path");
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("%s", app.path_field.empty() ? "a .safetensors path or a bundled name; Enter loads it"
-                                                   : app.path_field.c_str());
+    ImGui::SetTooltip("%s", p.ui.path_field.empty() ? "a .safetensors path or a bundled name; Enter loads it"
+                                                   : p.ui.path_field.c_str());
   ImGui::SameLine();
-  if (ImGui::Button("Load") || enter) app.load_model(app.path_field);
+  if (ImGui::Button("Load") || enter) p.push(Action::load_model(p.ui.path_field));
   tip("load the model named in the field (on an error the current model keeps running)");
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   ImGui::TextWrapped("or drop a .safetensors file on the window");
   ImGui::PopStyleColor();
-  panel_scheduler_config(app);
-  if (!app.model_error.empty()) {
+  panel_scheduler_config(p);
+  if (!app.model_error().empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.4f, 1.0f));
-    ImGui::TextWrapped("%s", app.model_error.c_str());
+    ImGui::TextWrapped("%s", app.model_error().c_str());
     ImGui::PopStyleColor();
   }
-  if (!app.settings_note.empty()) {
+  if (!app.settings_note().empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.8f, 0.4f, 1.0f));
-    ImGui::TextWrapped("%s", app.settings_note.c_str());
+    ImGui::TextWrapped("%s", app.settings_note().c_str());
     ImGui::PopStyleColor();
   }
-  if (app.session->has_model()) {
-    const DiffusionModel& m = app.session->model();
+  if (app.session().has_model()) {
+    const DiffusionModel& m = app.session().model();
     auto ds = m.metadata.find("dataset");
     ImGui::TextWrapped("dim %d  hidden %d  T %d  data %d", m.net.dim, m.net.hidden, m.schedule.T, m.n_data);
     if (ds != m.metadata.end()) {  // the dataset's description can be long: its own wrapped line

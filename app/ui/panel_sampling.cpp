@@ -8,29 +8,29 @@
 #include <vector>
 
 #include "base/ranges.h"
-#include "base/words.h"
 #include "diffusion/input_checks.h"
+#include "base/words.h"
 #include "ui/app.h"
 #include "ui/layout_audit.h"
 #include "ui/panels.h"
 
 namespace diffscope::ui {
 
-void panel_sampling(App& app) {
-  SamplingSettings& s = app.settings.sampling;
-  const bool gpu = app.session->compute_path() && app.session->compute_path()->is_gpu();
-  const ImGuiSliderFlags clamp = ImGuiSliderFlags_AlwaysClamp;
-  // The slider bounds are base/ranges.h's ranges (SamplingSession::apply clamps typed values into the same).
-  const IntRange t_range = app.session->has_model() ? t_start_range(app.session->model().schedule) : IntRange{0, 999};
+namespace {
 
+// The sampler and spacing combos, the ddpm-mean note and ddim's eta.
+void sampler_rows(Panel& p) {
+  SamplingSettings& s = p.settings.sampling;
   // Every solver of SEMANTICS §3, in the enum's order (diffusion/step_table.h).
   static const std::vector<std::string> kSamplerNames = sampler_names();
   int sampler = static_cast<int>(s.sampler);
   const bool sampler_open = ImGui::BeginCombo("sampler", sampler_name(s.sampler));
-  if (!sampler_open) app.layout_audit.check_text("sampler combo", sampler_name(s.sampler), last_frame_inner_width(true, "sampler"));
+  if (!sampler_open)
+    p.ui.layout_audit.check_text("sampler combo", sampler_name(s.sampler), last_frame_inner_width(true, "sampler"));
   if (sampler_open) {
     for (int i = 0; i < int(kSamplerNames.size()); ++i)
-      if (ImGui::Selectable(kSamplerNames[i].c_str(), i == sampler)) s.sampler = parse_sampler(kSamplerNames[i]);
+      if (p.edit(ImGui::Selectable(kSamplerNames[i].c_str(), i == sampler)))
+        s.sampler = parse_sampler(kSamplerNames[i]);
     ImGui::EndCombo();
   }
   tip("ddim: deterministic with eta 0, spreads its steps over all timesteps (the default)\n"
@@ -42,10 +42,11 @@ void panel_sampling(App& app) {
   if (per_t) ImGui::BeginDisabled();
   const char* spacing_shown = per_t ? "default" : spacing_name(s.spacing);
   const bool spacing_open = ImGui::BeginCombo("spacing", spacing_shown);
-  if (!spacing_open) app.layout_audit.check_text("spacing combo", spacing_shown, last_frame_inner_width(true, "spacing"));
+  if (!spacing_open)
+    p.ui.layout_audit.check_text("spacing combo", spacing_shown, last_frame_inner_width(true, "spacing"));
   if (spacing_open) {
     for (const std::string& n : kSpacingNames)
-      if (ImGui::Selectable(n.c_str(), n == spacing_name(s.spacing))) s.spacing = parse_spacing(n);
+      if (p.edit(ImGui::Selectable(n.c_str(), n == spacing_name(s.spacing)))) s.spacing = parse_spacing(n);
     ImGui::EndCombo();
   }
   if (per_t) ImGui::EndDisabled();
@@ -60,16 +61,30 @@ void panel_sampling(App& app) {
   }
   if (s.sampler == Sampler::Ddim) {
     float eta = static_cast<float>(s.eta);
-    if (ImGui::SliderFloat("eta", &eta, float(kEtaMin), float(kEtaMax), "%.2f", clamp)) s.eta = eta;
+    if (p.edit(ImGui::SliderFloat("eta", &eta, float(kEtaMin), float(kEtaMax), "%.2f", ImGuiSliderFlags_AlwaysClamp)))
+      s.eta = eta;
     tip("ddim noise scale: 0 deterministic, 1 as stochastic as ddpm");
   }
+}
+
+// Samples, t_start, steps (with ddpm's one-timestep-per-step note), steps per launch, seed, start from data.
+void run_size_rows(Panel& p) {
+  const App& app = p.app;
+  SamplingSettings& s = p.settings.sampling;
+  const bool gpu = app.session().compute_path() && app.session().compute_path()->is_gpu();
+  const ImGuiSliderFlags clamp = ImGuiSliderFlags_AlwaysClamp;
+  // The slider bounds are base/ranges.h's ranges (SamplingSession::apply clamps typed values into the same).
+  const IntRange t_range = app.session().has_model() ? t_start_range(app.session().model().schedule) : IntRange{0, 999};
+  const bool per_t = s.sampler == Sampler::Ddpm || s.sampler == Sampler::DdpmMean;
   const IntRange n_range = sample_count_range(gpu);
-  ImGui::SliderInt("samples", &s.n_samples, int(n_range.lo), int(n_range.hi), "%d", clamp | ImGuiSliderFlags_Logarithmic);
+  p.edit(ImGui::SliderInt("samples", &s.n_samples, int(n_range.lo), int(n_range.hi), "%d",
+                          clamp | ImGuiSliderFlags_Logarithmic));
   tip("number of samples B (points); Ctrl+click to type");
-  ImGui::SliderInt("t_start", &s.t_start, int(t_range.lo), int(t_range.hi), "%d", clamp);
+  p.edit(ImGui::SliderInt("t_start", &s.t_start, int(t_range.lo), int(t_range.hi), "%d", clamp));
   tip("the timestep the run starts from: T-1 is pure noise, smaller starts closer to the data");
   const IntRange steps_range = sample_steps_range(std::max(0, s.t_start));
-  ImGui::SliderInt("steps", &s.steps, int(steps_range.lo), int(steps_range.hi), "%d", clamp | ImGuiSliderFlags_Logarithmic);
+  p.edit(ImGui::SliderInt("steps", &s.steps, int(steps_range.lo), int(steps_range.hi), "%d",
+                          clamp | ImGuiSliderFlags_Logarithmic));
   tip("number of sampler steps N, in [1, t_start + 1]; the run has N + 1 frames");
   if (per_t && s.steps < s.t_start + 1) {  // SEMANTICS §3: one timestep per step
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.75f, 0.35f, 1));
@@ -79,29 +94,36 @@ void panel_sampling(App& app) {
                        s.t_start - s.steps + 1, s.t_start + 1);
     ImGui::PopStyleColor();
   }
-  ImGui::SliderInt("steps/launch", &s.steps_per_launch, 1, std::max(1, std::min(s.steps, 200)), "%d", clamp);
+  p.edit(ImGui::SliderInt("steps/launch", &s.steps_per_launch, 1, std::max(1, std::min(s.steps, 200)), "%d", clamp));
   tip("S of the fused kernel: steps computed per launch (the numbers do not change)");
-  ImGui::InputScalar("seed", ImGuiDataType_U64, &s.seed);
+  p.edit(ImGui::InputScalar("seed", ImGuiDataType_U64, &s.seed));
   tip("Philox seed of the start noise and the sampler noise (the same samples on the CPU and the GPU)");
   ImGui::SameLine();
-  if (ImGui::SmallButton("+1")) s.seed += 1;
+  if (p.edit(ImGui::SmallButton("+1"))) s.seed += 1;
   tip("the next seed: a new run");
-  const bool has_data = app.session->has_model() && app.session->model().n_data > 0;
+  const bool has_data = app.session().has_model() && app.session().model().n_data > 0;
   if (!has_data) ImGui::BeginDisabled();
-  ImGui::Checkbox("start from data", &s.from_data);
+  p.edit(ImGui::Checkbox("start from data", &s.from_data));
   if (!has_data) ImGui::EndDisabled();
   tip("noise the model's data samples to t_start, then denoise: how far from the data they land");
+}
 
+// Precision, backend and the trajectory's memory budget.
+void device_rows(Panel& p) {
+  const App& app = p.app;
+  SamplingSettings& s = p.settings.sampling;
+  const bool gpu = app.session().compute_path() && app.session().compute_path()->is_gpu();
   // Without a GPU the combo is disabled and says why in its own box (no text beside it to cut off).
   static const char* kPrecisions[] = {"fp32", "tf32", "bf16"};
-  const int p = std::clamp(static_cast<int>(s.precision), 0, 2);
-  const std::string preview = std::string(kPrecisions[p]) + (gpu ? "" : "  (GPU only)");
+  const int precision = std::clamp(static_cast<int>(s.precision), 0, 2);
+  const std::string preview = std::string(kPrecisions[precision]) + (gpu ? "" : "  (GPU only)");
   if (!gpu) ImGui::BeginDisabled();
   const bool precision_open = ImGui::BeginCombo("precision", preview.c_str());
-  if (!precision_open) app.layout_audit.check_text("precision combo", preview, last_frame_inner_width(true, "precision"));
+  if (!precision_open)
+    p.ui.layout_audit.check_text("precision combo", preview, last_frame_inner_width(true, "precision"));
   if (precision_open) {
     for (int i = 0; i < 3; ++i)
-      if (ImGui::Selectable(kPrecisions[i], i == p)) s.precision = static_cast<Precision>(i);
+      if (p.edit(ImGui::Selectable(kPrecisions[i], i == precision))) s.precision = static_cast<Precision>(i);
     ImGui::EndCombo();
   }
   if (!gpu) ImGui::EndDisabled();
@@ -109,45 +131,56 @@ void panel_sampling(App& app) {
             "kernel panel)"
           : "precision of the fused CUDA kernels; the CPU backend computes in fp32");
 
-  const bool have_cuda = app.services.cuda_available && app.services.cuda_available();
+  const bool have_cuda = app.cuda_available();
   static const char* kBackends[] = {"auto", "cpu", "cuda"};
-  int b = app.backend_choice == "cpu" ? 1 : app.backend_choice == "cuda" ? 2 : 0;
-  if (ImGui::Combo("backend", &b, kBackends, 3)) {
-    app.backend_choice = kBackends[b];
-    app.backend_changed = true;
-  }
+  int b = app.backend_choice() == "cpu" ? 1 : app.backend_choice() == "cuda" ? 2 : 0;
+  if (ImGui::Combo("backend", &b, kBackends, 3)) p.push(Action::select_backend(kBackends[b]));
   tip("auto: the GPU when there is one, else the CPU; the status strip says which path runs");
   if (!have_cuda && b == 2) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     ImGui::TextWrapped("no CUDA device here: running on the CPU");
     ImGui::PopStyleColor();
   }
-  ImGui::SliderInt("budget MB", &s.memory_budget_mb, 16, std::min(8192, app.max_budget_mb), "%d",
-                   clamp | ImGuiSliderFlags_Logarithmic);
+  p.edit(ImGui::SliderInt("budget MB", &s.memory_budget_mb, 16, std::min(8192, app.max_budget_mb()), "%d",
+                          ImGuiSliderFlags_AlwaysClamp | ImGuiSliderFlags_Logarithmic));
   tip("trajectory memory budget; above it every k-th frame is kept");
+}
+
+// The run's progress, its layout and time, its error, and Re-simulate.
+void run_status_rows(Panel& p) {
+  const App& app = p.app;
 
   // Progress of the re-simulation.
-  const float prog = static_cast<float>(app.session->progress());
+  const float prog = static_cast<float>(app.session().progress());
   char buf[96];
-  std::snprintf(buf, sizeof buf, "%d / %s%s", app.session->computed_steps(),
-                count_noun(app.session->n_steps(), "step").c_str(),
-                app.session->overflow_frame() >= 0 ? ": overflowed (not finite)" : "");
+  std::snprintf(buf, sizeof buf, "%d / %s%s", app.session().computed_steps(),
+                count_noun(app.session().n_steps(), "step").c_str(),
+                app.session().overflow_frame() >= 0 ? ": overflowed (not finite)" : "");
   ImGui::ProgressBar(prog, ImVec2(-1, 0), buf);
-  if (app.session->layout().n_slots > 0) ImGui::TextDisabled("%s", app.session->layout().describe().c_str());
-  if (app.session->runs_completed() > 0) {
+  if (app.session().layout().n_slots > 0) ImGui::TextDisabled("%s", app.session().layout().describe().c_str());
+  if (app.session().runs_completed() > 0) {
     // On the GPU a run's steps are only enqueued here (the frame never waits: PERFORMANCE.md "The live loop");
     // their GPU time is the kernel panel's "GPU: ... steps in ... ms", read when the GPU has finished.
-    const bool gpu = app.session->compute_path() && app.session->compute_path()->is_gpu();
-    ImGui::TextDisabled(gpu ? "last run enqueued in %.1f ms" : "last run: %.1f ms", app.session->last_run_ms());
+    const bool gpu = app.session().compute_path() && app.session().compute_path()->is_gpu();
+    ImGui::TextDisabled(gpu ? "last run enqueued in %.1f ms" : "last run: %.1f ms", app.session().last_run_ms());
     if (gpu) tip("the GPU runs the steps asynchronously; their GPU time is in Kernels & timing (per frame)");
   }
-  if (!app.session->error().empty()) {  // long (e.g. out of GPU memory + the settings kept): wrapped
+  if (!app.session().error().empty()) {  // long (e.g. out of GPU memory + the settings kept): wrapped
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.45f, 0.4f, 1));
-    ImGui::TextWrapped("%s", app.session->error().c_str());
+    ImGui::TextWrapped("%s", app.session().error().c_str());
     ImGui::PopStyleColor();
   }
-  if (ImGui::Button("Re-simulate")) app.restart_run();
+  if (ImGui::Button("Re-simulate")) p.push(Action::simple(ActionKind::RestartRun));
   tip("run again with the same settings (same seed: the same samples)");
+}
+
+}  // namespace
+
+void panel_sampling(Panel& p) {
+  sampler_rows(p);
+  run_size_rows(p);
+  device_rows(p);
+  run_status_rows(p);
 }
 
 }  // namespace diffscope::ui

@@ -49,25 +49,26 @@ Series series_of(const StepTable& tab) {
 }
 
 std::string lab_key(const App& app) {
-  const SamplingSettings& s = app.session->settings();
-  const StepTable& tab = app.session->table();
+  const SamplingSettings& s = app.session().settings();
+  const StepTable& tab = app.session().table();
   char b[512];
-  std::snprintf(b, sizeof b, "%s|%s|%s|%s|%.17g|%d|%d|%d|%llu|%d|%d", app.session->model().path.c_str(),
-                app.session->model().schedule.source.c_str(), sampler_name(tab.sampler), spacing_name(tab.spacing),
+  std::snprintf(b, sizeof b, "%s|%s|%s|%s|%.17g|%d|%d|%d|%llu|%d|%d", app.session().model().path.c_str(),
+                app.session().model().schedule.source.c_str(), sampler_name(tab.sampler), spacing_name(tab.spacing),
                 tab.eta, tab.steps(), tab.steps_offset, s.t_start, static_cast<unsigned long long>(s.seed),
                 s.from_data ? 1 : 0, std::min(s.n_samples, kLabRows));
   return b;
 }
 
 // Starts the lab for the current run when its settings changed (a no-op otherwise).
-void update_lab(App& app) {
+void update_lab(Panel& p) {
+  const App& app = p.app;
   const std::string key = lab_key(app);
-  if (!app.exact_lab) app.exact_lab = std::make_unique<ExactLab>();
-  if (key == app.exact_lab->key()) return;
-  const SamplingSettings& s = app.session->settings();
+  if (!p.ui.exact_lab) p.ui.exact_lab = std::make_unique<ExactLab>();
+  if (key == p.ui.exact_lab->key()) return;
+  const SamplingSettings& s = app.session().settings();
   ExactLabRequest req;
-  req.model = std::make_shared<DiffusionModel>(app.session->model());
-  req.table = app.session->table();
+  req.model = std::make_shared<DiffusionModel>(app.session().model());
+  req.table = app.session().table();
   req.rows = std::min(s.n_samples, kLabRows);
   req.seed = s.seed;
   req.t_start = s.t_start;
@@ -80,10 +81,11 @@ void update_lab(App& app) {
   req.x_start.assign(x.begin(), x.end());
   for (int n : kStepCounts)
     if (n <= s.t_start + 1) req.step_counts.push_back(n);
-  app.exact_lab->start(key, std::move(req));
+  p.ui.exact_lab->start(key, std::move(req));
 }
 
-void schedule_plots(App& app, const StepTable& tab) {
+void schedule_plots(Panel& p, const StepTable& tab) {
+  const App& app = p.app;
   static Series cache;
   static std::vector<double> cache_key;
   const std::vector<double> key = {double(tab.steps()), tab.abar.front(), tab.abar.back(), tab.t_net.front(),
@@ -91,7 +93,7 @@ void schedule_plots(App& app, const StepTable& tab) {
   if (key != cache_key) cache = series_of(tab), cache_key = key;
   const Series& s = cache;
   const int j = app.shown_frame(), N = tab.steps();
-  const float h = 46 * app.content_scale;
+  const float h = 46 * app.content_scale();
   char marker[48];
   std::snprintf(marker, sizeof marker, "frame %d", j);
   PlotSpec spec;
@@ -128,17 +130,18 @@ void schedule_plots(App& app, const StepTable& tab) {
        s.h, kOrange, true);
 }
 
-void exact_plots(App& app, const StepTable& tab) {
+void exact_plots(Panel& p, const StepTable& tab) {
+  const App& app = p.app;
   if (!follows_the_ode(tab)) {
     ImGui::TextWrapped("Error vs the exact ODE: %s is stochastic (its samples follow other paths); choose ddim "
                        "with eta 0, heun or dpmpp-2m.", sampler_name(tab.sampler));
     return;
   }
-  update_lab(app);
-  const ExactLabResult r = app.exact_lab->result();
-  const float s = app.content_scale;
-  if (app.exact_lab->busy()) {
-    ImGui::ProgressBar(float(app.exact_lab->progress()), ImVec2(-1, 0), "computing the exact ODE (CPU, background)");
+  update_lab(p);
+  const ExactLabResult r = p.ui.exact_lab->result();
+  const float s = app.content_scale();
+  if (p.ui.exact_lab->busy()) {
+    ImGui::ProgressBar(float(p.ui.exact_lab->progress()), ImVec2(-1, 0), "computing the exact ODE (CPU, background)");
   }
   if (!r.error.empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s", r.error.c_str());
   const int j = app.shown_frame();
@@ -152,7 +155,7 @@ void exact_plots(App& app, const StepTable& tab) {
     std::snprintf(help, sizeof help,
                   "RMS over the first %s of |frame j - x*(sigma_j)|, x* the exact probability-flow ODE from the "
                   "same start (1e-10), the run replayed in float64 on the CPU; frame 0 is the start (error 0)",
-                  count_noun(std::min(app.session->settings().n_samples, kLabRows), "row").c_str());
+                  count_noun(std::min(app.session().settings().n_samples, kLabRows), "row").c_str());
     std::snprintf(marker, sizeof marker, "frame %d", j);
     PlotSpec spec;
     spec.help = help;
@@ -186,7 +189,7 @@ void exact_plots(App& app, const StepTable& tab) {
                 "RMS error of the final sample (sigma = 0) against the exact ODE sample, %s on the %s spacing from "
                 "t_start %d with N = %d..%d steps (heun: 2N - 1 evaluations); dashed: slopes of order 1 and 2. Every run "
                 "ends with the same step from sigma(0) to 0, which caps the error at large N (SEMANTICS §3)",
-                sampler_name(tab.sampler), spacing_name(tab.spacing), app.session->settings().t_start,
+                sampler_name(tab.sampler), spacing_name(tab.spacing), app.session().settings().t_start,
                 r.curve.front().steps, r.curve.back().steps);
   spec.help = help;
   spec.x_label = "evaluations";
@@ -202,23 +205,25 @@ void exact_plots(App& app, const StepTable& tab) {
 
 }  // namespace
 
-void panel_schedule(App& app) {
-  if (!app.session->has_model() || app.session->n_steps() == 0) {
+void panel_schedule(Panel& p) {
+  const App& app = p.app;
+  if (!app.session().has_model() || app.session().n_steps() == 0) {
     ImGui::TextDisabled("no run");
     return;
   }
-  const StepTable& tab = app.session->table();
+  const StepTable& tab = app.session().table();
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   const int j = app.shown_frame();
   ImGui::TextWrapped("%s, %s spacing, %s from t_start %d. Marker: the shown frame %d, %s", sampler_name(tab.sampler),
-                     spacing_name(tab.spacing), count_noun(tab.steps(), "step").c_str(), app.session->settings().t_start, j,
+                     spacing_name(tab.spacing), count_noun(tab.steps(), "step").c_str(),
+                     app.session().settings().t_start, j,
                      j < tab.steps() ? "the state before step k = j (values in the titles)"
                                      : "the result, after the last step (titles: the last step)");
   ImGui::PopStyleColor();
-  schedule_plots(app, tab);
+  schedule_plots(p, tab);
   ImGui::Separator();
-  if (app.session->model().mixture)
-    exact_plots(app, tab);
+  if (app.session().model().mixture)
+    exact_plots(p, tab);
   else
     ImGui::TextWrapped("Error vs the exact answer: for analytic models (gaussians8-exact), whose exact ODE "
                        "solution is known.");

@@ -1,11 +1,13 @@
-// panels.h — the ImGui panels, each a plain function of the app state (small panels, one file each).
+// panels.h — the ImGui panels, each a function of a Panel (ui/app.h: the App to read, the settings it shows to
+// edit, the action queue), small panels, one file each.
 #pragma once
 #include <string>
 #include <vector>
 
 namespace diffscope::ui {
+struct Panel;
 class App;
-void draw_panels(App& app);          // all of the below, laid out (panels.cpp)
+void draw_panels(Panel& p);          // all of the below, laid out (panels.cpp)
 // The collapsible sections of the left panel and "Kernels" (the kernel panel), as a script's `open` names them.
 const std::vector<std::string>& section_names();
 float label_column_width();          // room for the left panel's labels right of its widgets (ImGui units)
@@ -13,13 +15,13 @@ void same_line_if_fits(float w);     // next item on this line when w (ImGui uni
 void tip(const char* text);          // the last item's tooltip (also when it is disabled)
 // `text` in at most `width` (ImGui units): its middle replaced by "..." when it does not fit.
 std::string elide_middle(const std::string& text, float width);
-void panel_model(App& app);          // model picker, path field, errors
-void panel_sampling(App& app);       // sampler settings
-void panel_view(App& app);           // drawing options
-void panel_schedule(App& app);       // per-step t, abar, sigma, logSNR, step size; errors vs the exact ODE
+void panel_model(Panel& p);            // model picker, path field, errors
+void panel_sampling(Panel& p);         // sampler settings
+void panel_view(Panel& p);             // drawing options
+void panel_schedule(Panel& p);         // per-step t, abar, sigma, logSNR, step size; errors vs the exact ODE
 // The two docked windows: draw_panels sets their place and size; each returns its window's top edge.
-float panel_timeline(App& app);      // play / pause / speed / scrubber
-float panel_kernels(App& app);       // kernel timings + per-frame figures (collapsed: a title bar)
-void panel_export(App& app);         // snapshot, grid, npy, frame sequence
-void draw_view_legend(App& app);     // on the views: tick labels, axis names, legend, grid caption (view_legend.cpp)
+float panel_timeline(Panel& p);        // play / pause / speed / scrubber
+float panel_kernels(Panel& p);         // kernel timings + per-frame figures (collapsed: a title bar)
+void panel_export(Panel& p);           // snapshot, grid, npy, frame sequence
+void draw_view_legend(const App& app);  // on the views: tick labels, axis names, legend, grid caption (view_legend.cpp)
 }  // namespace diffscope::ui

@@ -41,8 +41,8 @@ void text_with_shadow(ImDrawList* dl, ImVec2 p, ImU32 colour, const char* text) 
 }
 
 // Tick labels at the renderer's grid lines, along the bottom and left edges, and the axis names.
-void axis_labels(App& app, const UiRect& u, bool pca) {
-  const ViewSettings& v = app.settings.view;
+void axis_labels(const App& app, const UiRect& u, bool pca) {
+  const ViewSettings& v = app.settings().view;
   ImDrawList* dl = ImGui::GetBackgroundDrawList();
   const ImU32 tick = IM_COL32(170, 178, 196, 210), name = IM_COL32(200, 206, 220, 235);
   const float w = u.x1 - u.x0, h = u.y1 - u.y0;
@@ -76,9 +76,9 @@ void axis_labels(App& app, const UiRect& u, bool pca) {
 }
 
 // The legend: one short line per thing drawn, with its swatch, in the top-right corner of the 2D view.
-void legend(App& app, const UiRect& u, bool pca) {
-  const ViewSettings& v = app.settings.view;
-  const DiffusionModel& m = app.session->model();
+void legend(const App& app, const UiRect& u, bool pca) {
+  const ViewSettings& v = app.settings().view;
+  const DiffusionModel& m = app.session().model();
   struct Line {
     int kind;  // 0 colour ring, 1 trail, 2 data dot, 3 arrow, 4 x0 cross
     std::string text;
@@ -135,24 +135,24 @@ void legend(App& app, const UiRect& u, bool pca) {
 
 }  // namespace
 
-void draw_view_legend(App& app) {
-  if (!app.session || !app.session->has_model() || app.session->layout().n_slots == 0) return;
-  const bool image = app.session->is_image_model() && app.session->image_side() > 0;
-  const render::SceneLayout l = render::Renderer::layout(app.fb_w, app.fb_h, image, app.ui_insets_px());
-  const UiRect s = to_ui(l.scatter, app.fb_h);
-  const bool pca = app.session->dim() != 2;
+void draw_view_legend(const App& app) {
+  if (!app.session().has_model() || app.session().layout().n_slots == 0) return;
+  const bool image = app.session().is_image_model() && app.session().image_side() > 0;
+  const render::SceneLayout l = render::Renderer::layout(app.fb_w(), app.fb_h(), image, app.ui_insets_px());
+  const UiRect s = to_ui(l.scatter, app.fb_h());
+  const bool pca = app.session().dim() != 2;
   axis_labels(app, s, pca);
   legend(app, s, pca);
   if (image && l.grid.w > 0) {  // what the grid shows, above it
-    const UiRect g = to_ui(l.grid, app.fb_h);
-    const int cols = std::max(1, app.settings.view.image_grid_cols);
-    const int rows = render::Renderer::grid_rows(app.session->layout().B, cols, cols);
+    const UiRect g = to_ui(l.grid, app.fb_h());
+    const int cols = std::max(1, app.settings().view.image_grid_cols);
+    const int rows = render::Renderer::grid_rows(app.session().layout().B, cols, cols);
     const float gh = (g.y1 - g.y0) * rows / cols, top = g.y0 + ((g.y1 - g.y0) - gh) / 2;
     char cap[128];
-    std::snprintf(cap, sizeof cap, "samples 0-%d of %d at frame %d", std::min(rows * cols, app.session->layout().B) - 1,
-                  app.session->layout().B, app.shown_frame());
+    std::snprintf(cap, sizeof cap, "samples 0-%d of %d at frame %d",
+                  std::min(rows * cols, app.session().layout().B) - 1, app.session().layout().B, app.shown_frame());
     const float fh = ImGui::GetFontSize();
-    const float y = top - fh - 4 >= app.ui_inset_top ? top - fh - 4 : top + 2;  // above the grid when it fits
+    const float y = top - fh - 4 >= app.ui().inset_top ? top - fh - 4 : top + 2;  // above the grid when it fits
     text_with_shadow(ImGui::GetBackgroundDrawList(), ImVec2(g.x0 + 4, y), IM_COL32(200, 206, 220, 235), cap);
   }
 }

@@ -75,7 +75,7 @@ TEST(SettingsIo, NonUtf8ModelPathSavesAndRestoresLosslessly) {
   AppSettings s;
   s.sampling.model_path = dir.path() + "/mo\xE9ns.safetensors";
   s.export_dir = dir.path() + "/exports-\xFF";
-  EXPECT_NO_THROW((void)to_json(s).dump());  // the GUI's autosave dumps this every frame
+  EXPECT_NO_THROW((void)to_json(s).dump());  // the GUI's autosave dumps this a second after a change
   std::string err;
   ASSERT_TRUE(save_app_settings(dir.file("settings.json"), s, &err)) << err;
   std::string note;

@@ -309,8 +309,8 @@ void register_cuda_array(py::module_& m) {
         py::tuple t(a.shape.size());
         for (size_t i = 0; i < a.shape.size(); ++i) t[i] = a.shape[i];
         return t;
-      })
-      .def_property_readonly("device", [](const CudaArray& a) { return a.device; })
+      }, "The shape, a tuple of ints: (rows, cols).")
+      .def_property_readonly("device", [](const CudaArray& a) { return a.device; }, "The CUDA device's ordinal.")
       .def_property_readonly("__cuda_array_interface__", [](const CudaArray& a) {
         py::dict d;
         py::tuple shape(a.shape.size());
@@ -322,9 +322,12 @@ void register_cuda_array(py::module_& m) {
         d["strides"] = py::none();
         d["stream"] = a.stream < 0 ? py::object(py::none()) : py::object(py::int_(to_interface_stream(a.stream)));
         return d;
-      })
-      .def("__dlpack__", &to_dlpack, py::arg("stream") = py::none())
-      .def("__dlpack_device__", [](const CudaArray& a) { return py::make_tuple(static_cast<int>(kDLCUDA), a.device); })
+      }, "The CUDA Array Interface (version 3) dict: shape, typestr '<f4', data, version, strides, stream.")
+      .def("__dlpack__", &to_dlpack, py::arg("stream") = py::none(),
+           "A DLPack capsule of the array (no copy). stream: the consumer's stream (DLPack's convention), which\n"
+           "is ordered after the work that made the array; None: that work is finished first.")
+      .def("__dlpack_device__", [](const CudaArray& a) { return py::make_tuple(static_cast<int>(kDLCUDA), a.device); },
+           "(2, device): DLPack's kDLCUDA and the device's ordinal.")
       .def("numpy", [](const CudaArray& a) {
         check_cuda_process("CudaArray.numpy()");
         std::vector<py::ssize_t> shape(a.shape.begin(), a.shape.end());

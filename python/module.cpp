@@ -334,11 +334,19 @@ std::string python_names(const std::string& message) {
 }  // namespace
 }  // namespace diffscope::python
 
-PYBIND11_MODULE(_diffscope, m) {
-  using namespace diffscope;
-  using namespace diffscope::python;
-  m.doc() = "diffscope: diffusion sampling (DDPM, DDIM) on the CPU or an NVIDIA GPU (README 'Python')";
+namespace diffscope::python {
+namespace {
 
+// A docstring: `text`, then where to read more, in the documentation installed with the package
+// (packaging/CMakeLists.txt puts README.md and docs/ into <prefix>/share/doc/diffscope; help(diffscope) says so).
+// pybind11 copies docstrings, so the temporary's text may be passed as .c_str().
+std::string doc(const std::string& text, const std::string& where) {
+  return text + "\nSee README.md \"Python\" and " + where + " (installed with the package: help(diffscope)).";
+}
+
+// The core's exceptions as Python's: InvalidInput -> ValueError, ResourceUnavailable and out of memory ->
+// RuntimeError.
+void register_errors() {
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
@@ -350,57 +358,80 @@ PYBIND11_MODULE(_diffscope, m) {
       PyErr_SetString(PyExc_RuntimeError, "out of memory");
     }
   });
+}
 
-  m.def("_set_data_root", &set_extra_root, py::arg("root"),
-        "Adds an installed share/diffscope folder to the roots searched for bundled models (after DIFFSCOPE_ROOT).");
-  m.def("bundled_models", [] {
-    std::vector<std::string> names;
-    for (const auto& [name, path] : bundled_models()) names.push_back(name);
-    return names;
-  }, "Names of the bundled models (diffscope.load takes them).");
-  m.def("cuda_available", &cuda_available, "True when this build has CUDA and a CUDA device is usable.");
-
-  py::class_<Model>(m, "Model", "A diffusion model (SEMANTICS §1-§2); made by diffscope.load.")
-      .def_property_readonly("path", [](const Model& s) { return s.model.path; })
-      .def_property_readonly("dim", [](const Model& s) { return s.model.net.dim; })
-      .def_property_readonly("hidden", [](const Model& s) { return s.model.net.hidden; })
-      .def_property_readonly("T", [](const Model& s) { return s.model.schedule.T; })
-      .def_property_readonly("n_data", [](const Model& s) { return s.model.n_data; })
+// diffscope.Model: a loaded model's sizes and schedule, sample() and denoise().
+void register_model(py::module_& m) {
+  py::class_<Model>(m, "Model",
+                    doc("A loaded diffusion model: its eps-network and noise schedule, made by diffscope.load. Calls on\n"
+                        "one Model run one at a time (other Python threads run meanwhile); different Models run\n"
+                        "concurrently.",
+                        "docs/SEMANTICS.md §1-§2").c_str())
+      .def_property_readonly("path", [](const Model& s) { return s.model.path; }, "The model file's path.")
+      .def_property_readonly("dim", [](const Model& s) { return s.model.net.dim; },
+                             "The data dimension: sample() returns (n, dim) arrays.")
+      .def_property_readonly("hidden", [](const Model& s) { return s.model.net.hidden; },
+                             "The eps-network's hidden width.")
+      .def_property_readonly("T", [](const Model& s) { return s.model.schedule.T; },
+                             "The number of diffusion timesteps: t in [0, T - 1].")
+      .def_property_readonly("n_data", [](const Model& s) { return s.model.n_data; },
+                             "The number of rows of data_samples (0 when the model file has none).")
       .def_property_readonly("alphas_cumprod", [](const Model& s) {
         return py::array_t<double>(static_cast<py::ssize_t>(s.model.schedule.alphas_cumprod.size()),
                                    s.model.schedule.alphas_cumprod.data());
-      })
+      }, "The noise schedule's alpha-bar_t for t = 0 .. T - 1: a new float64 array (T,).")
       .def_property_readonly("data_samples", [](const Model& s) {
         FloatArray a({s.model.n_data, s.model.net.dim});
         std::copy(s.model.data_samples.begin(), s.model.data_samples.end(), a.mutable_data());
         return a;
-      })
+      }, "The data points stored in the model file: a new float32 array (n_data, dim).")
       .def("__repr__", [](const Model& s) {
         return "<diffscope.Model '" + s.name + "' dim=" + std::to_string(s.model.net.dim) +
                " hidden=" + std::to_string(s.model.net.hidden) + " T=" + std::to_string(s.model.schedule.T) + ">";
-      })
+      }, "The name it was loaded by, dim, hidden and T.")
       .def("sample", &Model::sample, py::arg("n") = 4096, py::arg("sampler") = "ddim",
            py::arg("spacing") = py::none(), py::arg("steps_offset") = py::none(), py::arg("eta") = 0.0,
            py::arg("steps") = py::none(), py::arg("t_start") = py::none(), py::arg("seed") = 0,
            py::arg("from_data") = false, py::arg("backend") = "cpu", py::arg("precision") = "fp32",
            py::arg("trajectory") = false, py::arg("trajectory_stride") = 1, py::arg("out") = "numpy",
            py::arg("stream") = py::none(), py::arg("scheduler_config") = py::none(),
-           "Samples n points (SEMANTICS §3), as `diffscope sample`: float32 (n, dim), or (x, trajectory) with\n"
-           "trajectory=True (frames 0, s, 2s, ... and the last; (frames, n, dim)). t_start defaults to the model's\n"
-           "last usable timestep (T - 1, or info's t_start_max_usable), steps to t_start+1.\n"
-           "Integer arguments (n, steps, t_start, seed, steps_offset, trajectory_stride) take any integer with\n"
-           "__index__ (int, numpy.int64, numpy.uint64, ...; not bool).\n"
-           "backend='cuda' with out='cuda' returns diffscope.CudaArray (no copy to the host).\n"
-           "scheduler_config: a diffusers scheduler_config.json path, as --scheduler-config: its schedule (unless\n"
-           "the model file has its own) and its spacing and steps_offset where spacing / steps_offset are None\n"
-           "(without a config None means 'default' and 0).")
+           doc("Samples n points, as `diffscope sample`: float32 (n, dim). With trajectory=True, (x, trajectory):\n"
+               "the frames 0, s, 2s, ... and the last (s = trajectory_stride), (frames, n, dim).\n"
+               "sampler: 'ddim', 'ddpm', 'dpmpp-2m', ... (the solvers of `diffscope sample --sampler`); spacing:\n"
+               "'default', 'leading', 'linspace', 'trailing', 'karras' or None; eta: the noise scale of ddim.\n"
+               "t_start defaults to the model's last usable timestep (T - 1, or info's t_start_max_usable), steps to\n"
+               "t_start + 1; from_data=True starts from the model's data_samples noised to t_start.\n"
+               "Integer arguments (n, steps, t_start, seed, steps_offset, trajectory_stride) take any integer with\n"
+               "__index__ (int, numpy.int64, numpy.uint64, ...; not bool).\n"
+               "backend: 'cpu' or 'cuda'; precision: 'fp32', or 'tf32' / 'bf16' with backend='cuda'.\n"
+               "backend='cuda' with out='cuda' returns diffscope.CudaArray (no copy to the host); stream: None (finished\n"
+               "when the call returns) or a cudaStream_t as an int (enqueued there).\n"
+               "scheduler_config: a diffusers scheduler_config.json path, as --scheduler-config: its schedule (unless\n"
+               "the model file has its own) and its spacing and steps_offset where spacing / steps_offset are None\n"
+               "(without a config None means 'default' and 0).",
+               "docs/SEMANTICS.md §3").c_str())
       .def("denoise", &Model::denoise, py::arg("x"), py::arg("t_start"), py::arg("steps"), py::arg("backend") = "cpu",
            py::arg("precision") = "fp32", py::arg("trajectory") = false, py::arg("stream") = py::none(),
-           "`steps` ddpm-mean steps from per-row t_start (SEMANTICS §4), as `diffscope denoise`. x: (B, dim)\n"
-           "float16, float32 or float64 (SEMANTICS §6; integer, bool, complex and other dtypes are refused, as\n"
-           "by --x); t_start: an integer or B integers (an integer array, signed or unsigned). A CUDA array x\n"
-           "(__cuda_array_interface__ or DLPack) is updated in place.");
+           doc("`steps` ddpm-mean steps from per-row t_start, as `diffscope denoise`: float32 (B, dim), or with\n"
+               "trajectory=True (x, trajectory (steps + 1, B, dim)).\n"
+               "x: (B, dim) float16, float32 or float64 (a numpy array, anything numpy.asarray takes, or a host DLPack\n"
+               "tensor; integer, bool, complex and other dtypes are refused, as by --x); t_start: an integer or B\n"
+               "integers (an integer array, signed or unsigned). A CUDA array x (__cuda_array_interface__ or DLPack,\n"
+               "float32, with backend='cuda') is updated in place and returned; stream as in Model.sample.",
+               "docs/SEMANTICS.md §4 and §6").c_str());
+}
 
+// The module's functions: load, bundled_models, mlp3, the CPU threads, cuda_available.
+void register_functions(py::module_& m) {
+  m.def("_set_data_root", &set_extra_root, py::arg("root"),
+        "Adds an installed share/diffscope folder to the roots searched for bundled models (after DIFFSCOPE_ROOT).");
+  m.def("bundled_models", [] {
+    std::vector<std::string> names;
+    for (const auto& [name, path] : bundled_models()) names.push_back(name);
+    return names;
+  }, "The names of the bundled models, which diffscope.load takes.");
+  m.def("cuda_available", &cuda_available,
+        "True when this build has CUDA and a CUDA device is usable (backend='cuda').");
   m.def("load", [](const py::object& path_arg) {
     const std::string path_or_name = path_text(path_arg, "path_or_name");
     auto s = std::make_unique<Model>();
@@ -409,21 +440,38 @@ PYBIND11_MODULE(_diffscope, m) {
     py::gil_scoped_release release;
     s->model = load_diffusion_model(path);
     return s;
-  }, py::arg("path_or_name"), "Loads a bundled model by name ('moons', see bundled_models()) or a .safetensors path.");
+  }, py::arg("path_or_name"),
+        doc("Loads a model: a bundled one by name ('moons'; the names: bundled_models()) or a .safetensors file by\n"
+            "path (str or os.PathLike).",
+            "docs/SEMANTICS.md §6").c_str());
   m.def("mlp3", &mlp3, py::arg("weights"), py::arg("x"), py::arg("backend") = "cpu", py::arg("precision") = "fp32",
         py::arg("stream") = py::none(),
-        "The fused bias-free 3-layer MLP (SEMANTICS §5), as `diffscope mlp3`: weights .safetensors, x (B, d0)\n"
-        "float16/32/64 -> float32 (B, d3). A CUDA array x gives a diffscope.CudaArray.");
+        doc("The fused bias-free 3-layer MLP y = relu(relu(x W1^T) W2^T) W3^T, as `diffscope mlp3`: weights a\n"
+            ".safetensors path (str or os.PathLike), x (B, d0) float16/32/64 -> float32 (B, d3). A CUDA array x\n"
+            "(with backend='cuda') gives a diffscope.CudaArray; stream as in Model.sample.",
+            "docs/SEMANTICS.md §5").c_str());
   m.def("set_threads", [](const py::object& threads) {
     set_cpu_threads(threads.is_none() ? 0
                                       : int_arg(threads, "threads", kCpuThreadsRange,
                                                 "an int in [1, 1024], or None for every core"),
                     "threads");
   }, py::arg("threads"),
-        "Limits the CPU backend to `threads` threads (an int in [1, 1024]; None: every core this process may use,\n"
-        "the default) for the whole process, as the CLI's --threads. Results do not depend on it, bit for bit.\n"
-        "Small calls run on the calling thread; a forked child (multiprocessing, DataLoader workers) computes on\n"
-        "its calling thread (docs/decisions/cpu-threading.md).");
+        doc("Limits the CPU backend to `threads` threads (an int in [1, 1024]; None: every core this process may use,\n"
+            "the default) for the whole process, as the CLI's --threads. Results do not depend on it, bit for bit.\n"
+            "Small calls run on the calling thread; a forked child (multiprocessing, DataLoader workers) computes on\n"
+            "its calling thread.",
+            "docs/decisions/cpu-threading.md").c_str());
   m.def("get_threads", &cpu_threads, "The number of threads the CPU backend uses (diffscope.set_threads).");
+}
+
+}  // namespace
+}  // namespace diffscope::python
+
+PYBIND11_MODULE(_diffscope, m) {
+  using namespace diffscope::python;
+  m.doc() = "The compiled part of the Python package diffscope, which exports its public names (help(diffscope)).";
+  register_errors();
+  register_model(m);  // before the functions that return a Model, so that their signatures name it
+  register_functions(m);
   register_cuda_array(m);
 }

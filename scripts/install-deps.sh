@@ -11,7 +11,7 @@ packages=(
   libegl-mesa0 libgl1-mesa-dri xvfb xauth
   clang-14 libclang-rt-14-dev
   ffmpeg libpng-dev
-  pybind11-dev python3-dev python3-numpy libdlpack-dev
+  pybind11-dev python3-dev python3-numpy libdlpack-dev mypy
   dpkg-dev file desktop-file-utils shared-mime-info
 )
 missing=()

@@ -104,24 +104,9 @@ std::string label_of(const std::string& arg, const std::string& path) {
   return arg.empty() ? path : arg + " " + path;
 }
 
-}  // namespace
-
-NpyView parse_npy(const std::string& bytes, const std::string& label) {
-  if (bytes.size() < kMagicLen + 2 || std::memcmp(bytes.data(), kMagic, kMagicLen) != 0)
-    fail(label, "not a .npy file (no \\x93NUMPY magic)");
-  NpyView v;
-  v.major = static_cast<unsigned char>(bytes[6]);
-  const size_t len_bytes = v.major == 1 ? 2 : (v.major == 2 || v.major == 3) ? 4 : 0;
-  if (!len_bytes) fail(label, ".npy format version " + std::to_string(v.major) + " (valid: 1, 2, 3)");
-  const size_t hstart = kMagicLen + 2 + len_bytes;
-  if (bytes.size() < hstart) fail(label, "file ends inside the .npy header length");
-  uint64_t hlen = 0;
-  for (size_t k = len_bytes; k-- > 0;) hlen = (hlen << 8) | static_cast<unsigned char>(bytes[kMagicLen + 2 + k]);
-  if (hlen > bytes.size() - hstart)
-    fail(label, ".npy header length " + std::to_string(hlen) + " runs past the end of the " +
-                    std::to_string(bytes.size()) + "-byte file");
-  const std::string header = bytes.substr(hstart, hlen);
-
+// The header's dict {'descr': ..., 'fortran_order': ..., 'shape': (...)} into v.descr and v.shape: each key once,
+// nothing else, C order only. Throws InvalidInput naming `label`.
+void parse_header_dict(const std::string& header, const std::string& label, NpyView& v) {
   Lexer lx{header, 0, label};
   bool have_descr = false, have_fortran = false, have_shape = false, fortran = false;
   lx.expect('{');
@@ -164,7 +149,11 @@ NpyView parse_npy(const std::string& bytes, const std::string& label) {
   if (lx.i != header.size()) lx.bad("text after the dict");
   if (!have_descr || !have_fortran || !have_shape) lx.bad("the dict needs 'descr', 'fortran_order' and 'shape'");
   if (fortran) fail(label, "fortran_order is True; only C-order arrays are supported (save with np.ascontiguousarray)");
+}
 
+// v.descr as v.kind and v.item_bytes: little-endian (or one-byte) floats of 2, 4, 8 bytes and integers.
+// Throws InvalidInput naming `label` and the dtype.
+void parse_descr(const std::string& label, NpyView& v) {
   const std::string& d = v.descr;
   if (d.size() < 3 || (d[0] != '<' && d[0] != '>' && d[0] != '|' && d[0] != '=')) {
     if (d.find('O') != std::string::npos) fail(label, "object arrays ('" + d + "') are not supported");
@@ -180,13 +169,35 @@ NpyView parse_npy(const std::string& bytes, const std::string& label) {
   if (d[0] == '>' && v.item_bytes > 1)
     fail(label, "dtype '" + d + "' is big-endian; save little-endian data (e.g. a.astype('<" + d.substr(1) + "'))");
   if (d[0] == '|' && v.item_bytes > 1) fail(label, "dtype '" + d + "' has no byte order; expected '<" + d.substr(1) + "'");
+}
+
+}  // namespace
+
+NpyView parse_npy(const std::string& bytes, const std::string& label) {
+  if (bytes.size() < kMagicLen + 2 || std::memcmp(bytes.data(), kMagic, kMagicLen) != 0)
+    fail(label, "not a .npy file (no \\x93NUMPY magic)");
+  NpyView v;
+  v.major = static_cast<unsigned char>(bytes[6]);
+  const size_t len_bytes = v.major == 1 ? 2 : (v.major == 2 || v.major == 3) ? 4 : 0;
+  if (!len_bytes) fail(label, ".npy format version " + std::to_string(v.major) + " (valid: 1, 2, 3)");
+  const size_t hstart = kMagicLen + 2 + len_bytes;
+  if (bytes.size() < hstart) fail(label, "file ends inside the .npy header length");
+  uint64_t hlen = 0;
+  for (size_t k = len_bytes; k-- > 0;) hlen = (hlen << 8) | static_cast<unsigned char>(bytes[kMagicLen + 2 + k]);
+  if (hlen > bytes.size() - hstart)
+    fail(label, ".npy header length " + std::to_string(hlen) + " runs past the end of the " +
+                    std::to_string(bytes.size()) + "-byte file");
+  const std::string header = bytes.substr(hstart, hlen);
+
+  parse_header_dict(header, label, v);
+  parse_descr(label, v);
 
   v.numel = numel_of(v.shape, v.item_bytes, label);
   const uint64_t want = v.numel * v.item_bytes;
   const uint64_t have = bytes.size() - hstart - hlen;
   if (have != want)
     fail(label, std::string(have < want ? "truncated: " : "trailing bytes: ") + "the data section holds " +
-                    std::to_string(have) + " bytes, shape " + format_shape(v.shape) + " of '" + d + "' needs " +
+                    std::to_string(have) + " bytes, shape " + format_shape(v.shape) + " of '" + v.descr + "' needs " +
                     std::to_string(want));
   v.data = reinterpret_cast<const unsigned char*>(bytes.data()) + hstart + hlen;
   return v;

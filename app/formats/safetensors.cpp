@@ -127,27 +127,15 @@ SafetensorsFile SafetensorsFile::from_bytes(std::string bytes, const std::string
   return f;
 }
 
-void SafetensorsFile::parse() {
-  const std::string& L = m_label;
-  const uint64_t file_size = m_bytes.size();
-  if (file_size < 8)
-    fail(L, "file is " + std::to_string(file_size) +
-                " bytes; a .safetensors file starts with an 8-byte header length");
-  const uint64_t n = read_le_u64(reinterpret_cast<const unsigned char*>(m_bytes.data()));
-  if (n < 2 || n > file_size - 8 || n > kMaxSafetensorsHeaderBytes)
-    fail(L, "header length " + std::to_string(n) + " is invalid for a file of " + std::to_string(file_size) +
-                " bytes (valid: 2 to " + std::to_string(std::min(file_size - 8, kMaxSafetensorsHeaderBytes)) +
-                "); not a .safetensors file?");
-  m_data_start = 8 + n;
-  const uint64_t data_size = file_size - m_data_start;
+namespace {
 
-  json header;
+// The JSON header of n bytes at `first`, parsed with guards: nesting depth, and duplicate keys at every level
+// (the format forbids them; a DOM parser silently keeps the last value, which would let a second `data_offsets`
+// or a second entry for one tensor pass unnoticed). Throws InvalidInput naming `L`.
+json parse_header(const std::string& L, const char* first, uint64_t n) {
   try {
-    const char* first = m_bytes.data() + 8;
-    // Guards while parsing: nesting depth, and duplicate keys at every level (the format forbids them; a
-    // DOM parser silently keeps the last value, which would let a second `data_offsets` or a second entry
-    // for one tensor pass unnoticed). One set of keys per open object; `path` holds the key that opened
-    // each level, so the message names the tensor (or __metadata__) and the repeated key.
+    // One set of keys per open object; `path` holds the key that opened each level, so the message names the
+    // tensor (or __metadata__) and the repeated key.
     std::vector<std::set<std::string>> keys;
     std::vector<std::string> path;
     json::parser_callback_t guard = [&L, &keys, &path](int depth, json::parse_event_t event, json& parsed) {
@@ -173,10 +161,90 @@ void SafetensorsFile::parse() {
       }
       return true;
     };
-    header = json::parse(first, first + n, guard);
+    return json::parse(first, first + n, guard);
   } catch (const json::exception& e) {
     fail(L, std::string("header is not valid JSON (") + e.what() + ")");
   }
+}
+
+// The entry of tensor `name` ({dtype, shape, data_offsets}), checked against the data section of `data_size`
+// bytes: its shape's size, its offsets inside the section and, for a known dtype, their span. Throws InvalidInput.
+TensorInfo parse_tensor_entry(const std::string& L, const std::string& name, const json& v, uint64_t data_size) {
+  const std::string T = "tensor '" + name + "'";
+  if (!v.is_object()) fail(L, T + ": entry is not an object with dtype, shape, data_offsets");
+  const auto dt = v.find("dtype");
+  const auto sh = v.find("shape");
+  const auto off = v.find("data_offsets");
+  if (dt == v.end() || !dt->is_string()) fail(L, T + ": missing or non-string 'dtype'");
+  if (sh == v.end() || !sh->is_array()) fail(L, T + ": missing or non-array 'shape'");
+  if (off == v.end() || !off->is_array() || off->size() != 2)
+    fail(L, T + ": 'data_offsets' must be an array [begin, end]");
+
+  TensorInfo t;
+  t.name = name;
+  t.dtype = dt->get<std::string>();
+  t.dtype_bits = safetensors_dtype_bits(t.dtype);  // 0: a dtype this reader does not know
+  uint64_t numel = 1;
+  bool overflow = false;
+  for (const json& d : *sh) {
+    if (!d.is_number_unsigned() || d.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+      fail(L, T + ": shape entry " + d.dump() + " is not a non-negative integer");
+    const uint64_t di = d.get<uint64_t>();
+    t.shape.push_back(static_cast<int64_t>(di));
+    if (di != 0 && numel > std::numeric_limits<uint64_t>::max() / di) overflow = true;
+    numel *= di;
+  }
+  uint64_t want = 0;
+  if (overflow || !safetensors_tensor_bytes(numel, t.dtype_bits, &want))
+    fail(L, T + ": shape " + format_shape(t.shape) + " is too large");
+  t.numel = numel;
+  for (const json& o : *off)
+    if (!o.is_number_unsigned()) fail(L, T + ": data_offsets entry " + o.dump() + " is not a non-negative integer");
+  t.begin = (*off)[0].get<uint64_t>();
+  t.end = (*off)[1].get<uint64_t>();
+  if (t.begin > t.end || t.end > data_size)
+    fail(L, T + ": data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
+                "] lie outside the data section of " + std::to_string(data_size) + " bytes");
+  if (t.dtype_bits != 0 && t.end - t.begin != want)  // an unknown dtype's size is not known: offsets only
+    fail(L, T + ": data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) + "] hold " +
+                std::to_string(t.end - t.begin) + " bytes, but shape " + format_shape(t.shape) + " of " + t.dtype +
+                " needs " + std::to_string(want));
+  return t;
+}
+
+// No two non-empty tensors may share a byte: InvalidInput naming the first overlapping pair by offset.
+void check_no_overlap(const std::string& L, const std::vector<TensorInfo>& tensors) {
+  std::vector<const TensorInfo*> by_offset;
+  for (const auto& t : tensors)
+    if (t.end > t.begin) by_offset.push_back(&t);
+  std::sort(by_offset.begin(), by_offset.end(),
+            [](const TensorInfo* a, const TensorInfo* b) { return a->begin < b->begin; });
+  for (size_t i = 1; i < by_offset.size(); ++i) {
+    const TensorInfo& a = *by_offset[i - 1];
+    const TensorInfo& b = *by_offset[i];
+    if (b.begin < a.end)
+      fail(L, "tensors '" + a.name + "' [" + std::to_string(a.begin) + ", " + std::to_string(a.end) + "] and '" +
+                  b.name + "' [" + std::to_string(b.begin) + ", " + std::to_string(b.end) + "] overlap");
+  }
+}
+
+}  // namespace
+
+void SafetensorsFile::parse() {
+  const std::string& L = m_label;
+  const uint64_t file_size = m_bytes.size();
+  if (file_size < 8)
+    fail(L, "file is " + std::to_string(file_size) +
+                " bytes; a .safetensors file starts with an 8-byte header length");
+  const uint64_t n = read_le_u64(reinterpret_cast<const unsigned char*>(m_bytes.data()));
+  if (n < 2 || n > file_size - 8 || n > kMaxSafetensorsHeaderBytes)
+    fail(L, "header length " + std::to_string(n) + " is invalid for a file of " + std::to_string(file_size) +
+                " bytes (valid: 2 to " + std::to_string(std::min(file_size - 8, kMaxSafetensorsHeaderBytes)) +
+                "); not a .safetensors file?");
+  m_data_start = 8 + n;
+  const uint64_t data_size = file_size - m_data_start;
+
+  const json header = parse_header(L, m_bytes.data() + 8, n);
   if (!header.is_object()) fail(L, "header is JSON but not an object");
 
   for (auto it = header.begin(); it != header.end(); ++it) {
@@ -190,61 +258,10 @@ void SafetensorsFile::parse() {
       }
       continue;
     }
-    const std::string T = "tensor '" + name + "'";
-    if (!v.is_object()) fail(L, T + ": entry is not an object with dtype, shape, data_offsets");
-    const auto dt = v.find("dtype");
-    const auto sh = v.find("shape");
-    const auto off = v.find("data_offsets");
-    if (dt == v.end() || !dt->is_string()) fail(L, T + ": missing or non-string 'dtype'");
-    if (sh == v.end() || !sh->is_array()) fail(L, T + ": missing or non-array 'shape'");
-    if (off == v.end() || !off->is_array() || off->size() != 2)
-      fail(L, T + ": 'data_offsets' must be an array [begin, end]");
-
-    TensorInfo t;
-    t.name = name;
-    t.dtype = dt->get<std::string>();
-    t.dtype_bits = safetensors_dtype_bits(t.dtype);  // 0: a dtype this reader does not know
-    uint64_t numel = 1;
-    bool overflow = false;
-    for (const json& d : *sh) {
-      if (!d.is_number_unsigned() || d.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
-        fail(L, T + ": shape entry " + d.dump() + " is not a non-negative integer");
-      const uint64_t di = d.get<uint64_t>();
-      t.shape.push_back(static_cast<int64_t>(di));
-      if (di != 0 && numel > std::numeric_limits<uint64_t>::max() / di) overflow = true;
-      numel *= di;
-    }
-    uint64_t want = 0;
-    if (overflow || !safetensors_tensor_bytes(numel, t.dtype_bits, &want))
-      fail(L, T + ": shape " + format_shape(t.shape) + " is too large");
-    t.numel = numel;
-    for (const json& o : *off)
-      if (!o.is_number_unsigned()) fail(L, T + ": data_offsets entry " + o.dump() + " is not a non-negative integer");
-    t.begin = (*off)[0].get<uint64_t>();
-    t.end = (*off)[1].get<uint64_t>();
-    if (t.begin > t.end || t.end > data_size)
-      fail(L, T + ": data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) +
-                  "] lie outside the data section of " + std::to_string(data_size) + " bytes");
-    if (t.dtype_bits != 0 && t.end - t.begin != want)  // an unknown dtype's size is not known: offsets only
-      fail(L, T + ": data_offsets [" + std::to_string(t.begin) + ", " + std::to_string(t.end) + "] hold " +
-                  std::to_string(t.end - t.begin) + " bytes, but shape " + format_shape(t.shape) + " of " + t.dtype +
-                  " needs " + std::to_string(want));
-    m_tensors.push_back(std::move(t));
+    m_tensors.push_back(parse_tensor_entry(L, name, v, data_size));
   }
 
-  // No two non-empty tensors may share a byte.
-  std::vector<const TensorInfo*> by_offset;
-  for (const auto& t : m_tensors)
-    if (t.end > t.begin) by_offset.push_back(&t);
-  std::sort(by_offset.begin(), by_offset.end(),
-            [](const TensorInfo* a, const TensorInfo* b) { return a->begin < b->begin; });
-  for (size_t i = 1; i < by_offset.size(); ++i) {
-    const TensorInfo& a = *by_offset[i - 1];
-    const TensorInfo& b = *by_offset[i];
-    if (b.begin < a.end)
-      fail(L, "tensors '" + a.name + "' [" + std::to_string(a.begin) + ", " + std::to_string(a.end) + "] and '" +
-                  b.name + "' [" + std::to_string(b.begin) + ", " + std::to_string(b.end) + "] overlap");
-  }
+  check_no_overlap(L, m_tensors);
   std::sort(m_tensors.begin(), m_tensors.end(),
             [](const TensorInfo& a, const TensorInfo& b) { return a.name < b.name; });
 }

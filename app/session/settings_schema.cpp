@@ -144,10 +144,50 @@ SettingField choice(const char* key, SettingSection sec, bool pixel, Ref ref, st
 
 const std::string kSeedValid = "[0, 18446744073709551615]";
 
-std::vector<SettingField> make_table() {
+// The seed row: any uint64, in full (a JSON number of the settings file, or text of up to 20 digits).
+SettingField seed_row() {
   using S = SettingSection;
-  std::vector<SettingField> t;
-  // ---- sampling (SEMANTICS §3): changing one re-simulates ------------------------------------------------------
+  SettingField f{"seed", S::Sampling, {}, true, true, 0, 0, {}, {}, {}};
+  f.get = [](const AppSettings& s) { return nlohmann::json(s.sampling.seed); };
+  f.parse = [](AppSettings& s, const std::string& v, const std::string& arg) {
+    if (v.empty() || v.size() > 20 || v.find_first_not_of("0123456789") != std::string::npos)
+      throw InvalidInput(arg + " = '" + v + "' is not an integer in " + kSeedValid);
+    try {
+      s.sampling.seed = std::stoull(v);
+    } catch (const std::out_of_range&) {
+      throw InvalidInput(arg + " = " + v + " is out of range; valid: " + kSeedValid);
+    }
+  };
+  f.load = [](AppSettings& s, const nlohmann::json& v, std::string* note) {  // every uint64 is a valid seed
+    if (v.is_number_unsigned()) s.sampling.seed = v.get<uint64_t>();
+    else if (note) *note += "settings: ignored ill-typed field 'seed' (valid: an integer in " + kSeedValid + ")\n";
+  };
+  return f;
+}
+
+// The camera shorthand: "X,Y,HALF_HEIGHT" (a fixed camera) or "auto" (fitted on the next model load).
+SettingField camera_row() {
+  using S = SettingSection;
+  SettingField f{"camera", S::View, {}, false, false, 0, 0, {}, {}, {}};
+  f.parse = [](AppSettings& s, const std::string& v, const std::string& arg) {
+    if (v == "auto") {
+      s.view.cam_auto = true;
+      return;
+    }
+    double x = 0, y = 0, hh = 0;
+    char extra = 0;
+    if (std::sscanf(v.c_str(), "%lf,%lf,%lf%c", &x, &y, &hh, &extra) != 3 || !(std::abs(x) <= 1e5) ||
+        !(std::abs(y) <= 1e5) || !(hh >= 1e-3 && hh <= 1e4))
+      throw InvalidInput(arg + " = " + v + " is not valid; want X,Y,HALF_HEIGHT with |X|, |Y| <= 100000 and "
+                         "HALF_HEIGHT in [0.001, 10000], or auto");
+    s.view.cam_x = x, s.view.cam_y = y, s.view.cam_half_h = hh, s.view.cam_auto = false;
+  };
+  return f;
+}
+
+// The sampling rows (SEMANTICS §3): changing one re-simulates.
+void add_sampling_rows(std::vector<SettingField>& t) {
+  using S = SettingSection;
   {
     SettingField f{"model_path", S::Sampling, {}, false, true, 0, 0, {}, {}, {}};
     f.path = [](AppSettings& s) -> std::string& { return s.sampling.model_path; };
@@ -176,24 +216,7 @@ std::vector<SettingField> make_table() {
                               [](Spacing x) { return std::string(spacing_name(x)); },
                               [](const std::string& v) { return parse_spacing(v); }));
   t.push_back(number<double>("eta", S::Sampling, {}, true, kEtaMin, kEtaMax, [](AppSettings& s) -> double& { return s.sampling.eta; }));
-  {
-    SettingField f{"seed", S::Sampling, {}, true, true, 0, 0, {}, {}, {}};
-    f.get = [](const AppSettings& s) { return nlohmann::json(s.sampling.seed); };
-    f.parse = [](AppSettings& s, const std::string& v, const std::string& arg) {
-      if (v.empty() || v.size() > 20 || v.find_first_not_of("0123456789") != std::string::npos)
-        throw InvalidInput(arg + " = '" + v + "' is not an integer in " + kSeedValid);
-      try {
-        s.sampling.seed = std::stoull(v);
-      } catch (const std::out_of_range&) {
-        throw InvalidInput(arg + " = " + v + " is out of range; valid: " + kSeedValid);
-      }
-    };
-    f.load = [](AppSettings& s, const nlohmann::json& v, std::string* note) {  // every uint64 is a valid seed
-      if (v.is_number_unsigned()) s.sampling.seed = v.get<uint64_t>();
-      else if (note) *note += "settings: ignored ill-typed field 'seed' (valid: an integer in " + kSeedValid + ")\n";
-    };
-    t.push_back(f);
-  }
+  t.push_back(seed_row());
   t.push_back(number<int>("steps_per_launch", S::Sampling, {"spl"}, false, double(kStepsPerLaunchRange.lo),
                           double(kStepsPerLaunchRange.hi), [](AppSettings& s) -> int& { return s.sampling.steps_per_launch; }));
   t.push_back(choice<Precision>("precision", S::Sampling, true, [](AppSettings& s) -> Precision& { return s.sampling.precision; },
@@ -207,7 +230,11 @@ std::vector<SettingField> make_table() {
   t.push_back(flag("from_data", S::Sampling, {}, true, [](AppSettings& s) -> bool& { return s.sampling.from_data; }));
   t.push_back(number<int>("memory_budget_mb", S::Sampling, {"budget_mb"}, true, double(kBudgetMbRange.lo),
                           double(kBudgetMbRange.hi), [](AppSettings& s) -> int& { return s.sampling.memory_budget_mb; }));
-  // ---- view: drawing only, never re-simulates ------------------------------------------------------------------
+}
+
+// The view rows: drawing only, never re-simulates.
+void add_view_rows(std::vector<SettingField>& t) {
+  using S = SettingSection;
   t.push_back(number<int>("trail_frames", S::View, {"trail"}, true, double(kTrailFramesRange.lo), double(kTrailFramesRange.hi),
                           [](AppSettings& s) -> int& { return s.view.trail_frames; }));
   t.push_back(flag("show_data", S::View, {"data"}, true, [](AppSettings& s) -> bool& { return s.view.show_data; }));
@@ -233,25 +260,13 @@ std::vector<SettingField> make_table() {
   t.push_back(number<double>("cam_x", S::View, {}, true, -1e5, 1e5, [](AppSettings& s) -> double& { return s.view.cam_x; }));
   t.push_back(number<double>("cam_y", S::View, {}, true, -1e5, 1e5, [](AppSettings& s) -> double& { return s.view.cam_y; }));
   t.push_back(number<double>("cam_half_h", S::View, {}, true, 1e-3, 1e4, [](AppSettings& s) -> double& { return s.view.cam_half_h; }));
-  {  // shorthand: "X,Y,HALF_HEIGHT" (a fixed camera) or "auto" (fitted on the next model load)
-    SettingField f{"camera", S::View, {}, false, false, 0, 0, {}, {}, {}};
-    f.parse = [](AppSettings& s, const std::string& v, const std::string& arg) {
-      if (v == "auto") {
-        s.view.cam_auto = true;
-        return;
-      }
-      double x = 0, y = 0, hh = 0;
-      char extra = 0;
-      if (std::sscanf(v.c_str(), "%lf,%lf,%lf%c", &x, &y, &hh, &extra) != 3 || !(std::abs(x) <= 1e5) ||
-          !(std::abs(y) <= 1e5) || !(hh >= 1e-3 && hh <= 1e4))
-        throw InvalidInput(arg + " = " + v + " is not valid; want X,Y,HALF_HEIGHT with |X|, |Y| <= 100000 and "
-                           "HALF_HEIGHT in [0.001, 10000], or auto");
-      s.view.cam_x = x, s.view.cam_y = y, s.view.cam_half_h = hh, s.view.cam_auto = false;
-    };
-    t.push_back(f);
-  }
+  t.push_back(camera_row());
   t.push_back(flag("cam_auto", S::View, {"camera_auto"}, false, [](AppSettings& s) -> bool& { return s.view.cam_auto; }));
-  // ---- export ----------------------------------------------------------------------------------------------------
+}
+
+// The export rows: the exported picture's size and folder.
+void add_export_rows(std::vector<SettingField>& t) {
+  using S = SettingSection;
   {
     SettingField f{"export_dir", S::Export, {"dir"}, false, true, 0, 0, {}, {}, {}};
     f.path = [](AppSettings& s) -> std::string& { return s.export_dir; };
@@ -268,6 +283,14 @@ std::vector<SettingField> make_table() {
     t.push_back(f);
   }
   t.push_back(number<int>("image_grid_scale", S::Export, {}, false, 1, 32, [](AppSettings& s) -> int& { return s.image_grid_scale; }));
+}
+
+// The rows in the order values are applied (camera rows before cam_auto).
+std::vector<SettingField> make_table() {
+  std::vector<SettingField> t;
+  add_sampling_rows(t);
+  add_view_rows(t);
+  add_export_rows(t);
   return t;
 }
 

@@ -50,6 +50,86 @@ void pad_axis_range(double* lo, double* hi, bool log) {
   }
 }
 
+namespace {
+
+// The plot's box on screen (pixels) and its axes' ranges; X and Y map data values into the box.
+struct PlotFrame {
+  Axis ax, ay;
+  float x0, x1, y0, y1;
+  ImDrawList* dl;
+  float X(double v) const { return ax.map(v, x0 + 2, x1 - 2); }
+  float Y(double v) const { return ay.map(v, y1 - 2, y0 + 2); }
+};
+
+// The lines, broken where a value is not finite (or not positive on a log axis), dashed or solid, with their points.
+void draw_lines(const PlotFrame& f, const std::vector<PlotLine>& lines) {
+  for (const PlotLine& l : lines) {
+    bool have_prev = false;
+    ImVec2 prev;
+    for (size_t i = 0; i < l.x.size() && i < l.y.size(); ++i) {
+      if (!f.ax.valid(l.x[i]) || !f.ay.valid(l.y[i])) {
+        have_prev = false;
+        continue;
+      }
+      const ImVec2 p(f.X(l.x[i]), f.Y(l.y[i]));
+      if (have_prev) l.dashed ? dashed_segment(f.dl, prev, p, l.color) : f.dl->AddLine(prev, p, l.color, 1.5f);
+      if (l.points) f.dl->AddCircleFilled(p, 3.0f, l.color);
+      prev = p, have_prev = true;
+    }
+  }
+}
+
+// The vertical marker at spec.marker_x with its label.
+void draw_marker(const PlotFrame& f, const PlotSpec& spec) {
+  if (!spec.has_marker || !f.ax.valid(spec.marker_x)) return;
+  const float mx = f.X(spec.marker_x);
+  f.dl->AddLine(ImVec2(mx, f.y0), ImVec2(mx, f.y1), IM_COL32(255, 210, 80, 220), 1.5f);
+  if (spec.marker_label[0]) {
+    const float tw = ImGui::CalcTextSize(spec.marker_label).x;
+    // Right of the marker when it fits, else left of it, and always inside the plot (a marker past the x range,
+    // such as the last frame on the step-size plot, whose range ends a step earlier, kept its label clipped).
+    const float tx = std::clamp(mx + 3 + tw < f.x1 ? mx + 3 : mx - 3 - tw, f.x0 + 2, std::max(f.x0 + 2, f.x1 - 2 - tw));
+    f.dl->AddText(ImVec2(tx, f.y0 + 1), IM_COL32(255, 210, 80, 255), spec.marker_label);
+  }
+}
+
+// The values of every solid line nearest the mouse's x, in a tooltip, while the mouse is over the plot.
+void value_tooltip(const PlotFrame& f, const PlotSpec& spec, const std::vector<PlotLine>& lines) {
+  const Axis& ax = f.ax;
+  const ImVec2 m = ImGui::GetIO().MousePos;
+  if (!ImGui::IsWindowHovered() || m.x < f.x0 || m.x > f.x1 || m.y < f.y0 || m.y > f.y1 || lines.empty()) return;
+  const double xv = ax.inv(ax.lo + (m.x - f.x0) / (f.x1 - f.x0) * (ax.hi - ax.lo));
+  ImGui::BeginTooltip();
+  for (const PlotLine& l : lines) {
+    if (l.dashed || l.x.empty()) continue;
+    size_t best = 0;
+    for (size_t i = 1; i < l.x.size(); ++i)
+      if (std::abs(ax.t(l.x[i]) - ax.t(xv)) < std::abs(ax.t(l.x[best]) - ax.t(xv))) best = i;
+    ImGui::Text("%s%s%s = %s: %s", l.name.c_str(), l.name.empty() ? "" : " at ", spec.x_label, fmt(l.x[best]).c_str(),
+                fmt(l.y[best]).c_str());
+  }
+  ImGui::EndTooltip();
+}
+
+// A colour swatch and the name of each named line, on one row; nothing when fewer than two lines have names.
+void legend(const std::vector<PlotLine>& lines, float text_h) {
+  int named = 0;
+  for (const PlotLine& l : lines) named += !l.name.empty();
+  if (named < 2) return;
+  bool first = true;
+  for (const PlotLine& l : lines) {
+    if (l.name.empty()) continue;
+    if (!first) ImGui::SameLine();
+    first = false;
+    ImGui::ColorButton(l.name.c_str(), ImGui::ColorConvertU32ToFloat4(l.color), ImGuiColorEditFlags_NoTooltip,
+                       ImVec2(text_h * 0.6f, text_h * 0.6f));
+    ImGui::SameLine(0, 3);
+    ImGui::TextDisabled("%s", l.name.c_str());
+  }
+}
+
+}  // namespace
+
 void draw_plot(const PlotSpec& spec, const std::vector<PlotLine>& lines) {
   Axis ax{spec.log_x}, ay{spec.log_y};
   for (const PlotLine& l : lines) {
@@ -69,8 +149,9 @@ void draw_plot(const PlotSpec& spec, const std::vector<PlotLine>& lines) {
   const float text_h = ImGui::GetTextLineHeight();
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
   const float w = std::max(40.0f, ImGui::GetContentRegionAvail().x), h = spec.height;
-  const float x0 = p0.x + margin, x1 = p0.x + w - 4, y0 = p0.y, y1 = p0.y + h;
-  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const PlotFrame f{ax, ay, p0.x + margin, p0.x + w - 4, p0.y, p0.y + h, ImGui::GetWindowDrawList()};
+  const float x0 = f.x0, x1 = f.x1, y0 = f.y0, y1 = f.y1;
+  ImDrawList* dl = f.dl;
   dl->AddRectFilled(ImVec2(x0, y0), ImVec2(x1, y1), IM_COL32(20, 22, 28, 255));
   dl->AddRect(ImVec2(x0, y0), ImVec2(x1, y1), IM_COL32(90, 90, 100, 255));
   const ImU32 label_col = ImGui::GetColorU32(ImGuiCol_TextDisabled);
@@ -81,33 +162,8 @@ void draw_plot(const PlotSpec& spec, const std::vector<PlotLine>& lines) {
   right_aligned(y1 - text_h, fmt(ay.inv(ay.lo)));
 
   dl->PushClipRect(ImVec2(x0, y0), ImVec2(x1, y1), true);
-  auto X = [&](double v) { return ax.map(v, x0 + 2, x1 - 2); };
-  auto Y = [&](double v) { return ay.map(v, y1 - 2, y0 + 2); };
-  for (const PlotLine& l : lines) {
-    bool have_prev = false;
-    ImVec2 prev;
-    for (size_t i = 0; i < l.x.size() && i < l.y.size(); ++i) {
-      if (!ax.valid(l.x[i]) || !ay.valid(l.y[i])) {
-        have_prev = false;
-        continue;
-      }
-      const ImVec2 p(X(l.x[i]), Y(l.y[i]));
-      if (have_prev) l.dashed ? dashed_segment(dl, prev, p, l.color) : dl->AddLine(prev, p, l.color, 1.5f);
-      if (l.points) dl->AddCircleFilled(p, 3.0f, l.color);
-      prev = p, have_prev = true;
-    }
-  }
-  if (spec.has_marker && ax.valid(spec.marker_x)) {
-    const float mx = X(spec.marker_x);
-    dl->AddLine(ImVec2(mx, y0), ImVec2(mx, y1), IM_COL32(255, 210, 80, 220), 1.5f);
-    if (spec.marker_label[0]) {
-      const float tw = ImGui::CalcTextSize(spec.marker_label).x;
-      // Right of the marker when it fits, else left of it, and always inside the plot (a marker past the x range,
-      // such as the last frame on the step-size plot, whose range ends a step earlier, kept its label clipped).
-      const float tx = std::clamp(mx + 3 + tw < x1 ? mx + 3 : mx - 3 - tw, x0 + 2, std::max(x0 + 2, x1 - 2 - tw));
-      dl->AddText(ImVec2(tx, y0 + 1), IM_COL32(255, 210, 80, 255), spec.marker_label);
-    }
-  }
+  draw_lines(f, lines);
+  draw_marker(f, spec);
   dl->PopClipRect();
 
   // x range and label under the plot
@@ -121,35 +177,8 @@ void draw_plot(const PlotSpec& spec, const std::vector<PlotLine>& lines) {
   }
   ImGui::Dummy(ImVec2(w, h + text_h + 2));
 
-  // the values under the mouse
-  const ImVec2 m = ImGui::GetIO().MousePos;
-  if (ImGui::IsWindowHovered() && m.x >= x0 && m.x <= x1 && m.y >= y0 && m.y <= y1 && !lines.empty()) {
-    const double xv = ax.inv(ax.lo + (m.x - x0) / (x1 - x0) * (ax.hi - ax.lo));
-    ImGui::BeginTooltip();
-    for (const PlotLine& l : lines) {
-      if (l.dashed || l.x.empty()) continue;
-      size_t best = 0;
-      for (size_t i = 1; i < l.x.size(); ++i)
-        if (std::abs(ax.t(l.x[i]) - ax.t(xv)) < std::abs(ax.t(l.x[best]) - ax.t(xv))) best = i;
-      ImGui::Text("%s%s%s = %s: %s", l.name.c_str(), l.name.empty() ? "" : " at ", spec.x_label, fmt(l.x[best]).c_str(),
-                  fmt(l.y[best]).c_str());
-    }
-    ImGui::EndTooltip();
-  }
-
-  int named = 0;
-  for (const PlotLine& l : lines) named += !l.name.empty();
-  if (named < 2) return;
-  bool first = true;
-  for (const PlotLine& l : lines) {
-    if (l.name.empty()) continue;
-    if (!first) ImGui::SameLine();
-    first = false;
-    ImGui::ColorButton(l.name.c_str(), ImGui::ColorConvertU32ToFloat4(l.color), ImGuiColorEditFlags_NoTooltip,
-                       ImVec2(text_h * 0.6f, text_h * 0.6f));
-    ImGui::SameLine(0, 3);
-    ImGui::TextDisabled("%s", l.name.c_str());
-  }
+  value_tooltip(f, spec, lines);
+  legend(lines, text_h);
 }
 
 }  // namespace diffscope::ui

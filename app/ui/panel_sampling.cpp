@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "base/ranges.h"
-#include "diffusion/input_checks.h"
 #include "base/words.h"
+#include "diffusion/input_checks.h"
 #include "ui/app.h"
 #include "ui/layout_audit.h"
 #include "ui/panels.h"

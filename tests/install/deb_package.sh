@@ -40,6 +40,9 @@ mkdir "$tmp/elsewhere" && cd "$tmp/elsewhere"
 [ -s x.npy ] || fail "no x.npy"
 pydir=$(find "$tmp/root" -name '_diffscope*.so' -printf '%h\n' | head -1)
 if [ -n "$pydir" ]; then
+  for f in __init__.pyi _diffscope.pyi py.typed; do  # the type stubs (PEP 561), beside the module
+    [ -f "$pydir/$f" ] || fail "the packaged Python package has no $f"
+  done
   PYTHONPATH=$(dirname "$pydir") /usr/bin/python3 -c '
 import diffscope, numpy as np
 x = diffscope.load("moons").sample(64, steps=20)

@@ -65,6 +65,9 @@ fi
 
 pydir=$(find "$tmp/prefix" -name '_diffscope*.so' -printf '%h\n' | head -1)
 if [ -n "$pydir" ]; then
+  for f in __init__.pyi _diffscope.pyi py.typed; do  # the type stubs (PEP 561), beside the module
+    [ -f "$pydir/$f" ] || fail "the installed Python package has no $f"
+  done
   PYTHONPATH=$(dirname "$pydir") /usr/bin/python3 -c '
 import diffscope, numpy as np
 m = diffscope.load("moons")

@@ -291,6 +291,12 @@ StepRow family_ddim_row(const FamilyParams& p, const NoiseLevel& cur, const Nois
   return {c.d * m.dx + c.e * m.ex, c.d * m.d_out + c.e * m.e_out, c.z};
 }
 
+StepRow fold_vp_row(const FamilyParams& p, const NoiseLevel& cur, const NoiseLevel& next, const StepRow& vp) {
+  const OutputMap m = output_map(p, cur);
+  const double k = cur.vp_scale(), k1 = next.vp_scale();
+  return {(vp.A * k + vp.C * m.ex) / k1, vp.C * m.e_out / k1, vp.S / k1, vp.P / k1};
+}
+
 double flow_euler_update(double x, double v, double s, double s_next) { return x + (s_next - s) * v; }
 
 double edm_euler_update(double x, double D, double sigma, double sigma_next) {

@@ -5,6 +5,7 @@
 // double rows by the templates at the end. Nothing here reads a file or a command line; the parse functions take
 // the value of one __metadata__ (or config) key and throw InvalidInput naming the key, the value and the choices.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -119,12 +120,20 @@ struct DdimCoefficients {
 };
 DdimCoefficients ddim_coefficients(const NoiseLevel& cur, const NoiseLevel& next, double eta = 0.0);
 
-// One step as the kernels take it: x' = A x + C o + S z, o the network's output at `cur` (the family's map folded
-// into DDIM's coefficients: A = d dx + e ex, C = d d_out + e e_out, S = z_coef).
+// One step as the kernels take it: x' = A x + C o + P prev + S z, o the network's output at `cur`, prev the previous
+// step's data prediction (dpmpp-2m(-sde); 0 otherwise). family_ddim_row folds the family's map into DDIM's
+// coefficients: A = d dx + e ex, C = d d_out + e e_out, S = z_coef.
 struct StepRow {
-  double A = 0, C = 0, S = 0;
+  double A = 0, C = 0, S = 0, P = 0;
 };
 StepRow family_ddim_row(const FamilyParams& p, const NoiseLevel& cur, const NoiseLevel& next, double eta = 0.0);
+
+// Any solver row written for an eps model on the VP state (SEMANTICS §3's tables: x_vp' = A x_vp + C eps + P prev +
+// S z between the VP-equivalent levels of cur and next) as a row of the family: x_vp = k x with k = cur.vp_scale(),
+// x' = x_vp' / k', eps = ex x + e_out o, so A' = (A k + C ex) / k', C' = C e_out / k', P' = P / k', S' = S / k'. prev
+// is the data prediction, the same in every family (D = dx x + d_out o of output_map). This is how every solver of
+// §3 reaches every family as a host-side table change (heun's second evaluation excepted: run_heun).
+StepRow fold_vp_row(const FamilyParams& p, const NoiseLevel& cur, const NoiseLevel& next, const StepRow& vp_row);
 
 // The first-order steps as diffusers writes them (for the tests that show they are the one step above):
 // FlowMatchEulerDiscreteScheduler.step: x + (s_next - s) v; EDMEulerScheduler.step (s_churn = 0): x + (sigma_next -
@@ -217,6 +226,39 @@ void run_ddim(const FamilyParams& p, const std::vector<NoiseLevel>& levels, doub
     net(xin.data(), in.time, n, o.data());
     if (eta > 0) noise(static_cast<int>(k), n, z.data());
     apply_step(family_ddim_row(p, levels[k], levels[k + 1], eta), x, o.data(), eta > 0 ? z.data() : nullptr, n, x);
+  }
+}
+
+// Heun's method (Karras et al. 2022 Algorithm 1, deterministic) in the family's own coordinate, the last step (to
+// sigma = 0) Euler only: flow steps in s on x_s with the derivative v = eps - D (FlowMatchHeunDiscreteScheduler.step,
+// "flow-heun"); the other families step in the VE level S on x / alpha with the derivative eps (§3's heun;
+// EDMEuler's order-2 counterpart). N steps evaluate the network 2N - 1 times. Arguments as run_ddim's.
+template <class Real, class Net>
+void run_heun(const FamilyParams& p, const std::vector<NoiseLevel>& levels, Net&& net, Real* x, int64_t n) {
+  const bool flow = p.family == Family::Flow;
+  std::vector<Real> xin(n), o(n), D(n), eps(n), y(n), d1(n), d2(n);
+  // The derivative in the coordinate (flow: d x_s / ds; else d (x / alpha) / dS) at state xs and level lv.
+  const auto derivative = [&](const Real* xs, const NoiseLevel& lv, Real* d) {
+    const NetworkInput in = network_input(p, lv);
+    for (int64_t i = 0; i < n; ++i) xin[i] = Real(in.c_in) * xs[i];
+    net(xin.data(), in.time, n, o.data());
+    predictions(output_map(p, lv), xs, o.data(), n, D.data(), eps.data());
+    for (int64_t i = 0; i < n; ++i) d[i] = flow ? eps[i] - D[i] : eps[i];
+  };
+  // The coordinate's level and the factor from the family's state into the coordinate's state.
+  const auto tau = [&](const NoiseLevel& lv) { return flow ? lv.sigma : lv.sigma / lv.alpha; };
+  const auto to_coord = [&](const NoiseLevel& lv) { return flow ? 1.0 : 1.0 / lv.alpha; };
+  for (size_t k = 0; k + 1 < levels.size(); ++k) {
+    const NoiseLevel &cur = levels[k], &next = levels[k + 1];
+    const Real h = Real(tau(next) - tau(cur)), a = Real(to_coord(cur)), b = Real(1.0 / to_coord(next));
+    derivative(x, cur, d1.data());
+    for (int64_t i = 0; i < n; ++i) y[i] = b * (a * x[i] + h * d1[i]);  // the Euler point, in the family's state
+    if (next.sigma == 0) {
+      std::copy(y.begin(), y.end(), x);
+      continue;
+    }
+    derivative(y.data(), next, d2.data());
+    for (int64_t i = 0; i < n; ++i) x[i] = b * (a * x[i] + h * Real(0.5) * (d1[i] + d2[i]));
   }
 }
 

@@ -301,6 +301,88 @@ TEST(FamilyStep, DdimEtaNoiseCoefficientMatchesVpFormula) {
       }
 }
 
+// The float path (the CPU backend's precision; coefficients rounded to float as the kernels read them) stays within
+// float rounding of the float64 path in every family, over a whole run.
+TEST(FamilyStep, FloatPathWithinFloatRoundingOfDouble) {
+  const auto net_d = [](const double* xi, double time, int64_t n, double* o) {
+    for (int64_t i = 0; i < n; ++i) o[i] = 0.5 * std::tanh(xi[i]) - 0.2 * xi[i] + 1e-4 * time;
+  };
+  const auto net_f = [](const float* xi, double time, int64_t n, float* o) {
+    for (int64_t i = 0; i < n; ++i) o[i] = 0.5f * std::tanh(xi[i]) - 0.2f * xi[i] + float(1e-4 * time);
+  };
+  for (Family f : kAll) {
+    std::vector<NoiseLevel> lv;
+    for (int i = 0; i <= 40; ++i) lv.push_back(level_of(f, abar_of_flow(0.9 * (40 - i) / 40)));
+    std::vector<double> xd = {-2.0, -0.3, 0.0, 0.8, 1.9};
+    std::vector<float> xf(xd.begin(), xd.end());
+    run_ddim(params(f), lv, 0.0, net_d, [](int, int64_t, double*) {}, xd.data(), 5);
+    run_ddim(params(f), lv, 0.0, net_f, [](int, int64_t, float*) {}, xf.data(), 5);
+    for (int i = 0; i < 5; ++i) EXPECT_NEAR(xf[i], xd[i], 1e-5 * (1 + std::abs(xd[i]))) << family_name(f) << " " << i;
+  }
+}
+
+// §3's ddim row for an eps model on the VP state, folded into each family, is the family's own DDIM row; a
+// dpmpp-style prev coefficient is rescaled to the family's state.
+TEST(FamilyStep, FoldedVpRowIsTheFamilyRow) {
+  for (Family f : kAll)
+    for (double eta : {0.0, 0.7})
+      for (auto [ab, ab_prev] : {std::pair{0.1, 0.3}, std::pair{0.5, 0.9}, std::pair{0.98, 1.0}}) {
+        const NoiseLevel cur = level_of(f, ab), next = level_of(f, ab_prev);
+        const double s = eta * std::sqrt((1 - ab_prev) / (1 - ab)) * std::sqrt(1 - ab / ab_prev);
+        StepRow vp;
+        vp.A = std::sqrt(ab_prev / ab);
+        vp.C = std::sqrt(std::max(0.0, 1 - ab_prev - s * s)) - std::sqrt(ab_prev) * std::sqrt(1 - ab) / std::sqrt(ab);
+        vp.S = s;
+        vp.P = 0.25;
+        const StepRow folded = fold_vp_row(params(f), cur, next, vp), direct = family_ddim_row(params(f), cur, next, eta);
+        EXPECT_NEAR(folded.A, direct.A, 1e-12 * (1 + std::abs(direct.A))) << family_name(f) << " " << ab;
+        EXPECT_NEAR(folded.C, direct.C, 1e-12 * (1 + std::abs(direct.C))) << family_name(f) << " " << ab;
+        EXPECT_NEAR(folded.S, direct.S, 1e-12) << family_name(f) << " " << ab;
+        EXPECT_NEAR(folded.P, 0.25 / next.vp_scale(), 1e-15) << family_name(f);
+      }
+}
+
+// FlowMatchHeunDiscreteScheduler as diffusers runs it: levels s_0, s_1, s_1, ..., s_{N-1}, s_{N-1}, 0 and 2N - 1
+// calls alternating a first-order stage (store v, dt, x; return the Euler point) and a second-order stage at the
+// next level (x + dt (v1 + v2) / 2); the last call is first order (Euler to 0).
+double diffusers_flow_heun(const std::vector<double>& s, double x, const std::function<double(double, double)>& net) {
+  std::vector<double> sig = {s[0]};
+  for (size_t i = 1; i + 1 < s.size(); ++i) sig.insert(sig.end(), {s[i], s[i]});
+  sig.push_back(0.0);
+  bool first = true;
+  double dt = 0, prev_derivative = 0, stored = 0;
+  for (size_t i = 0; i + 1 < sig.size(); ++i) {
+    const double sigma = first ? sig[i] : sig[i - 1], sigma_next = first ? sig[i + 1] : sig[i];
+    const double v = net(x, 1000 * (first ? sigma : sigma_next));
+    if (first) {
+      const double denoised = x - v * sigma, derivative = (x - denoised) / sigma;
+      dt = sigma_next - sigma, prev_derivative = derivative, stored = x;
+      x = x + derivative * dt;
+      first = false;
+      if (i + 2 == sig.size()) break;  // the final stage to 0 has no second-order call
+    } else {
+      const double denoised = x - v * sigma_next, derivative = 0.5 * (prev_derivative + (x - denoised) / sigma_next);
+      x = stored + derivative * dt;
+      first = true;
+    }
+  }
+  return x;
+}
+
+TEST(FamilyStep, FlowHeunIsFlowMatchHeun) {
+  const auto net = [](double x, double time) { return std::sin(1.7 * x) + 0.3 * x * x - 0.001 * time; };
+  for (int N : {1, 2, 5, 28}) {
+    const LevelList l = flow_match_euler_levels({1000, 3.0}, N);
+    for (double x_start : {-1.5, 0.2, 2.4}) {
+      double x = x_start;
+      run_heun(params(Family::Flow), noise_levels(Family::Flow, l.levels),
+               [&](const double* xi, double time, int64_t, double* o) { o[0] = net(xi[0], time); }, &x, 1);
+      const double expected = diffusers_flow_heun(l.levels, x_start, net);
+      EXPECT_NEAR(x, expected, 1e-12 * (1 + std::abs(expected))) << "N " << N;
+    }
+  }
+}
+
 // FlowMatchEulerDiscreteScheduler, re-implemented from diffusers' source as Python runs it: __init__ in float32
 // torch ops, set_timesteps in float64 numpy, the list cast to float32.
 std::vector<float> diffusers_flow_match_euler(int T, double shift, int N) {
@@ -417,9 +499,9 @@ TEST(EdmLists, KarrasAndExponential) {
 
 // Data N(0, s0^2): at a level (alpha, sigma) the state is N(0, alpha^2 s0^2 + sigma^2), the exact denoiser is
 // D* = alpha s0^2 x / (alpha^2 s0^2 + sigma^2) and the probability-flow ODE maps x to x std' / std. Every family's
-// network gives its output by definition from (D*, eps*); the first-order step converges at order 1, and all
-// families give the same answer (DDIM with eta 0 does not depend on the parameterization).
-double gaussian_ddim_error(Family f, int N, double s_start, double* final_vp) {
+// network gives its output by definition from (D*, eps*); DDIM with eta 0 converges at order 1 and gives the same
+// answer in all families (it does not depend on the parameterization); Heun converges at order 2.
+double gaussian_error(Family f, int N, double s_start, double* final_vp, bool heun = false) {
   const double s0 = 0.6, x_start = 1.1;
   std::vector<NoiseLevel> lv;
   for (int i = 0; i <= N; ++i) {
@@ -427,30 +509,40 @@ double gaussian_ddim_error(Family f, int N, double s_start, double* final_vp) {
     lv.push_back(f == Family::Flow ? NoiseLevel::flow(s) : level_of(f, abar_of_flow(s)));
   }
   const FamilyParams p = params(f);
-  size_t k = 0;
+  if (f != Family::Flow && f != Family::Edm)
+    for (int i = 0; i <= N; ++i) lv[i].time = N - i;  // distinct VP timesteps, so that the time value names the level
   double x = x_start / lv[0].vp_scale();  // the same VP state x_start in every family's own state
-  run_ddim(p, lv, 0.0,
-           [&](const double* xi, double, int64_t, double* o) {
-             const NoiseLevel& l = lv[k++];
-             const double xs = xi[0] / network_input(p, l).c_in, var = l.alpha * l.alpha * s0 * s0 + l.sigma * l.sigma;
-             // D* and eps* mix back into xs (alpha D* + sigma eps* = xs), so the definitions apply to them.
-             const double D = l.alpha * s0 * s0 * xs / var, eps = l.sigma * xs / var;
-             o[0] = output_by_definition(f, l, D, eps);
-           },
-           [](int, int64_t, double*) {}, &x, 1);
+  // The exact network at the level whose time value the solver passes (heun evaluates twice per step).
+  const auto level_of_time = [&](double time) -> const NoiseLevel& {
+    for (const NoiseLevel& l : lv)
+      if (network_input(p, l).time == time) return l;
+    ADD_FAILURE() << "no level has the time value " << time;
+    return lv[0];
+  };
+  const auto exact_net = [&](const double* xi, double time, int64_t, double* o) {
+    const NoiseLevel& l = level_of_time(time);
+    const double xs = xi[0] / network_input(p, l).c_in, var = l.alpha * l.alpha * s0 * s0 + l.sigma * l.sigma;
+    // D* and eps* mix back into xs (alpha D* + sigma eps* = xs), so the definitions apply to them.
+    const double D = l.alpha * s0 * s0 * xs / var, eps = l.sigma * xs / var;
+    o[0] = output_by_definition(f, l, D, eps);
+  };
+  if (heun)
+    run_heun(p, lv, exact_net, &x, 1);
+  else
+    run_ddim(p, lv, 0.0, exact_net, [](int, int64_t, double*) {}, &x, 1);
   const NoiseLevel& a = lv.front();
   const double exact = x_start / a.vp_scale() * s0 / std::sqrt(a.alpha * a.alpha * s0 * s0 + a.sigma * a.sigma);
   if (final_vp) *final_vp = x;
   return std::abs(x - exact);
 }
 
-TEST(GaussianOde, FirstOrderStepHasOrderOneInEveryFamily) {
+TEST(GaussianOde, DdimHasOrderOneAndHeunOrderTwoInEveryFamily) {
   for (Family f : kAll) {
     double prev = 0;
     for (int N : {16, 32, 64, 128, 256}) {
       double x_f = 0, x_eps = 0;
-      const double err = gaussian_ddim_error(f, N, 0.95, &x_f);
-      gaussian_ddim_error(Family::Epsilon, N, 0.95, &x_eps);
+      const double err = gaussian_error(f, N, 0.95, &x_f);
+      gaussian_error(Family::Epsilon, N, 0.95, &x_eps);
       EXPECT_NEAR(x_f, x_eps, 1e-12) << family_name(f) << " N " << N;  // the final state is clean data in all
       if (prev > 0) {
         const double order = std::log2(prev / err);
@@ -460,9 +552,14 @@ TEST(GaussianOde, FirstOrderStepHasOrderOneInEveryFamily) {
       prev = err;
     }
   }
+  // Heun: order 2 in every family (flow in s, the others in the VE level).
+  for (Family f : kAll) {
+    const double e1 = gaussian_error(f, 32, 0.95, nullptr, true), e2 = gaussian_error(f, 64, 0.95, nullptr, true);
+    EXPECT_NEAR(std::log2(e1 / e2), 2.0, 0.15) << family_name(f);
+  }
   // Zero terminal SNR: sample, v and flow start at s = 1 (alpha = 0), where D* = 0 and eps* = x; order 1 too.
   for (Family f : {Family::Sample, Family::VPrediction, Family::Flow}) {
-    const double e1 = gaussian_ddim_error(f, 64, 1.0, nullptr), e2 = gaussian_ddim_error(f, 128, 1.0, nullptr);
+    const double e1 = gaussian_error(f, 64, 1.0, nullptr), e2 = gaussian_error(f, 128, 1.0, nullptr);
     EXPECT_NEAR(std::log2(e1 / e2), 1.0, 0.1) << family_name(f);
   }
 }

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "core/gaussian_mixture.h"
+
 namespace diffscope {
 
 // What the network predicts (SEMANTICS §2.1). Epsilon, Sample, VPrediction live on the variance-preserving levels
@@ -211,6 +213,20 @@ template <class Real>
 void apply_step(const StepRow& r, const Real* x, const Real* o, const Real* z, int64_t n, Real* out) {
   const Real A = Real(r.A), C = Real(r.C), S = Real(r.S);
   for (int64_t i = 0; i < n; ++i) out[i] = A * x[i] + C * o[i] + (z ? S * z[i] : Real(0));
+}
+
+// An analytic mixture's output in any family (SEMANTICS §6: its eps is exact at every level): eps at the VP state of
+// the same signal-to-noise ratio (x_vp = vp_scale x, abar = vp_abar), then o = ox x + o_eps eps. x, o: one row of
+// m.dim values in the family's state; scratch: m.dim + m.K values. Needs alpha > 0 (output_from_eps).
+template <class Real>
+void mixture_output_row(const FamilyParams& p, const NoiseLevel& level, const GaussianMixture& m, const Real* x, Real* o,
+                        Real* scratch) {
+  const EpsToOutput inv = output_from_eps(p, level);
+  const Real k = Real(level.vp_scale()), ox = Real(inv.ox), oe = Real(inv.o_eps);
+  Real* x_vp = scratch;
+  for (int j = 0; j < m.dim; ++j) x_vp[j] = k * x[j];
+  mixture_eps_row<Real>(m, x_vp, level.vp_abar(), o, scratch + m.dim);  // o holds eps, then the output
+  for (int j = 0; j < m.dim; ++j) o[j] = ox * x[j] + oe * o[j];
 }
 
 // A whole deterministic or DDIM run over `levels` (levels.size() - 1 steps) in any family. net(x_in, time, n, o)

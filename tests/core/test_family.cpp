@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "core/errors.h"
+#include "core/exact_ode.h"
 #include "core/family.h"
+#include "core/schedule.h"
 
 namespace diffscope {
 namespace {
@@ -321,6 +323,25 @@ TEST(FamilyStep, FloatPathWithinFloatRoundingOfDouble) {
   }
 }
 
+// Zero terminal SNR (diffusers' rescale_zero_terminal_snr, abar[T-1] = 0): sample, v and flow step from alpha = 0 with
+// finite coefficients (their D does not divide by alpha); epsilon's row is not finite there (refused, §3).
+TEST(FamilyStep, ZeroTerminalSnrIsFiniteForSampleVAndFlow) {
+  const Schedule sched = Schedule::rescaled_zero_terminal_snr(Schedule::scaled_linear(1000, 0.00085, 0.012));
+  ASSERT_EQ(sched.alphas_cumprod[999], 0.0);
+  const NoiseLevel top = NoiseLevel::vp(sched.alphas_cumprod[999], 999), next = NoiseLevel::vp(sched.alphas_cumprod[899], 899);
+  for (Family f : {Family::Sample, Family::VPrediction}) {
+    const StepRow r = family_ddim_row(params(f), top, next, 0.0);
+    EXPECT_TRUE(std::isfinite(r.A) && std::isfinite(r.C)) << family_name(f);
+    // v at alpha = 0: D = -v, eps = x; sample: D = o, eps = x.
+    EXPECT_NEAR(r.A, std::sqrt(1 - sched.alphas_cumprod[899]), 1e-15) << family_name(f);
+    EXPECT_NEAR(r.C, (f == Family::Sample ? 1.0 : -1.0) * std::sqrt(sched.alphas_cumprod[899]), 1e-15) << family_name(f);
+  }
+  const StepRow flow = family_ddim_row(params(Family::Flow), NoiseLevel::flow(1.0), NoiseLevel::flow(0.9), 0.0);
+  EXPECT_NEAR(flow.A, 1.0, 1e-15);
+  EXPECT_NEAR(flow.C, -0.1, 1e-15);
+  EXPECT_FALSE(std::isfinite(family_ddim_row(params(Family::Epsilon), top, next, 0.0).A));
+}
+
 // §3's ddim row for an eps model on the VP state, folded into each family, is the family's own DDIM row; a
 // dpmpp-style prev coefficient is rescaled to the family's state.
 TEST(FamilyStep, FoldedVpRowIsTheFamilyRow) {
@@ -562,6 +583,55 @@ TEST(GaussianOde, DdimHasOrderOneAndHeunOrderTwoInEveryFamily) {
     const double e1 = gaussian_error(f, 64, 1.0, nullptr), e2 = gaussian_error(f, 128, 1.0, nullptr);
     EXPECT_NEAR(std::log2(e1 / e2), 1.0, 0.1) << family_name(f);
   }
+}
+
+// An analytic mixture answers exactly in every family (mixture_output_row): DDIM and Heun runs against the exact
+// probability-flow ODE (Boost.Odeint, core/exact_ode.h) converge at orders 1 and 2, and DDIM's answer is the same in
+// every family.
+TEST(GaussianOde, MixtureInEveryFamilyConvergesToTheExactOde) {
+  GaussianMixture m;
+  m.K = 3, m.dim = 2;
+  m.means = {-1.0, 0.5, 1.2, 0.8, 0.1, -1.1};
+  m.stds = {0.3, 0.5, 0.2};
+  m.weights = {0.5, 0.3, 0.2};
+  const std::vector<double> x_vp = {0.7, -1.2, -0.4, 0.3, 1.5, 0.9};  // three rows, VP state at s = 0.9
+  const double abar0 = abar_of_flow(0.9);
+  const std::vector<double> exact = mixture_ode_solve(m, x_vp.data(), 3, std::sqrt((1 - abar0) / abar0), 0.0, 1e-12);
+  std::vector<double> ddim_eps;  // the epsilon family's DDIM answer at N = 128
+  for (bool heun : {false, true})
+    for (Family f : kAll) {
+      const FamilyParams p = params(f);
+      double prev = 0;
+      for (int N : {32, 64, 128}) {
+        std::vector<NoiseLevel> lv;
+        for (int i = 0; i <= N; ++i) lv.push_back(level_of(f, abar_of_flow(0.9 * (N - i) / N)));
+        if (f != Family::Flow && f != Family::Edm)
+          for (int i = 0; i <= N; ++i) lv[i].time = N - i;  // distinct VP timesteps: the time value names the level
+        std::vector<double> x(6), scratch(m.dim + m.K);
+        for (int i = 0; i < 6; ++i) x[i] = x_vp[i] / lv[0].vp_scale();
+        const auto net = [&](const double* xi, double time, int64_t n, double* o) {
+          const NoiseLevel* l = &lv[0];
+          for (const NoiseLevel& c : lv)
+            if (network_input(p, c).time == time) l = &c;
+          const double c_in = network_input(p, *l).c_in;
+          for (int64_t r = 0; r < n / 2; ++r) {
+            const double row[2] = {xi[2 * r] / c_in, xi[2 * r + 1] / c_in};
+            mixture_output_row(p, *l, m, row, o + 2 * r, scratch.data());
+          }
+        };
+        if (heun)
+          run_heun(p, lv, net, x.data(), 6);
+        else
+          run_ddim(p, lv, 0.0, net, [](int, int64_t, double*) {}, x.data(), 6);
+        double err = 0;
+        for (int i = 0; i < 6; ++i) err = std::max(err, std::abs(x[i] - exact[i]));
+        if (prev > 0) EXPECT_NEAR(std::log2(prev / err), heun ? 2.0 : 1.0, 0.2) << family_name(f) << " N " << N;
+        prev = err;
+        if (heun || N != 128) continue;
+        if (f == Family::Epsilon) ddim_eps = x;
+        for (int i = 0; i < 6; ++i) EXPECT_NEAR(x[i], ddim_eps[i], 1e-11) << family_name(f);
+      }
+    }
 }
 
 }  // namespace

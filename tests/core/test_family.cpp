@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
@@ -16,6 +18,7 @@
 #include "core/exact_ode.h"
 #include "core/family.h"
 #include "core/schedule.h"
+#include "../test_paths.h"
 
 namespace diffscope {
 namespace {
@@ -516,6 +519,51 @@ TEST(EdmLists, KarrasAndExponential) {
   EdmConfig bad;
   bad.sigma_max = 0.001;
   EXPECT_NE(message_of([&] { edm_levels(bad, 4); }).find("sigma_max = 0.001"), std::string::npos);
+}
+
+// The lists against tests/data/family/diffusers_lists.json: diffusers' lines run with torch and numpy themselves
+// (tools/family_lists_reference.py; torch 2.11, numpy 2.5). FlowMatchEuler's, DPM's flow and EDM's karras levels
+// round to exactly diffusers' float32 values; EDM's exponential list (computed in float32 by diffusers) is within 3
+// float32 steps; timesteps as diffusers passes them (FlowMatchEuler's T s within one float32 step).
+TEST(DiffusersLists, MatchTorchAndNumpy) {
+  std::ifstream in(test::data_path("family/diffusers_lists.json"));
+  const nlohmann::json g = nlohmann::json::parse(in);
+  const auto ulp_near = [](double ours, double theirs, double ulps) {
+    return std::abs(static_cast<float>(ours) - theirs) <= ulps * std::abs(theirs) * 0x1p-23 + 1e-30;
+  };
+  int lists = 0;
+  for (const auto& c : g["flow_match_euler"]) {
+    FlowMatchEulerConfig cfg{c["T"].get<int>(), c["shift"].get<double>()};
+    cfg.use_dynamic_shifting = c["dynamic"].get<bool>();
+    if (cfg.use_dynamic_shifting) cfg.mu = c["mu"].get<double>();
+    cfg.shift_terminal = c["shift_terminal"].get<double>();
+    const LevelList l = flow_match_euler_levels(cfg, c["n"].get<int>());
+    const std::vector<double> s = c["sigmas"], t = c["timesteps"];
+    ASSERT_EQ(l.levels.size(), s.size());
+    for (size_t i = 0; i < s.size(); ++i) EXPECT_EQ(static_cast<float>(l.levels[i]), s[i]) << c.dump().substr(0, 80) << " i " << i;
+    for (size_t i = 0; i < t.size(); ++i) EXPECT_TRUE(ulp_near(l.timesteps[i], t[i], 1)) << l.timesteps[i] << " vs " << t[i];
+    ++lists;
+  }
+  for (const auto& c : g["dpm_flow"]) {
+    const LevelList l = dpm_flow_levels(c["T"].get<int>(), c["flow_shift"].get<double>(), c["n"].get<int>());
+    const std::vector<double> s = c["sigmas"], t = c["timesteps"];
+    ASSERT_EQ(l.levels.size(), s.size());
+    for (size_t i = 0; i < s.size(); ++i) EXPECT_EQ(static_cast<float>(l.levels[i]), s[i]) << "dpm i " << i;
+    for (size_t i = 0; i < t.size(); ++i) EXPECT_EQ(l.timesteps[i], t[i]) << "dpm i " << i;
+    ++lists;
+  }
+  for (const auto& c : g["edm"]) {
+    EdmConfig cfg;
+    cfg.schedule = c["schedule"] == "karras" ? EdmSchedule::Karras : EdmSchedule::Exponential;
+    const LevelList l = edm_levels(cfg, c["n"].get<int>());
+    const std::vector<double> s = c["sigmas"], t = c["timesteps"];
+    ASSERT_EQ(l.levels.size(), s.size());
+    for (size_t i = 0; i < s.size(); ++i)
+      EXPECT_TRUE(ulp_near(l.levels[i], s[i], cfg.schedule == EdmSchedule::Karras ? 0 : 3)) << l.levels[i] << " vs " << s[i];
+    for (size_t i = 0; i < t.size(); ++i) EXPECT_NEAR(l.timesteps[i], t[i], 2e-6 * (1 + std::abs(t[i])));
+    ++lists;
+  }
+  EXPECT_EQ(lists, 30 + 3 + 16 + 10);
 }
 
 // Data N(0, s0^2): at a level (alpha, sigma) the state is N(0, alpha^2 s0^2 + sigma^2), the exact denoiser is

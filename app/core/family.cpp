@@ -4,9 +4,8 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstdio>
 #include <cmath>
-#include <limits>
+#include <cstdio>
 
 #include "core/errors.h"
 
@@ -17,12 +16,10 @@ struct FamilyName {
   const char* name;
   Family family;
 };
-constexpr FamilyName kFamilies[] = {{"epsilon", Family::Epsilon},
-                                    {"sample", Family::Sample},
-                                    {"v_prediction", Family::VPrediction},
-                                    {"flow", Family::Flow},
-                                    {"flow_prediction", Family::Flow},
-                                    {"edm", Family::Edm}};
+constexpr FamilyName kFamilies[] = {
+    {"epsilon", Family::Epsilon}, {"sample", Family::Sample},        {"v_prediction", Family::VPrediction},
+    {"flow", Family::Flow},       {"flow_prediction", Family::Flow}, {"edm", Family::Edm},
+};
 
 struct TimeInputName {
   const char* name;
@@ -40,7 +37,9 @@ constexpr TimeInputName kTimeInputs[] = {
     {"log_sigma", TimeInput::LogSigma, {Family::Edm, Family::Edm, Family::Edm}},
 };
 
-bool reads(const TimeInputName& t, Family f) { return std::find(std::begin(t.families), std::end(t.families), f) != std::end(t.families); }
+bool reads(const TimeInputName& t, Family f) {
+  return std::find(std::begin(t.families), std::end(t.families), f) != std::end(t.families);
+}
 
 std::string time_inputs_of(Family f) {
   std::string s;
@@ -194,8 +193,7 @@ std::string convention_line(const FamilyParams& p) {
       s += ": x = x0 + sigma eps, D = c_skip x + c_out F(c_in x, time), sigma_data " + short_number(p.sigma_data);
       if (p.edm_v) s += ", c_out negated (v_prediction)";
       break;
-    default:
-      s += ": x_t = sqrt(abar) x0 + sqrt(1 - abar) eps, noise at t = T - 1";
+    default: s += ": x_t = sqrt(abar) x0 + sqrt(1 - abar) eps, noise at t = T - 1";
   }
   return s + "; time input " + time_input_name(p.time_input) + " (T = " + std::to_string(p.T) + ")";
 }
@@ -240,7 +238,7 @@ EpsToOutput output_from_eps(const FamilyParams& p, const NoiseLevel& lv) {
     case Family::Epsilon: return {0.0, 1.0};
     case Family::Sample: return {Dx, De};
     case Family::VPrediction: return {-b * Dx, a - b * De};  // v = alpha eps - sigma D
-    case Family::Flow: {                                      // v = eps - D
+    case Family::Flow: {                                     // v = eps - D
       const double sign = p.flow_velocity == FlowVelocity::EpsMinusX0 ? 1.0 : -1.0;
       return {-Dx * sign, (1.0 - De) * sign};
     }
@@ -275,9 +273,9 @@ DdimCoefficients ddim_coefficients(const NoiseLevel& cur, const NoiseLevel& next
   if (eta > 0 && next.sigma > 0) {
     const double S1 = next.sigma / next.alpha;
     // sqrt(S^2 - S'^2) / S, which tends to 1 as the current level's alpha tends to 0 (S -> infinity).
-    const double ratio = cur.alpha > 0 ? std::sqrt(std::max(0.0, 1.0 - (S1 * cur.alpha / cur.sigma) *
-                                                                             (S1 * cur.alpha / cur.sigma)))
-                                       : 1.0;
+    const double ratio =
+        cur.alpha > 0 ? std::sqrt(std::max(0.0, 1.0 - (S1 * cur.alpha / cur.sigma) * (S1 * cur.alpha / cur.sigma)))
+                      : 1.0;
     z = eta * next.alpha * S1 * ratio;
   }
   c.z = z;
@@ -331,7 +329,8 @@ LevelList flow_match_euler_levels(const FlowMatchEulerConfig& c, int n_steps) {
   need_steps(n_steps);
   need_train_steps(c.T);
   if (!c.use_dynamic_shifting) need_positive("shift", c.shift);
-  if (c.use_dynamic_shifting && !std::isfinite(c.mu)) throw InvalidInput("mu = " + std::to_string(c.mu) + " (valid: finite)");
+  if (c.use_dynamic_shifting && !std::isfinite(c.mu))
+    throw InvalidInput("mu = " + std::to_string(c.mu) + " (valid: finite)");
   if (!(c.shift_terminal >= 0 && c.shift_terminal < 1))
     throw InvalidInput("shift_terminal = " + std::to_string(c.shift_terminal) + " (valid: [0, 1); 0 for none)");
   // __init__: the training levels 1/T .. 1 in float32, shifted there unless the shift is dynamic.
@@ -374,14 +373,16 @@ LevelList edm_levels(const EdmConfig& c, int n_steps) {
   need_positive("sigma_min", c.sigma_min);
   need_positive("rho", c.rho);
   if (!(c.sigma_max > c.sigma_min) || !std::isfinite(c.sigma_max))
-    throw InvalidInput("sigma_max = " + std::to_string(c.sigma_max) + " (valid: finite, above sigma_min = " +
-                       std::to_string(c.sigma_min) + ")");
+    throw InvalidInput("sigma_max = " + std::to_string(c.sigma_max) +
+                       " (valid: finite, above sigma_min = " + std::to_string(c.sigma_min) + ")");
   LevelList out;
   if (c.schedule == EdmSchedule::Karras) {
     const double min_inv = std::pow(c.sigma_min, 1.0 / c.rho), max_inv = std::pow(c.sigma_max, 1.0 / c.rho);
-    for (double r : torch_linspace(0.0, 1.0, n_steps)) out.levels.push_back(std::pow(max_inv + r * (min_inv - max_inv), c.rho));
+    for (double r : torch_linspace(0.0, 1.0, n_steps))
+      out.levels.push_back(std::pow(max_inv + r * (min_inv - max_inv), c.rho));
   } else {
-    for (double l : torch_linspace(std::log(c.sigma_min), std::log(c.sigma_max), n_steps)) out.levels.push_back(std::exp(l));
+    for (double l : torch_linspace(std::log(c.sigma_min), std::log(c.sigma_max), n_steps))
+      out.levels.push_back(std::exp(l));
     std::reverse(out.levels.begin(), out.levels.end());
   }
   for (double s : out.levels) out.timesteps.push_back(0.25 * std::log(s));

@@ -23,14 +23,14 @@ enum class Family { Epsilon, Sample, VPrediction, Flow, Edm };
 // What the network reads as time (SEMANTICS §2.1 "Time input"). t: the VP timestep (continuous on continuous
 // lists); s: the flow level; sigma: the EDM level; T: the number of training timesteps.
 enum class TimeInput {
-  TOverT,      // "t/T" (diffscope's networks, §2)
-  T,           // "t" (diffusers' UNets: the timestep itself)
-  TS,          // "T*s" (diffusers' flow timesteps: num_train_timesteps * s, 1000 s by default)
-  S,           // "s"
-  OneMinusS,   // "1-s" (flow with time running towards the data: torchcfm, Liu et al. 2022)
-  CNoise,      // "c_noise" (Karras et al. 2022 Table 1: log(sigma) / 4)
-  Sigma,       // "sigma"
-  LogSigma,    // "log_sigma"
+  TOverT,     // "t/T" (diffscope's networks, §2)
+  T,          // "t" (diffusers' UNets: the timestep itself)
+  TS,         // "T*s" (diffusers' flow timesteps: num_train_timesteps * s, 1000 s by default)
+  S,          // "s"
+  OneMinusS,  // "1-s" (flow with time running towards the data: torchcfm, Liu et al. 2022)
+  CNoise,     // "c_noise" (Karras et al. 2022 Table 1: log(sigma) / 4)
+  Sigma,      // "sigma"
+  LogSigma,   // "log_sigma"
 };
 
 // The sign of a flow network's velocity: diffusers / SD3 predict eps - x0 (d x_s / ds); torchcfm-style models
@@ -41,18 +41,18 @@ enum class FlowVelocity { EpsMinusX0, X0MinusEps };
 struct FamilyParams {
   Family family = Family::Epsilon;
   TimeInput time_input = TimeInput::TOverT;
-  int T = 1000;              // training timesteps: scales t/T and T*s
-  double sigma_data = 0.5;   // edm: the data's standard deviation in the preconditioning (Karras et al. Table 1)
-  bool edm_v = false;        // edm: c_out negated (diffusers' EDM schedulers' prediction_type v_prediction)
+  int T = 1000;             // training timesteps: scales t/T and T*s
+  double sigma_data = 0.5;  // edm: the data's standard deviation in the preconditioning (Karras et al. Table 1)
+  bool edm_v = false;       // edm: c_out negated (diffusers' EDM schedulers' prediction_type v_prediction)
   FlowVelocity flow_velocity = FlowVelocity::EpsMinusX0;
-  double flow_shift = 1.0;   // flow: the shift the file names for its noise-level list (1: none)
+  double flow_shift = 1.0;  // flow: the shift the file names for its noise-level list (1: none)
 };
 
 // Parses a prediction_type value: "epsilon", "sample", "v_prediction", "flow" (also "flow_prediction"), "edm".
 // Throws InvalidInput "KEY = 'VALUE' is not a known value; supported: ..." (key: the key it was read from).
 Family parse_family(const std::string& value, const std::string& key = "prediction_type");
-const char* family_name(Family f);   // the canonical value: "epsilon", "sample", "v_prediction", "flow", "edm"
-const char* family_choices();        // "epsilon, sample, v_prediction, flow (or flow_prediction), edm"
+const char* family_name(Family f);  // the canonical value: "epsilon", "sample", "v_prediction", "flow", "edm"
+const char* family_choices();       // "epsilon, sample, v_prediction, flow (or flow_prediction), edm"
 
 // Parses a time_input value valid for `family` ("t/T", "t" for the VP families; "T*s", "s", "1-s" for flow;
 // "c_noise", "sigma", "log_sigma" for edm). Throws InvalidInput naming the key, the value and the values valid for
@@ -219,8 +219,8 @@ void apply_step(const StepRow& r, const Real* x, const Real* o, const Real* z, i
 // the same signal-to-noise ratio (x_vp = vp_scale x, abar = vp_abar), then o = ox x + o_eps eps. x, o: one row of
 // m.dim values in the family's state; scratch: m.dim + m.K values. Needs alpha > 0 (output_from_eps).
 template <class Real>
-void mixture_output_row(const FamilyParams& p, const NoiseLevel& level, const GaussianMixture& m, const Real* x, Real* o,
-                        Real* scratch) {
+void mixture_output_row(const FamilyParams& p, const NoiseLevel& level, const GaussianMixture& m, const Real* x,
+                        Real* o, Real* scratch) {
   const EpsToOutput inv = output_from_eps(p, level);
   const Real k = Real(level.vp_scale()), ox = Real(inv.ox), oe = Real(inv.o_eps);
   Real* x_vp = scratch;

@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "../test_paths.h"
 #include "core/errors.h"
 #include "core/exact_ode.h"
 #include "core/family.h"
 #include "core/schedule.h"
-#include "../test_paths.h"
 
 namespace diffscope {
 namespace {
@@ -94,26 +94,32 @@ TEST(FamilyParse, MetadataDefaultsAndKeysOfAnotherFamily) {
   EXPECT_EQ(flow.family, Family::Flow);
   EXPECT_EQ(flow.time_input, TimeInput::TS);
   EXPECT_EQ(flow.flow_shift, 3.0);
-  const FamilyParams edm =
-      family_from_metadata({{"prediction_type", "edm"}, {"sigma_data", "0.25"}, {"edm_prediction_type", "v_prediction"}}, "m");
+  const FamilyParams edm = family_from_metadata(
+      {{"prediction_type", "edm"}, {"sigma_data", "0.25"}, {"edm_prediction_type", "v_prediction"}}, "m");
   EXPECT_EQ(edm.time_input, TimeInput::CNoise);
   EXPECT_EQ(edm.sigma_data, 0.25);
   EXPECT_TRUE(edm.edm_v);
-  EXPECT_NE(message_of([] { family_from_metadata({{"sigma_data", "0.5"}}, "m"); })
+  EXPECT_NE(message_of([] {
+              family_from_metadata({{"sigma_data", "0.5"}}, "m");
+            })
                 .find("m: __metadata__ 'sigma_data' = '0.5' is read only by the edm family; this file's "
                       "prediction_type is epsilon"),
             std::string::npos);
-  EXPECT_NE(message_of([] { family_from_metadata({{"prediction_type", "v_prediction"}, {"shift", "3"}}, "m"); })
-                .find("'shift' = '3' is read only by the flow family"),
+  EXPECT_NE(message_of([] {
+              family_from_metadata({{"prediction_type", "v_prediction"}, {"shift", "3"}}, "m");
+            }).find("'shift' = '3' is read only by the flow family"),
             std::string::npos);
-  EXPECT_NE(message_of([] { family_from_metadata({{"prediction_type", "edm"}, {"sigma_data", "-1"}}, "m"); })
-                .find("'sigma_data' = -1"),
+  EXPECT_NE(message_of([] {
+              family_from_metadata({{"prediction_type", "edm"}, {"sigma_data", "-1"}}, "m");
+            }).find("'sigma_data' = -1"),
             std::string::npos);
-  EXPECT_NE(message_of([] { family_from_metadata({{"prediction_type", "flow"}, {"shift", "3x"}}, "m"); })
-                .find("'shift' = '3x' is not a finite number"),
+  EXPECT_NE(message_of([] {
+              family_from_metadata({{"prediction_type", "flow"}, {"shift", "3x"}}, "m");
+            }).find("'shift' = '3x' is not a finite number"),
             std::string::npos);
-  EXPECT_NE(message_of([] { family_from_metadata({{"prediction_type", "eps"}}, "m"); })
-                .find("m: __metadata__ prediction_type = 'eps' is not a known value"),
+  EXPECT_NE(message_of([] {
+              family_from_metadata({{"prediction_type", "eps"}}, "m");
+            }).find("m: __metadata__ prediction_type = 'eps' is not a known value"),
             std::string::npos);
   EXPECT_NE(convention_line(flow).find("velocity eps - x0, noise at s = 1, shift 3; time input T*s (T = 1000)"),
             std::string::npos)
@@ -139,7 +145,8 @@ TEST(FamilyMaps, OutputMapGivesDataAndNoiseAtEveryLevel) {
   // Sign flips declared in the file: x0 - eps velocity; EDM's v_prediction negates c_out.
   FamilyParams flip = params(Family::Flow);
   flip.flow_velocity = FlowVelocity::X0MinusEps;
-  const OutputMap a = output_map(params(Family::Flow), NoiseLevel::flow(0.4)), b = output_map(flip, NoiseLevel::flow(0.4));
+  const OutputMap a = output_map(params(Family::Flow), NoiseLevel::flow(0.4)),
+                  b = output_map(flip, NoiseLevel::flow(0.4));
   EXPECT_EQ(b.d_out, -a.d_out);
   EXPECT_EQ(b.e_out, -a.e_out);
   FamilyParams edm_v = params(Family::Edm);
@@ -175,7 +182,8 @@ double diffusers_step(Family f, const NoiseLevel& cur, const NoiseLevel& next, d
   double x0 = 0, eps = 0;
   if (f == Family::Epsilon) x0 = (x - std::sqrt(1 - abar) * o) / std::sqrt(abar), eps = o;
   if (f == Family::Sample) x0 = o, eps = (x - std::sqrt(abar) * o) / std::sqrt(1 - abar);
-  if (f == Family::VPrediction) x0 = std::sqrt(abar) * x - std::sqrt(1 - abar) * o, eps = std::sqrt(abar) * o + std::sqrt(1 - abar) * x;
+  if (f == Family::VPrediction)
+    x0 = std::sqrt(abar) * x - std::sqrt(1 - abar) * o, eps = std::sqrt(abar) * o + std::sqrt(1 - abar) * x;
   return std::sqrt(abar_prev) * x0 + std::sqrt(1 - abar_prev) * eps;
 }
 
@@ -190,11 +198,12 @@ TEST(FamilyClosedForm, OneStepOfZeroConstantAndLinearNetworks) {
         const NetworkInput in0 = network_input(p, lv[0]);
         double x = 1.3;
         const double x_in = x;
-        run_ddim(p, lv, 0.0,
-                 [&](const double* xi, double, int64_t n, double* o) {
-                   for (int64_t i = 0; i < n; ++i) o[i] = k * xi[i] / in0.c_in + c;
-                 },
-                 [](int, int64_t, double*) {}, &x, 1);
+        run_ddim(
+            p, lv, 0.0,
+            [&](const double* xi, double, int64_t n, double* o) {
+              for (int64_t i = 0; i < n; ++i) o[i] = k * xi[i] / in0.c_in + c;
+            },
+            [](int, int64_t, double*) {}, &x, 1);
         const double expected = diffusers_step(f, lv[0], lv[1], x_in, k * x_in + c);
         EXPECT_NEAR(x, expected, 1e-13 * (1 + std::abs(expected))) << family_name(f) << " k " << k << " c " << c;
         if (k != 0 || c != 0) continue;
@@ -217,14 +226,17 @@ TEST(FamilyClosedForm, OneStepOfZeroConstantAndLinearNetworks) {
 TEST(FamilyClosedForm, NStepsOfConstantAndLinearNetworks) {
   const std::vector<double> s = {0.95, 0.8, 0.55, 0.3, 0.12, 0.05};
   for (int variant = 0; variant < 4; ++variant) {
-    const Family f = variant == 0 ? Family::Flow : variant == 1 ? Family::Epsilon : variant == 2 ? Family::Sample : Family::Flow;
+    const Family f = variant == 0   ? Family::Flow
+                     : variant == 1 ? Family::Epsilon
+                     : variant == 2 ? Family::Sample
+                                    : Family::Flow;
     std::vector<NoiseLevel> lv;
     for (double si : s) lv.push_back(level_of(f, abar_of_flow(si)));
     const double c = 0.7, k = -0.9, x0 = 0.4;
     double x = x0;
-    run_ddim(params(f), lv, 0.0,
-             [&](const double* xi, double, int64_t, double* o) { o[0] = variant == 3 ? k * xi[0] : c; },
-             [](int, int64_t, double*) {}, &x, 1);
+    run_ddim(
+        params(f), lv, 0.0, [&](const double* xi, double, int64_t, double* o) { o[0] = variant == 3 ? k * xi[0] : c; },
+        [](int, int64_t, double*) {}, &x, 1);
     const NoiseLevel &a = lv.front(), &b = lv.back();
     double expected = 0;
     if (variant == 0) expected = x0 + (b.sigma - a.sigma) * c;
@@ -239,8 +251,9 @@ TEST(FamilyClosedForm, NStepsOfConstantAndLinearNetworks) {
   double x = 2.0;  // epsilon, zero network, 5 steps
   std::vector<NoiseLevel> lv;
   for (double abar : {0.05, 0.2, 0.4, 0.7, 0.9, 0.99}) lv.push_back(NoiseLevel::vp(abar, 0));
-  run_ddim(params(Family::Epsilon), lv, 0.0, [](const double*, double, int64_t, double* o) { o[0] = 0; },
-           [](int, int64_t, double*) {}, &x, 1);
+  run_ddim(
+      params(Family::Epsilon), lv, 0.0, [](const double*, double, int64_t, double* o) { o[0] = 0; },
+      [](int, int64_t, double*) {}, &x, 1);
   EXPECT_NEAR(x, 2.0 * std::sqrt(0.99 / 0.05), 1e-13);
 }
 
@@ -320,8 +333,10 @@ TEST(FamilyStep, FloatPathWithinFloatRoundingOfDouble) {
     for (int i = 0; i <= 40; ++i) lv.push_back(level_of(f, abar_of_flow(0.9 * (40 - i) / 40)));
     std::vector<double> xd = {-2.0, -0.3, 0.0, 0.8, 1.9};
     std::vector<float> xf(xd.begin(), xd.end());
-    run_ddim(params(f), lv, 0.0, net_d, [](int, int64_t, double*) {}, xd.data(), 5);
-    run_ddim(params(f), lv, 0.0, net_f, [](int, int64_t, float*) {}, xf.data(), 5);
+    run_ddim(
+        params(f), lv, 0.0, net_d, [](int, int64_t, double*) {}, xd.data(), 5);
+    run_ddim(
+        params(f), lv, 0.0, net_f, [](int, int64_t, float*) {}, xf.data(), 5);
     for (int i = 0; i < 5; ++i) EXPECT_NEAR(xf[i], xd[i], 1e-5 * (1 + std::abs(xd[i]))) << family_name(f) << " " << i;
   }
 }
@@ -331,13 +346,15 @@ TEST(FamilyStep, FloatPathWithinFloatRoundingOfDouble) {
 TEST(FamilyStep, ZeroTerminalSnrIsFiniteForSampleVAndFlow) {
   const Schedule sched = Schedule::rescaled_zero_terminal_snr(Schedule::scaled_linear(1000, 0.00085, 0.012));
   ASSERT_EQ(sched.alphas_cumprod[999], 0.0);
-  const NoiseLevel top = NoiseLevel::vp(sched.alphas_cumprod[999], 999), next = NoiseLevel::vp(sched.alphas_cumprod[899], 899);
+  const NoiseLevel top = NoiseLevel::vp(sched.alphas_cumprod[999], 999),
+                   next = NoiseLevel::vp(sched.alphas_cumprod[899], 899);
   for (Family f : {Family::Sample, Family::VPrediction}) {
     const StepRow r = family_ddim_row(params(f), top, next, 0.0);
     EXPECT_TRUE(std::isfinite(r.A) && std::isfinite(r.C)) << family_name(f);
     // v at alpha = 0: D = -v, eps = x; sample: D = o, eps = x.
     EXPECT_NEAR(r.A, std::sqrt(1 - sched.alphas_cumprod[899]), 1e-15) << family_name(f);
-    EXPECT_NEAR(r.C, (f == Family::Sample ? 1.0 : -1.0) * std::sqrt(sched.alphas_cumprod[899]), 1e-15) << family_name(f);
+    EXPECT_NEAR(r.C, (f == Family::Sample ? 1.0 : -1.0) * std::sqrt(sched.alphas_cumprod[899]), 1e-15)
+        << family_name(f);
   }
   const StepRow flow = family_ddim_row(params(Family::Flow), NoiseLevel::flow(1.0), NoiseLevel::flow(0.9), 0.0);
   EXPECT_NEAR(flow.A, 1.0, 1e-15);
@@ -358,7 +375,8 @@ TEST(FamilyStep, FoldedVpRowIsTheFamilyRow) {
         vp.C = std::sqrt(std::max(0.0, 1 - ab_prev - s * s)) - std::sqrt(ab_prev) * std::sqrt(1 - ab) / std::sqrt(ab);
         vp.S = s;
         vp.P = 0.25;
-        const StepRow folded = fold_vp_row(params(f), cur, next, vp), direct = family_ddim_row(params(f), cur, next, eta);
+        const StepRow folded = fold_vp_row(params(f), cur, next, vp),
+                      direct = family_ddim_row(params(f), cur, next, eta);
         EXPECT_NEAR(folded.A, direct.A, 1e-12 * (1 + std::abs(direct.A))) << family_name(f) << " " << ab;
         EXPECT_NEAR(folded.C, direct.C, 1e-12 * (1 + std::abs(direct.C))) << family_name(f) << " " << ab;
         EXPECT_NEAR(folded.S, direct.S, 1e-12) << family_name(f) << " " << ab;
@@ -399,8 +417,9 @@ TEST(FamilyStep, FlowHeunIsFlowMatchHeun) {
     const LevelList l = flow_match_euler_levels({1000, 3.0}, N);
     for (double x_start : {-1.5, 0.2, 2.4}) {
       double x = x_start;
-      run_heun(params(Family::Flow), noise_levels(Family::Flow, l.levels),
-               [&](const double* xi, double time, int64_t, double* o) { o[0] = net(xi[0], time); }, &x, 1);
+      run_heun(
+          params(Family::Flow), noise_levels(Family::Flow, l.levels),
+          [&](const double* xi, double time, int64_t, double* o) { o[0] = net(xi[0], time); }, &x, 1);
       const double expected = diffusers_flow_heun(l.levels, x_start, net);
       EXPECT_NEAR(x, expected, 1e-12 * (1 + std::abs(expected))) << "N " << N;
     }
@@ -469,7 +488,10 @@ TEST(FlowMatchEulerList, DynamicShiftAndShiftTerminal) {
   EXPECT_NEAR(lt.levels[7], 0.1, 1e-15);
   EXPECT_NEAR(lt.levels[0], 1.0, 1e-15);
   EXPECT_NE(message_of([] { flow_match_euler_levels({1000, 0.0}, 4); }).find("shift = 0"), std::string::npos);
-  EXPECT_NE(message_of([] { flow_match_euler_levels({1000, 3.0}, 0); }).find("steps = 0 (valid: >= 1)"), std::string::npos);
+  EXPECT_NE(message_of([] {
+              flow_match_euler_levels({1000, 3.0}, 0);
+            }).find("steps = 0 (valid: >= 1)"),
+            std::string::npos);
 }
 
 TEST(DpmFlowList, StartsAtShiftedOneMinusOneOverT) {
@@ -540,8 +562,10 @@ TEST(DiffusersLists, MatchTorchAndNumpy) {
     const LevelList l = flow_match_euler_levels(cfg, c["n"].get<int>());
     const std::vector<double> s = c["sigmas"], t = c["timesteps"];
     ASSERT_EQ(l.levels.size(), s.size());
-    for (size_t i = 0; i < s.size(); ++i) EXPECT_EQ(static_cast<float>(l.levels[i]), s[i]) << c.dump().substr(0, 80) << " i " << i;
-    for (size_t i = 0; i < t.size(); ++i) EXPECT_TRUE(ulp_near(l.timesteps[i], t[i], 1)) << l.timesteps[i] << " vs " << t[i];
+    for (size_t i = 0; i < s.size(); ++i)
+      EXPECT_EQ(static_cast<float>(l.levels[i]), s[i]) << c.dump().substr(0, 80) << " i " << i;
+    for (size_t i = 0; i < t.size(); ++i)
+      EXPECT_TRUE(ulp_near(l.timesteps[i], t[i], 1)) << l.timesteps[i] << " vs " << t[i];
     ++lists;
   }
   for (const auto& c : g["dpm_flow"]) {
@@ -559,7 +583,8 @@ TEST(DiffusersLists, MatchTorchAndNumpy) {
     const std::vector<double> s = c["sigmas"], t = c["timesteps"];
     ASSERT_EQ(l.levels.size(), s.size());
     for (size_t i = 0; i < s.size(); ++i)
-      EXPECT_TRUE(ulp_near(l.levels[i], s[i], cfg.schedule == EdmSchedule::Karras ? 0 : 3)) << l.levels[i] << " vs " << s[i];
+      EXPECT_TRUE(ulp_near(l.levels[i], s[i], cfg.schedule == EdmSchedule::Karras ? 0 : 3))
+          << l.levels[i] << " vs " << s[i];
     for (size_t i = 0; i < t.size(); ++i) EXPECT_NEAR(l.timesteps[i], t[i], 2e-6 * (1 + std::abs(t[i])));
     ++lists;
   }
@@ -580,7 +605,7 @@ double gaussian_error(Family f, int N, double s_start, double* final_vp, bool he
   const FamilyParams p = params(f);
   if (f != Family::Flow && f != Family::Edm)
     for (int i = 0; i <= N; ++i) lv[i].time = N - i;  // distinct VP timesteps, so that the time value names the level
-  double x = x_start / lv[0].vp_scale();  // the same VP state x_start in every family's own state
+  double x = x_start / lv[0].vp_scale();              // the same VP state x_start in every family's own state
   // The exact network at the level whose time value the solver passes (heun evaluates twice per step).
   const auto level_of_time = [&](double time) -> const NoiseLevel& {
     for (const NoiseLevel& l : lv)
@@ -598,7 +623,8 @@ double gaussian_error(Family f, int N, double s_start, double* final_vp, bool he
   if (heun)
     run_heun(p, lv, exact_net, &x, 1);
   else
-    run_ddim(p, lv, 0.0, exact_net, [](int, int64_t, double*) {}, &x, 1);
+    run_ddim(
+        p, lv, 0.0, exact_net, [](int, int64_t, double*) {}, &x, 1);
   const NoiseLevel& a = lv.front();
   const double exact = x_start / a.vp_scale() * s0 / std::sqrt(a.alpha * a.alpha * s0 * s0 + a.sigma * a.sigma);
   if (final_vp) *final_vp = x;
@@ -670,7 +696,8 @@ TEST(GaussianOde, MixtureInEveryFamilyConvergesToTheExactOde) {
         if (heun)
           run_heun(p, lv, net, x.data(), 6);
         else
-          run_ddim(p, lv, 0.0, net, [](int, int64_t, double*) {}, x.data(), 6);
+          run_ddim(
+              p, lv, 0.0, net, [](int, int64_t, double*) {}, x.data(), 6);
         double err = 0;
         for (int i = 0; i < 6; ++i) err = std::max(err, std::abs(x[i] - exact[i]));
         if (prev > 0) EXPECT_NEAR(std::log2(prev / err), heun ? 2.0 : 1.0, 0.2) << family_name(f) << " N " << N;

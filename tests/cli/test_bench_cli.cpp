@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "../core/io_test_util.h"
-#include "../test_paths.h"
+#include "io_test_util.h"
+#include "test_paths.h"
 #include "cli/text_table.h"
 
 namespace diffscope {

@@ -11,8 +11,8 @@
 #include <sstream>
 #include <string>
 
-#include "../core/io_test_util.h"
-#include "../test_paths.h"
+#include "io_test_util.h"
+#include "test_paths.h"
 #include "core/npy.h"
 
 namespace diffscope {

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "../core/io_test_util.h"
-#include "../core/model_fixtures.h"
-#include "../test_paths.h"
+#include "io_test_util.h"
+#include "model_fixtures.h"
+#include "test_paths.h"
 #include "core/npy.h"
 #include "core/npy_parse.h"
 #include <nlohmann/json.hpp>

@@ -12,8 +12,8 @@
 #include <string>
 
 #include "cli/cli_util.h"
-#include "../core/io_test_util.h"
-#include "../test_paths.h"
+#include "io_test_util.h"
+#include "test_paths.h"
 
 namespace diffscope::cli {
 namespace {

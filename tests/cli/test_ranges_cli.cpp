@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "../core/io_test_util.h"
-#include "../test_paths.h"
+#include "io_test_util.h"
+#include "test_paths.h"
 #include "core/npy.h"
 
 namespace diffscope {

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <limits>
 
-#include "../gui/gui_test_util.h"
+#include "gui_test_util.h"
 #include "core/npy.h"
 
 namespace diffscope {

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../gui/gui_test_util.h"
+#include "gui_test_util.h"
 #include "core/npy.h"
 
 namespace diffscope {

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "../core/io_test_util.h"
-#include "../signal_run.h"
-#include "../test_paths.h"
+#include "io_test_util.h"
+#include "signal_run.h"
+#include "test_paths.h"
 
 namespace diffscope {
 namespace {

@@ -12,7 +12,7 @@
 #include "gpu/cuda_backend.h"
 #include "gpu_test_util.h"
 #include "kernels/kernels.h"
-#include "../test_paths.h"
+#include "test_paths.h"
 
 namespace diffscope {
 namespace {

@@ -14,7 +14,7 @@
 #include "core/step_table.h"
 #include "gpu_test_util.h"
 #include "kernels/kernels.h"
-#include "../test_paths.h"
+#include "test_paths.h"
 
 namespace diffscope {
 namespace {
@@ -54,7 +54,7 @@ TEST_P(CudaSolvers, MatchesFloat64AcrossLaunches) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Issue15, CudaSolvers,
+    AllSolvers, CudaSolvers,
     ::testing::Values(SolverCase{Sampler::EulerAncestral, Spacing::Default, 999, 50, 37, 2, Precision::Fp32},
                       SolverCase{Sampler::EulerAncestral, Spacing::Trailing, 999, 61, 4097, 2, Precision::Fp32},
                       SolverCase{Sampler::EulerAncestral, Spacing::Leading, 500, 20, 333, 64, Precision::Fp32},

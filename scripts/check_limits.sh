@@ -49,7 +49,7 @@ done < <(ctags --languages=C++,CUDA,Python --kinds-C++=f --kinds-CUDA=f --kinds-
            --_xformat="%{end} %n %N %F" "${scanned[@]}" 2>/dev/null)
 
 # History in the code: issue and session numbers, commit hashes (7 to 40 hex digits with a letter and a digit).
-history=$(git grep -nIP '[Ii]ssues? #?[0-9]+|[Ss]essions? [0-9]+|(?<![0-9A-Za-z_.])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}(?![0-9A-Za-z_])' \
+history=$(git grep --untracked -nIP '[Ii]ssues? #?[0-9]+|[Ss]essions? [0-9]+|(?<![0-9A-Za-z_.])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}(?![0-9A-Za-z_])' \
             -- app kernels python shaders 2>/dev/null | head -5)
 if [ -n "$history" ]; then
   echo "limits: issue or session numbers or commit hashes in the code (put the history in the commit message):"

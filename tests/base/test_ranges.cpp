@@ -1,4 +1,4 @@
-// test_ranges.cpp — core/ranges.h, the one definition of each user-facing range (SEMANTICS §3, issue 6):
+// test_ranges.cpp — core/ranges.h, the one definition of each user-facing range (SEMANTICS §3):
 // t_start in [0, T-1] (T from the model's schedule), steps in [1, t_start + 1], n in [1, 1e6], eta in
 // [0, 1]. Every boundary: lo and hi are inside, lo - 1 and hi + 1 outside; clamp() maps outside values to
 // the nearest bound; check_range/check_eta refuse with a message naming the argument, value and range.

@@ -1,4 +1,4 @@
-// test_closed_form.cpp — the closed-form cases of issue 2 (T = 1000, linear schedule), in float64 and in
+// test_closed_form.cpp — the closed-form cases (T = 1000, linear schedule), in float64 and in
 // float32. Expected values are the issue's numbers (float64 products of the §1 coefficients):
 //   eps = 0: ddpm-mean from 999 (1000 steps) scales x by prod c1 = 157.410457; from 500 (501 steps) by
 //   3.585251; one step at t = 0 by c1[0] = 1.000050.
@@ -39,7 +39,7 @@ struct Case {
   float bias;        // eps
   double x0;
   int t_start, steps;
-  double expected;   // issue 2, 6-9 significant digits
+  double expected;   // 6-9 significant digits
   double tol;        // absolute, half a unit of the last stated digit
 };
 

@@ -1,4 +1,4 @@
-// test_finite_checks.cpp — issue 11, kinds "non-finite schedules" and "no non-finite output": the rule of
+// test_finite_checks.cpp — the public bug reports' kinds "non-finite schedules" and "no non-finite output": the rule of
 // SEMANTICS §3 "Finite coefficients" (core/finite_checks.h) on the two reported schedules and on every
 // coefficient array of a step table, and the output check of §9. Expected values come from the schedule's
 // closed form in long double, not from the product code.
@@ -106,7 +106,7 @@ TEST(FiniteChecks, Float32OverflowOfDdimCoefficientsRefused) {
 TEST(FiniteChecks, EveryCoefficientArrayOfTheTableIsChecked) {
   // The check iterates StepTable::for_each_coefficient: poisoning any listed (non-empty) array at any read step
   // is refused by name, and a step the run does not read (k >= k_end) is not looked at. ddpm lists A, B, S;
-  // dpmpp-2m adds P, Dx, De; heun adds H, abar2 (issue 15).
+  // dpmpp-2m adds P, Dx, De; heun adds H, abar2.
   const Schedule s = Schedule::linear(1000);
   for (Sampler sampler : {Sampler::Ddpm, Sampler::Dpmpp2m, Sampler::Heun}) {
     const StepTable base = build_step_table(s, sampler, 500, 20);

@@ -1,6 +1,6 @@
 // test_golden.cpp — the CPU backend (float32) and the float64 reference against PyTorch's float64 outputs
 // in tests/data/golden (manifest.json, written by tools/make_golden.py; format in its README.md).
-// Tolerances (issue 2): float32 within 1e-5 relative Frobenius, float64 within 1e-9.
+// Tolerances: float32 within 1e-5 relative Frobenius, float64 within 1e-9.
 #include <gtest/gtest.h>
 
 #include <fstream>

@@ -1,4 +1,4 @@
-// test_model_quality.cpp — the bundled models (assets/models) still sample their data, on issue 18's measure
+// test_model_quality.cpp — the bundled models (assets/models) still sample their data, on the measure
 // (tools/quality_measure.py): the split-averaged energy distance at the same n on both sides — samples (n)
 // vs half A and half B (n) vs half A, the held-out data_samples split into halves 100 times (a fixed
 // SplitMix64 Fisher-Yates shuffle, seed 18); n = 1000 for the 2D sets, 180 for digits8x8. CI runs ddim
@@ -249,10 +249,10 @@ void PrintTo(const QualityCase& c, std::ostream* os) { *os << c.dataset; }  // n
 constexpr int kSeeds = 10;         // seeds 0 .. 9
 constexpr int kSteps = 100;        // ddim steps from t_start 999
 constexpr int kSplits = 100;
-constexpr double kRatioMax = 1.5;  // issue 18's target for ddim (card: 1000 steps, 5 seeds)
+constexpr double kRatioMax = 1.5;  // the target for ddim (card: 1000 steps, 5 seeds)
 constexpr double kRingRelTol = 0.20, kCheckerMaxOutside = 0.05;
 
-// Thresholds against luck (issue 18, item 4), estimated offline from the data itself:
+// Thresholds against luck, estimated offline from the data itself:
 // `python3 tools/quality_table.py --calibrate --k 3,5,8,10` (assets/models/logs/quality_calibration.log): 250
 // fresh data sets of n points per model (a sampler as good as the data), each through this split-averaged
 // figure, combined 10 at a time as the 10 seeds (20,000 combinations). The ideal ratio's 99th percentile at
@@ -265,8 +265,8 @@ const QualityCase kCases[] = {
     {"moons", 0.061709, kRatioMax, 0.0, nullptr},
     {"swissroll", 0.029461, kRatioMax, 0.0, nullptr},
     {"gaussians8", 0.073116, kRatioMax, 0.0, nullptr},
-    // checkerboard and rings were known failures until their retraining of 2026-12-01 (issue 18, item 3;
-    // assets/models/README.md): 17.1% outside the squares and ring 1 at 4.7% against 10.0% before it.
+    // checkerboard and rings were known failures until their retraining of 2026-12-01
+    // (assets/models/README.md): 17.1% outside the squares and ring 1 at 4.7% against 10.0% before it.
     {"checkerboard", 0.024030, kRatioMax, kCheckerMaxOutside, nullptr},
     {"rings", 0.018167, kRatioMax, kRingRelTol, nullptr},
     {"digits8x8", 3.556783, kRatioMax, 0.0, nullptr},

@@ -1,5 +1,5 @@
 // test_schedule.cpp — the noise schedules of SEMANTICS §1 against closed forms (float64 / long double)
-// and issue 2's stated numbers.
+// and the stated numbers.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -27,7 +27,7 @@ TEST(Schedule, DefaultLinearBetas) {
   for (int t = 1; t < 1000; ++t) EXPECT_GT(s.betas[t], s.betas[t - 1]) << t;
 }
 
-// Issue 2: posterior sigma 0 at t=0, 0.0073846 at t=1, 0.100256 at 500, 0.141421 at 999 — within half a
+// Posterior sigma 0 at t=0, 0.0073846 at t=1, 0.100256 at 500, 0.141421 at 999 — within half a
 // unit of the last printed digit.
 TEST(Schedule, PosteriorSigmaIssueNumbers) {
   const Schedule s = Schedule::linear(1000);

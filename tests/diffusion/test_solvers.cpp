@@ -1,4 +1,4 @@
-// test_solvers.cpp — issue 15's solvers and spacings (SEMANTICS §3) against independent float64 answers:
+// test_solvers.cpp — the solvers and spacings (SEMANTICS §3) against independent float64 answers:
 // tools/solvers_reference.py's plain implementations written from the papers (golden file, 1e-12), the exact
 // probability-flow ODE of the Gaussian mixture (scipy DOP853, convergence order), and the mixture's
 // closed-form marginal (stochastic solvers).

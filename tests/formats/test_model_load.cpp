@@ -73,7 +73,7 @@ TEST(ModelLoad, SquareLayersKeepOutInOrientation) {
   EXPECT_EQ(m.net.b3, (std::vector<float>{7.f, 8.f}));
 }
 
-// Issue 6: a model file truncated (e.g. replaced while being copied) is refused, whatever the cut, and a
+// A model file truncated (e.g. replaced while being copied) is refused, whatever the cut, and a
 // model already loaded does not depend on the file any more (the file is read once).
 TEST(ModelLoad, TruncatedFileRefusedAndLoadedModelIndependent) {
   TempDir dir;
@@ -244,7 +244,7 @@ TEST(ModelLoad, DisagreeingScheduleBufferWarns) {
   EXPECT_TRUE(has(all, "'alphas' has 5 values but T = 3")) << all;
 }
 
-// Issue 2: F16 schedule buffers are refused with the reason.
+// F16 schedule buffers are refused with the reason.
 TEST(ModelLoad, F16ScheduleBuffersRefused) {
   StBuilder b = eps_net_builder(2, 4);
   b.add("betas", "F16", {2}, test::raw_bytes(std::vector<uint16_t>{0x1400, 0x2000}));

@@ -1,4 +1,4 @@
-// test_safetensors.cpp — the .safetensors container checks of SEMANTICS §6 and issue 2's bad-file cases:
+// test_safetensors.cpp — the .safetensors container checks of SEMANTICS §6 and the bad-file cases:
 // header length, JSON, dtypes, offsets, overlaps, byte counts, padding, F16/BF16 conversion.
 #include <gtest/gtest.h>
 
@@ -23,7 +23,7 @@ using test::TempDir;
 
 bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
-// Issue 2: a 16-byte file whose header length says 132,095,296 must fail cleanly (no huge allocation).
+// A 16-byte file whose header length says 132,095,296 must fail cleanly (no huge allocation).
 TEST(Safetensors, SixteenByteFileWithHugeHeaderLength) {
   TempDir dir;
   const std::string path = dir.file("huge.safetensors");
@@ -34,13 +34,13 @@ TEST(Safetensors, SixteenByteFileWithHugeHeaderLength) {
   EXPECT_TRUE(has(msg, "16 bytes")) << msg;
 }
 
-// An empty path (Python's load("")) says so, instead of ": cannot open model file" (newcomer trial, session 6).
+// An empty path (Python's load("")) says so, instead of ": cannot open model file" (a newcomer trial).
 TEST(Safetensors, EmptyPathSaysItIsEmpty) {
   const std::string msg = invalid_input_message([&] { SafetensorsFile::open(""); });
   EXPECT_EQ(msg, "the model file path is empty; valid: a file path") << msg;
 }
 
-// Issue 2: a zip archive renamed .safetensors: its first 8 bytes read as an absurd header length.
+// A zip archive renamed .safetensors: its first 8 bytes read as an absurd header length.
 TEST(Safetensors, ZipFileRenamed) {
   TempDir dir;
   const std::string path = dir.file("model.safetensors");
@@ -305,7 +305,8 @@ TEST(Safetensors, EmptyAndScalarTensors) {
   EXPECT_EQ(format_shape({2, 3}), "(2, 3)");
 }
 
-// Issue 11 (dup-key): the safetensors format forbids duplicate keys at every level. nlohmann's DOM parser keeps
+// Found by the public bug reports (tests/data/reported/, dup-key). The safetensors format forbids duplicate keys
+// at every level. nlohmann's DOM parser keeps
 // the last one silently; the reader must refuse, naming the tensor (or __metadata__) and the key.
 TEST(Safetensors, DuplicateKeyAtEveryLevelRefused) {
   struct Case {

@@ -1,4 +1,4 @@
-// test_cuda_solvers.cpp — issue 15 on the CUDA backend: every solver and spacing matches the float64 CPU
+// test_cuda_solvers.cpp — the solvers on the CUDA backend: every solver and spacing matches the float64 CPU
 // reference (same Philox noise, SEMANTICS §7) when run in three launches (the previous data prediction kept
 // by the caller), on networks and on the analytic gaussians8-exact; what the GPU does not run is refused with
 // InvalidInput naming `--backend cpu`.

@@ -1,4 +1,4 @@
-// test_export_frames_path.cpp — a headless `export frames PATH` (newcomer trial of session 6): the sequence goes
+// test_export_frames_path.cpp — a headless `export frames PATH` (a newcomer trial): the sequence goes
 // into PATH (it used to be ignored, the frames landing in the export folder), an existing PATH is refused, and a
 // sequence stopped by SIGTERM leaves nothing — it is written into a temporary folder that becomes PATH only when
 // its last frame is written (it used to leave a partial folder while saying "nothing was written"; SEMANTICS §9).

@@ -1,4 +1,4 @@
-// test_picture_config.cpp — a sidecar reproduces its picture (issue 16 item 0): a GUI snapshot taken after
+// test_picture_config.cpp — a sidecar reproduces its picture: a GUI snapshot taken after
 // scrubbing, zooming with the wheel and changing the view equals `diffscope sample --config <its sidecar> --png`
 // pixel for pixel (decoded RGB compared, CPU backend, Mesa in CI); a PNG restored with --restore shows the same
 // frame and re-exports the same pixels; the sidecar's command line reproduces the .npy bit for bit; --config

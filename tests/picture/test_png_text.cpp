@@ -1,5 +1,5 @@
 // test_png_text.cpp — every exported PNG carries its sidecar JSON in an iTXt chunk with the keyword
-// `diffscope` (issue 16.2, SEMANTICS §6): read back here with libpng's own reader (png_get_text) and compared
+// `diffscope` (SEMANTICS §6): read back here with libpng's own reader (png_get_text) and compared
 // byte for byte with the .json file beside it; `--no-png-text` leaves the chunk out.
 #include <gtest/gtest.h>
 #include <png.h>

@@ -1,4 +1,4 @@
-// test_restore.cpp — `diffscope --restore file.png|file.json` (issue 16.3): a GUI snapshot restored from its
+// test_restore.cpp — `diffscope --restore file.png|file.json`: a GUI snapshot restored from its
 // PNG's text chunk (or its .json) and re-exported is pixel-identical (CPU backend, Mesa in CI); a model whose
 // path is gone is found among the bundled ones by its SHA-256; a PNG without the chunk opens with defaults
 // and a note; a file that is no sidecar is refused with exit 2.

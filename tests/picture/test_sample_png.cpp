@@ -1,4 +1,4 @@
-// test_sample_png.cpp — `diffscope sample ... --png out.png --size WxH` (issue 5, "Headless"): the run is
+// test_sample_png.cpp — `diffscope sample ... --png out.png --size WxH`: the run is
 // rendered through EGL (Mesa here) into a PNG of that size that is not blank, with a sidecar naming the
 // model's SHA-256 and the settings (SEMANTICS §6), any file name included; a bad --size is refused with exit 2 before
 // any work.
@@ -86,7 +86,7 @@ TEST(SamplePng, BadSizeIsRefused) {
 }
 
 TEST(SamplePng, ANameNotEndingInPngIsRefused) {
-  // Issue 13 item 14: `--png a.jpg` wrote PNG bytes into a .jpg; now exit 2 before any work, nothing written.
+  // `--png a.jpg` wrote PNG bytes into a .jpg; now exit 2 before any work, nothing written.
   const auto [r, written] = sample_png("a.jpg", "");
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find("a.jpg: the picture is written as PNG"), std::string::npos) << r.err;

@@ -1,4 +1,4 @@
-// test_sample_video.cpp — `diffscope sample ... --video run.mp4|.gif|.webp` (issue 16): the video holds one
+// test_sample_video.cpp — `diffscope sample ... --video run.mp4|.gif|.webp`: the video holds one
 // frame per kept trajectory frame at the asked size (ffprobe; for WebP the RIFF chunks counted by hand from the
 // WebP container spec); the first and last frames decoded back by ffmpeg equal the PNGs of the same frames
 // exactly with a lossless setting (libx264rgb -qp 0) and within PSNR >= 35 dB (luma) with the defaults. Without
@@ -120,7 +120,7 @@ TEST(SampleVideo, LosslessMp4FramesEqualThePngsAndDefaultsAreWithin35dB) {
   const auto lossy = decode_rgb(dir.file("default.mp4"), 320, 240, logs.path());
   ASSERT_EQ(int(lossy.size()), kFrames);
   // The default is H.264 yuv444p (High 4:4:4, CRF 18): full-resolution colour, so the 3-pixel points keep
-  // theirs and 35 dB holds on RGB (issue 16). yuv420p (--video-yuv420, plays in every player) cannot hold the
+  // theirs and 35 dB holds on RGB. yuv420p (--video-yuv420, plays in every player) cannot hold the
   // colour of 3-pixel points in its 2x2 chroma: even at -crf 0 its RGB PSNR here is 31.4 dB, so for it 35 dB is
   // asked of the luma, the usual video-coding measure (measured 40.2-42.7 dB), and 30 dB of RGB (31.7-32.0).
   EXPECT_GE(psnr(lossy.front(), png_first.rgb), 35.0);

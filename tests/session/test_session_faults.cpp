@@ -1,4 +1,4 @@
-// test_session_faults.cpp — issue 6 "CUDA out of memory when the user asks for too many samples: clear
+// test_session_faults.cpp — "CUDA out of memory when the user asks for too many samples: clear
 // message, the app keeps the previous session", on the session itself (no GL, no GPU): the CPU compute path
 // behind a wrapper that fails the way the CUDA path does (ResourceUnavailable "out of GPU memory ...") when
 // a run asks for more rows or a longer launch than a fixed device limit. The real CUDA failure runs on the

@@ -1,5 +1,5 @@
 // test_session_overflow.cpp — a GUI run whose samples overflow (SEMANTICS §9) stops at the first non-finite
-// frame with an error, instead of showing "100 / 100 steps" with nothing drawn (session 5's newcomer trial).
+// frame with an error, instead of showing "100 / 100 steps" with nothing drawn (found by a newcomer trial).
 // On the session itself (no GL): the CPU path, which checks every step as it computes it, and the CPU path behind
 // a wrapper that does not check (as the GPU paths), whose run is read back once at its end and bisected.
 //

@@ -1,4 +1,4 @@
-// test_settings_schema.cpp — the one table of settings (issue 12 item 6, SEMANTICS §6 "Settings keys"): every
+// test_settings_schema.cpp — the one table of settings (SEMANTICS §6 "Settings keys"): every
 // name (key or alias) names one setting; the old script names and the old settings-file names still work (with a
 // note for set/--set); a settings file written before the schema loads into the same values; values typed by
 // name round-trip through settings.json. Expected values are written out by hand from SEMANTICS §6.

@@ -1,4 +1,4 @@
-// test_command_line.cpp — "Copy command line" (issue 16.4): the `diffscope sample ...` line in a GUI export's
+// test_command_line.cpp — "Copy command line": the `diffscope sample ...` line in a GUI export's
 // sidecar reproduces the exported state .npy bit for bit (CPU backend in CI), and shell quoting survives odd paths.
 #include <gtest/gtest.h>
 

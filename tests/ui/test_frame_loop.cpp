@@ -1,4 +1,4 @@
-// test_frame_loop.cpp — the one frame loop and its Display (issue 12 item 1), in this process (Mesa EGL, CPU
+// test_frame_loop.cpp — the one frame loop and its Display, in this process (Mesa EGL, CPU
 // backend): a start that throws after the ImGui and GL setup (a mistyped --model: exit 2) still tears all of it
 // down, so ImGui has no context afterwards and a second run in the same process works; the headless display
 // keeps a 1 x 1 target for a 0 x 0 (minimised) frame.

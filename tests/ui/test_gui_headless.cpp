@@ -182,7 +182,7 @@ TEST_F(GuiHeadless, OutOfRangeScriptSetIsRefused) {
 }
 
 TEST_F(GuiHeadless, OutOfRangeCommandLineValuesAreRefused) {
-  // Issue 13 item 12: `gui` refuses what `sample` refuses (exit 2), and an unknown --set key lists the keys.
+  // `gui` refuses what `sample` refuses (exit 2), and an unknown --set key lists the keys.
   const std::string base = "--no-persist --size 320x240 --model '" + guitest::model_2d() + "' ";
   struct Case {
     std::string args, says;
@@ -198,7 +198,7 @@ TEST_F(GuiHeadless, OutOfRangeCommandLineValuesAreRefused) {
 }
 
 TEST_F(GuiHeadless, CommandLineValuesApplyToThatRunOnly) {
-  // Issue 13 item 10: --backend, --n, --steps, --set ... are not saved; what the script (the UI) changes is.
+  // --backend, --n, --steps, --set ... are not saved; what the script (the UI) changes is.
   const std::string cfg = m_dir.file("cfg");
   write("a.txt", "set t_start 400\nframes 2\nexpect steps == 40\nexpect n == 64\n");
   Result r = run_gui("--config-dir '" + cfg + "' --size 320x240 --n 64 --steps 40 --set trail=3 --model '" +
@@ -267,7 +267,7 @@ TEST_F(GuiHeadless, ShortcutKeysTypedIntoATextFieldAreTheFields) {
 }
 
 TEST_F(GuiHeadless, ReplayAtTheEndTakesOnePress) {
-  // Issue 13 item 8: at the last frame of a finished run (still "playing"), Space replays from frame 0 at once.
+  // At the last frame of a finished run (still "playing"), Space replays from frame 0 at once.
   write("s.txt", "set n 16\nset steps 40\nwait_complete 2000\nexpect frame == 40\nexpect playing == 1\n"
                  "set speed 1\nkey Space\nexpect playing == 1\nexpect frame < 10\n");
   const Result r = run_gui("--no-persist --size 320x240 --model '" + guitest::model_2d() + "' --script '" +
@@ -276,7 +276,7 @@ TEST_F(GuiHeadless, ReplayAtTheEndTakesOnePress) {
 }
 
 TEST_F(GuiHeadless, MistypedModelExitsAtOnce) {
-  // Issue 13 item 1: no script, a mistyped bundled name or a bad file: exit 2 at once, the bundled names listed.
+  // No script, a mistyped bundled name or a bad file: exit 2 at once, the bundled names listed.
   write("bad.safetensors", "this is not a safetensors file");
   const auto t0 = std::chrono::steady_clock::now();
   Result r = run_gui("--no-persist --size 320x240 --model moon");

@@ -62,7 +62,7 @@ TEST(GuiWindow, OpensUnderX) {
   EXPECT_NE(r.out.find("30 frames"), std::string::npos) << r.out;
 }
 
-// Session 5's newcomer trial: the 1600 x 1000 window did not fit a smaller screen. On a 1024 x 768 Xvfb (no window
+// Found by a newcomer trial: the 1600 x 1000 window did not fit a smaller screen. On a 1024 x 768 Xvfb (no window
 // manager: the work area is the whole screen; content scale 1) it opens at 90% of each side that does not fit:
 // 0.9 x 1024 = 921.6 -> 921, 0.9 x 768 = 691.2 -> 691 (render/window_fit.h).
 TEST(GuiWindow, DefaultWindowFitsASmallerScreen) {
@@ -107,7 +107,7 @@ TEST(GuiWindow, LastWindowSizeIsKept) {
 }
 
 TEST(GuiWindow, WithoutADisplayPointsAtTheHeadlessWays) {
-  // Issue 13 item 13: exit 3 (no display is a missing resource), naming what works without one: the headless app
+  // Exit 3 (no display is a missing resource), naming what works without one: the headless app
   // with a screenshot or a script, and `sample --png`.
   test::TempDir logs;
   const guitest::Result r = guitest::run_cli("gui --no-persist --backend cpu --frames 2", logs.path(),

@@ -1,4 +1,4 @@
-// test_headless_edges.cpp — small edges of `gui --headless` from the newcomer trial of session 6: a script saved
+// test_headless_edges.cpp — small edges of `gui --headless` from a newcomer trial: a script saved
 // with a UTF-8 byte-order mark runs (the mark used to make its first command "unknown"); `--screenshot ""` is
 // refused, exit 2 (it used to write nothing and exit 0).
 #include <gtest/gtest.h>

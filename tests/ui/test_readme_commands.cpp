@@ -1,4 +1,4 @@
-// test_readme_commands.cpp — the README's command block runs as written, so it cannot drift (issue 13): the
+// test_readme_commands.cpp — the README's command block runs as written, so it cannot drift: the
 // block between the "readme-commands" markers is run line by line in one shell from the repository root, each
 // `diffscope` line under a timeout. Expected: exit 0; a `--backend cuda` line exits 3 without a CUDA device
 // (SEMANTICS §9); the desktop-app line gets `--frames 30` (a frame limit) and runs on the test's display (CI: Xvfb

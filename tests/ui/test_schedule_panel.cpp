@@ -1,4 +1,4 @@
-// test_schedule_panel.cpp — the Schedule section (issue 15) through the headless app: with an analytic model and
+// test_schedule_panel.cpp — the Schedule section through the headless app: with an analytic model and
 // a deterministic solver its plots are drawn (the per-frame error's green line and the error-vs-evaluations
 // points are in the screenshot), and with the section open while looping the frame still never waits on the
 // GPU (the exact-ODE errors are computed on the CPU in the background: no read-back, no sync).

@@ -1,5 +1,5 @@
-// test_script_failures.cpp — headless script lines (app/shell/headless.cpp) found wrong by the newcomer trial of
-// session 5: words past what a command takes were dropped (a path with a blank cut at the blank), `frames abc` /
+// test_script_failures.cpp — headless script lines (app/shell/headless.cpp) found wrong by a newcomer trial:
+// words past what a command takes were dropped (a path with a blank cut at the blank), `frames abc` /
 // `frames -1` ran nothing silently and `frames 99999999999999999` hung; a model that does not load and exports started
 // by the S / V keys failed with exit 0. Now: double quotes keep blanks, an extra word, a non-number or a value out of
 // range is exit 2 at once naming the command, the value and the range; failed commands make the run exit 2 after the

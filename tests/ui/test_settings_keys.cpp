@@ -1,5 +1,5 @@
-// test_settings_keys.cpp — named settings refuse out-of-range values and unknown keys (SEMANTICS §3, issue 13
-// item 12), and command-line values stay out of the settings file (item 10).
+// test_settings_keys.cpp — named settings refuse out-of-range values and unknown keys (SEMANTICS §3),
+// and command-line values stay out of the settings file.
 // Expected values are the ranges as documented in core/ranges.h and SEMANTICS §3, written out by hand.
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-// test_soak.cpp — the short CI version of issue 6's long run: scripts/soak.sh drives the headless UI on the CPU
-// backend with random actions for $DIFFSCOPE_SOAK_SECONDS (default 120 s, the 2-minute version of issue 6; 0 skips; cycles of 19 actions, so that
+// test_soak.cpp — the short CI version of the long run: scripts/soak.sh drives the headless UI on the CPU
+// backend with random actions for $DIFFSCOPE_SOAK_SECONDS (default 120 s, the 2-minute version; 0 skips; cycles of 19 actions, so that
 // even a slow shared CI machine completes the 3 cycles the comparison needs) and fails on a non-zero
 // exit, a failed expectation, any GL error, RSS growth beyond its bound or frame-time drift beyond its bound
 // (both bounds are stated in scripts/soak.sh; the 10-minute figures are in tests/RELIABILITY.md).

@@ -5,7 +5,7 @@
 # one process each) over
 #   1. the GPU tests at small shapes (every kernel path: B <= 333, S <= 1000; the goldens, the closed forms, the
 #      device API), and
-#   2. a short headless app session on the CUDA backend with interop (tests/gui/scripts/sanitize_gpu.txt);
+#   2. a short headless app session on the CUDA backend with interop (tests/ui/scripts/sanitize_gpu.txt);
 # and writes OUTDIR/<tool>_{tests,app}.log plus OUTDIR/summary.txt ("ERROR SUMMARY" of each run).
 set -u
 out=${1:?usage: gpu_sanitize.sh OUTDIR}
@@ -31,7 +31,7 @@ for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}; do
     echo "rc=$?" >>"$out/${tool}_tests.log"
     timeout "${SANITIZE_APP_TIMEOUT:-300}" compute-sanitizer --tool "$tool" $(extra "$tool") --error-exitcode 9 \
       "$bin/diffscope" gui --headless --backend cuda --no-persist --size 640x480 --model moons \
-      --script tests/gui/scripts/sanitize_gpu.txt >"$out/${tool}_app.log" 2>&1
+      --script tests/ui/scripts/sanitize_gpu.txt >"$out/${tool}_app.log" 2>&1
     echo "rc=$?" >>"$out/${tool}_app.log"
     date -u +"end %T" >>"$out/${tool}_time.txt"
   ) &

@@ -13,6 +13,7 @@ packages=(
   ffmpeg libpng-dev
   pybind11-dev python3-dev python3-numpy libdlpack-dev mypy
   dpkg-dev file desktop-file-utils shared-mime-info
+  universal-ctags
 )
 missing=()
 for p in "${packages[@]}"; do

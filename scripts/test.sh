@@ -35,7 +35,7 @@ san_log="$(mktemp)"
 san_rc=0
 LD_PRELOAD="$(cc -print-file-name=libasan.so) $nodlclose" ASAN_OPTIONS=detect_leaks=1 \
   build-asan/bin/diffscope gui --headless --backend cpu --no-persist --size 320x240 \
-  --model moons --script tests/gui/scripts/sanitize_short.txt 2>"$san_log" || san_rc=$?
+  --model moons --script tests/ui/scripts/sanitize_short.txt 2>"$san_log" || san_rc=$?
 cat "$san_log"
 if [ "$san_rc" -ne 2 ] || grep -qE 'Sanitizer|runtime error' "$san_log"; then
   echo "headless sanitizer run: exit $san_rc (expected 2, the script's failed export) or a sanitizer report above"

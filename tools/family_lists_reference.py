@@ -1,6 +1,6 @@
 """family_lists_reference.py — the noise-level lists of diffusers' flow and EDM schedulers, computed with the very
 torch and numpy operations of diffusers' code (its __init__ / set_timesteps lines, re-typed here without the rest of
-the scheduler classes), as golden data for tests/core/test_family.cpp (SEMANTICS §3 "Noise-level lists of the
+the scheduler classes), as golden data for tests/model/test_family.cpp (SEMANTICS §3 "Noise-level lists of the
 families"). Needs torch and numpy (no diffusers):
 
     python3 tools/family_lists_reference.py --out tests/data/family/diffusers_lists.json

@@ -20,7 +20,7 @@ Shape checks the distance at this n cannot make (issue 18, item 2), on raw data 
                (relative) of the data distribution's share;
   checkerboard the share of points outside the 8 filled squares must be <= 5%.
 
-The C++ CI test (tests/core/test_model_quality.cpp) computes the same figures. `python3 tools/quality_measure.py`
+The C++ CI test (tests/diffusion/test_model_quality.cpp) computes the same figures. `python3 tools/quality_measure.py`
 runs its own checks.
 """
 import numpy as np
@@ -66,7 +66,7 @@ def splitmix64_stream(state):
 def draw_splits(n_held, n, n_splits=N_SPLITS, seed=18):
     """n_splits pairs (A indices: n_held // 2 of them, B indices: the first n of the other half). The shuffle
     is a Fisher-Yates on a SplitMix64 stream (j = next % (i + 1), i = n_held-1 .. 1), written out so that the
-    C++ CI test (tests/core/test_model_quality.cpp) draws the very same splits."""
+    C++ CI test (tests/diffusion/test_model_quality.cpp) draws the very same splits."""
     stream = splitmix64_stream(seed)
     half = n_held // 2
     out = []

@@ -2,7 +2,7 @@
 (not from our C++), and the exact probability-flow ODE of a Gaussian mixture (numpy + scipy only).
 
     /usr/bin/python3 tools/solvers_reference.py --model assets/models/gaussians8-exact.safetensors \
-        --out tests/data/solvers/golden.json          # golden data for tests/core/test_solvers.cpp
+        --out tests/data/solvers/golden.json          # golden data for tests/diffusion/test_solvers.cpp
     /usr/bin/python3 tools/solvers_reference.py --make-model assets/models/gaussians8.safetensors \
         --out assets/models/gaussians8-exact.safetensors    # the analytic model (SEMANTICS §6)
 

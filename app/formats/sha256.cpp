@@ -1,5 +1,5 @@
 // sha256.cpp — SHA-256 (FIPS 180-4) through OpenSSL's libcrypto EVP interface (Debian's libssl-dev); checked
-// in tests/gui against the FIPS 180-2 example digests.
+// in tests/ui/test_gui_units.cpp against the FIPS 180-2 example digests.
 #include "formats/sha256.h"
 
 #include <openssl/evp.h>

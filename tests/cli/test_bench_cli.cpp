@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "../core/io_test_util.h"
-#include "../test_paths.h"
 #include "cli/text_table.h"
+#include "io_test_util.h"
+#include "test_paths.h"
 
 namespace diffscope {
 namespace {
@@ -139,7 +139,7 @@ TEST(BenchCli, TableNumbersEndUnderTheirHeader) {
 }
 
 // `bench --diag` without a CUDA device says so and exits 3 (before, it printed nothing and exited 0).
-// Issue 15 "Speed": one row per solver, timed per network evaluation, each with its ratio to ddim in the note and
+// One row per solver, timed per network evaluation, each with its ratio to ddim in the note and
 // its error against the float64 run of the same table (fp32 on the CPU: far below 1e-5).
 TEST(BenchCli, SolverRowsPerEvaluationWithTheirRatioToDdim) {
   test::TempDir logs;

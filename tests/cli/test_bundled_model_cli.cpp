@@ -11,9 +11,9 @@
 #include <sstream>
 #include <string>
 
-#include "../core/io_test_util.h"
-#include "../test_paths.h"
 #include "formats/npy.h"
+#include "io_test_util.h"
+#include "test_paths.h"
 
 namespace diffscope {
 namespace {

@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "../core/io_test_util.h"
-#include "../core/model_fixtures.h"
-#include "../test_paths.h"
 #include "formats/npy.h"
 #include "formats/npy_parse.h"
+#include "io_test_util.h"
+#include "model_fixtures.h"
+#include "test_paths.h"
 #include <nlohmann/json.hpp>
 #include "base/philox_normal.h"
 
@@ -160,7 +160,7 @@ TEST_F(Cli, CudaBackendReproducesGolden) {
   EXPECT_LT(rel_err_vs_golden(out("s.npy"), "sample_d2_ddim_eta1_n50_expected.npy"), 1e-5);
 }
 
-// Issue 6 "no CUDA device": a CUDA build on a machine without a usable GPU (CI) refuses --backend cuda with exit
+// A CUDA build on a machine without a usable GPU (CI) refuses --backend cuda with exit
 // 3, says what to do instead, and writes nothing. Skipped where a device runs it.
 TEST_F(Cli, CudaBackendWithoutDeviceExits3AndSaysWhatToDo) {
   const Result r = run("sample --backend cuda --model " + golden("d2_h256.safetensors") + " --n 8 --steps 2 --out " +
@@ -261,7 +261,7 @@ TEST_F(Cli, SampleRefusesBadInput) {
 }
 
 TEST_F(Cli, SampleSaysWhatItWroteAndParseErrorsPointAtTheSubcommandsHelp) {
-  // Issue 13 items 4 and 14: one closing line with the file, its shape (n, dim) and the time; a parse error names
+  // One closing line with the file, its shape (n, dim) and the time; a parse error names
   // `diffscope sample --help`, not the top-level help.
   const Result r = run("sample --model " + golden("d2_h256.safetensors") + " --n 37 --steps 5 --out " + out("s.npy"));
   ASSERT_EQ(r.code, 0) << r.err;
@@ -360,7 +360,7 @@ TEST_F(Cli, BackendAndUsageExitCodes) {
 }
 
 
-// issue 15: `sample --sampler S --spacing P` on the analytic gaussians8-exact model (fp32 CPU) against the plain
+// `sample --sampler S --spacing P` on the analytic gaussians8-exact model (fp32 CPU) against the plain
 // float64 implementations of tools/solvers_reference.py (tests/data/solvers/golden.json: 16 rows, seed 7).
 TEST_F(Cli, SampleSolversAndSpacingsMatchThePapersFloat64) {
   std::ifstream f(test::data_path("solvers/golden.json"));

@@ -9,8 +9,8 @@
 #include <sstream>
 #include <string>
 
-#include "../core/io_test_util.h"
-#include "../test_paths.h"
+#include "io_test_util.h"
+#include "test_paths.h"
 
 namespace diffscope {
 namespace {

@@ -11,9 +11,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "../core/io_test_util.h"
-#include "../test_paths.h"
 #include "cli/cli_util.h"
+#include "io_test_util.h"
+#include "test_paths.h"
 
 namespace diffscope::cli {
 namespace {

@@ -1,4 +1,4 @@
-// test_ranges_cli.cpp — every boundary of the CLI's ranges (SEMANTICS §3, §9; issue 6): `sample` and
+// test_ranges_cli.cpp — every boundary of the CLI's ranges (SEMANTICS §3, §9): `sample` and
 // `denoise` accept lo and hi and refuse lo - 1 and hi + 1 with exit 2 and one line naming the argument, the
 // value and the range from base/ranges.h; a refused run writes nothing. t_start's range follows the model's
 // schedule (T from the file's metadata), not a constant.
@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "../core/io_test_util.h"
-#include "../test_paths.h"
 #include "formats/npy.h"
+#include "io_test_util.h"
+#include "test_paths.h"
 
 namespace diffscope {
 namespace {

@@ -1,4 +1,4 @@
-// test_sample_noise.cpp — `sample --noise x_T.npy` (issue 16.5): the file replaces the start noise only, so
+// test_sample_noise.cpp — `sample --noise x_T.npy`: the file replaces the start noise only, so
 // frame 0 of a --trajectory passed back as --noise gives the seed's run bit for bit (with ddpm, whose step
 // noise still comes from --seed); other noise gives another result; its rows set n; bad files and
 // --from-data are refused with exit 2 before anything is written.
@@ -8,8 +8,8 @@
 #include <cstring>
 #include <limits>
 
-#include "../gui/gui_test_util.h"
 #include "formats/npy.h"
+#include "gui_test_util.h"
 
 namespace diffscope {
 namespace {

@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "../gui/gui_test_util.h"
 #include "formats/npy.h"
+#include "gui_test_util.h"
 
 namespace diffscope {
 namespace {
@@ -159,8 +159,8 @@ TEST(SchedulerConfigCli, IgnoredOptionsAreNoted) {
   EXPECT_NE(r.err.find("use_karras_sigmas) has no effect with --sampler ddpm"), std::string::npos) << r.err;
 }
 
-// Picture and video flags (and the trajectory stride) given without their output get a note too (newcomer trial
-// of session 6: they were dropped silently).
+// Picture and video flags (and the trajectory stride) given without their output get a note too (a newcomer trial:
+// they were dropped silently).
 TEST(SchedulerConfigCli, OutputFlagsWithoutTheirOutputAreNoted) {
   if (!std::filesystem::exists(exact_model())) GTEST_SKIP() << "no " << exact_model();
   test::TempDir dir;

@@ -1,4 +1,4 @@
-// test_stop_and_outputs_cli.cpp — newcomer-trial fixes of session 6 through the diffscope binary: an output in a
+// test_stop_and_outputs_cli.cpp — fixes found by a newcomer trial through the diffscope binary: an output in a
 // folder that cannot take files (/proc) is "not writable", exit 2, not a free-space error; SIGINT / SIGTERM during
 // `sample` end it with 128 + the signal (130 / 143, as a shell reports it) and nothing written (SEMANTICS §9).
 #include <gtest/gtest.h>
@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "../core/io_test_util.h"
-#include "../signal_run.h"
-#include "../test_paths.h"
+#include "io_test_util.h"
+#include "signal_run.h"
+#include "test_paths.h"
 
 namespace diffscope {
 namespace {

@@ -1,4 +1,4 @@
-// fuzz_npy.cpp — libFuzzer target for the .npy parser (issue 6): any input must either parse or throw
+// fuzz_npy.cpp — libFuzzer target for the .npy parser: any input must either parse or throw
 // InvalidInput; a parsed array must survive a write/parse round trip through npy_header unchanged.
 #include <cstddef>
 #include <cstdint>

@@ -1,4 +1,4 @@
-// fuzz_safetensors.cpp — libFuzzer target for the .safetensors reader and the model loaders (issue 6):
+// fuzz_safetensors.cpp — libFuzzer target for the .safetensors reader and the model loaders:
 // any input must either load or throw InvalidInput; a crash, a sanitizer report, another exception type
 // (which aborts libFuzzer) or a loaded model that breaks its own invariants is a bug.
 // Two modes, chosen by the first byte: raw bytes (the whole container, JSON included), and a structured

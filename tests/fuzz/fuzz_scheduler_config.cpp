@@ -1,4 +1,4 @@
-// fuzz_scheduler_config.cpp — libFuzzer target for the diffusers scheduler_config.json reader (issue 15): any input
+// fuzz_scheduler_config.cpp — libFuzzer target for the diffusers scheduler_config.json reader: any input
 // must either parse or throw InvalidInput; a parsed config must hold a valid schedule (T = betas.size() in
 // [2, 1000000], betas in (0, 1] with 1 only last, abar decreasing), a spacing diffusers names and a steps_offset
 // in [0, T-1], and come back the same after scheduler_config_json (betas within the writer's 1e-6 naming tolerance).

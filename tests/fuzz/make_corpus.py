@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # make_corpus.py — writes the fuzzers' seed corpus (tests/fuzz/corpus/<target>/): tiny valid files and the
-# broken cases of issue 2, built with the standard library only so the bytes are easy to audit.
+# broken cases of the design's bad-file list, built with the standard library only so the bytes are easy to audit.
 import json
 import os
 import struct
@@ -82,7 +82,7 @@ def raw_header(text, data_len):
     return struct.pack("<Q", len(h)) + h + b"\0" * data_len
 
 
-# Duplicate keys at every level (issue 11): the reader must refuse each, naming the tensor and the key.
+# Duplicate keys at every level: the reader must refuse each, naming the tensor and the key.
 DUP_ENTRY = '{"eps_net.0.weight":{"dtype":"F32","shape":[2,2],"data_offsets":[0,16]},' \
             '"eps_net.4.bias":{"dtype":"F32","shape":[1],"data_offsets":[16,20],"data_offsets":[20,24]}}'
 st["bad_dup_entry_key"] = raw_header(DUP_ENTRY, 24)

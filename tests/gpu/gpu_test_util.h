@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "../core/model_fixtures.h"
 #include "gpu/cuda_backend.h"
 #include "gpu/gpu_buffer.h"
+#include "model_fixtures.h"
 
 #define SKIP_WITHOUT_CUDA() \
   if (!::diffscope::cuda_device_available()) GTEST_SKIP() << "no CUDA device"

@@ -298,7 +298,7 @@ TEST(CudaDeviceApi, EpsFieldAndStartNoise) {
   EXPECT_LT(rel_err(gpu_x, cpu), 1e-6);
 }
 
-// Closed forms of issue 2 on the GPU (float64 values; fp32 kernels within 1e-5 relative).
+// Closed forms on the GPU (float64 values; fp32 kernels within 1e-5 relative).
 TEST(CudaClosedForm, ZeroAndConstantEps) {
   SKIP_WITHOUT_CUDA();
   CudaBackend be;

@@ -7,12 +7,12 @@
 #include <random>
 #include <string>
 
-#include "../test_paths.h"
 #include "diffusion/cpu_reference.h"
 #include "formats/npy.h"
 #include "gpu/cuda_backend.h"
 #include "gpu_test_util.h"
 #include "kernels/kernels.h"
+#include "test_paths.h"
 
 namespace diffscope {
 namespace {

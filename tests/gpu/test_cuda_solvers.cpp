@@ -1,4 +1,4 @@
-// test_cuda_solvers.cpp — issue 15 on the CUDA backend: every solver and spacing matches the float64 CPU
+// test_cuda_solvers.cpp — the solvers on the CUDA backend: every solver and spacing matches the float64 CPU
 // reference (same Philox noise, SEMANTICS §7) when run in three launches (the previous data prediction kept
 // by the caller), on networks and on the analytic gaussians8-exact; what the GPU does not run is refused with
 // InvalidInput naming `--backend cpu`.
@@ -8,13 +8,13 @@
 #include <functional>
 #include <string>
 
-#include "../test_paths.h"
 #include "base/errors.h"
 #include "diffusion/cpu_reference.h"
 #include "diffusion/step_table.h"
 #include "gpu_test_util.h"
 #include "kernels/kernels.h"
 #include "model/model.h"
+#include "test_paths.h"
 
 namespace diffscope {
 namespace {
@@ -54,7 +54,7 @@ TEST_P(CudaSolvers, MatchesFloat64AcrossLaunches) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Issue15, CudaSolvers,
+    AllSolvers, CudaSolvers,
     ::testing::Values(SolverCase{Sampler::EulerAncestral, Spacing::Default, 999, 50, 37, 2, Precision::Fp32},
                       SolverCase{Sampler::EulerAncestral, Spacing::Trailing, 999, 61, 4097, 2, Precision::Fp32},
                       SolverCase{Sampler::EulerAncestral, Spacing::Leading, 500, 20, 333, 64, Precision::Fp32},

@@ -1,4 +1,4 @@
-// test_gpu_ownership.cpp — issue 12's GPU ownership: how a failed CUDA call becomes an exception
+// test_gpu_ownership.cpp — the GPU ownership: how a failed CUDA call becomes an exception
 // (kernels/shared/cuda_error.h: out of memory is ResourceUnavailable, CLI exit 3; others std::runtime_error, exit 1),
 // the general kernel's caller-owned workspace size (its layout by hand), the RAII owners on a device.
 #include <gtest/gtest.h>

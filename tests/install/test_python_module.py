@@ -41,7 +41,7 @@ def cli(*args):
 
 
 class Goldens(unittest.TestCase):
-    """Every case of the manifest, float32 within 1e-5 relative Frobenius (as tests/core/test_golden.cpp)."""
+    """Every case of the manifest, float32 within 1e-5 relative Frobenius (as tests/diffusion/test_golden.cpp)."""
 
     def test_sample_cases(self):
         cases = [c for c in MANIFEST if c["kind"] == "sample"]

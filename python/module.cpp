@@ -81,7 +81,8 @@ FloatArray as_matrix(const py::handle& x, const char* arg) {
   }
   if (!a) throw InvalidInput(std::string(arg) + " is not a numeric array" + valid);
   const py::dtype dt = a.dtype();
-  if (dt.kind() != 'f' || (dt.itemsize() != 2 && dt.itemsize() != 4 && dt.itemsize() != 8))
+  const py::ssize_t size = dtype_itemsize(dt);
+  if (dtype_kind(dt) != 'f' || (size != 2 && size != 4 && size != 8))
     throw InvalidInput(std::string(arg) + " has dtype " + std::string(py::str(py::handle(dt))) + valid);
   if (a.ndim() != 2)
     throw InvalidInput(std::string(arg) + " has " + std::to_string(a.ndim()) + " dimensions (shape " + shape_text(a) +

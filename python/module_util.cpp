@@ -132,6 +132,10 @@ void check_out(const std::string& out, const std::string& backend) {
     throw InvalidInput("out = 'cuda' needs backend = 'cuda'; backend = '" + backend + "' computes on the host");
 }
 
+char dtype_kind(const py::dtype& dt) { return dt.attr("kind").cast<std::string>().at(0); }
+
+py::ssize_t dtype_itemsize(const py::dtype& dt) { return dt.attr("itemsize").cast<py::ssize_t>(); }
+
 std::vector<int64_t> int_vector(const py::handle& v, const char* arg, int64_t B, IntRange r) {
   const std::string valid = "an int or B = " + std::to_string(B) + " ints in [" + std::to_string(r.lo) + ", " +
                             std::to_string(r.hi) + "]";
@@ -142,7 +146,7 @@ std::vector<int64_t> int_vector(const py::handle& v, const char* arg, int64_t B,
     raw = py::array::ensure(v);  // numpy.asarray: no cast yet
   } catch (const py::error_already_set&) {
   }
-  const char kind = raw ? raw.dtype().kind() : '?';
+  const char kind = raw ? dtype_kind(raw.dtype()) : '?';
   if (!raw || (kind != 'i' && kind != 'u') || raw.ndim() > 1)
     throw InvalidInput(std::string(arg) + " = " + repr_text(v) +
                        (raw ? " (dtype " + std::string(py::str(py::handle(raw.dtype()))) + ")" : std::string()) +

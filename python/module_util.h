@@ -1,6 +1,7 @@
 // module_util.h — what the Python module's calls share: the backends by name (made once, kept), the
 // argument checks with the CLI's messages under Python's argument names, and the `stream` argument.
 #pragma once
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
@@ -58,6 +59,11 @@ void check_cuda_process(const std::string& what);
 int64_t int_arg(const pybind11::handle& v, const char* arg, IntRange r, const std::string& valid);
 // A seed (SEMANTICS §7): an integer (as int_arg) in [0, 2^64-1], as `--seed`.
 uint64_t seed_arg(const pybind11::handle& v);
+
+// A numpy dtype's kind ('f', 'i', 'u', ...) and item size in bytes, read through Python's attributes: pybind11
+// 2.10's dtype::itemsize() reads NumPy 1's C struct, whose item size moved in NumPy 2.
+char dtype_kind(const pybind11::dtype& dt);
+pybind11::ssize_t dtype_itemsize(const pybind11::dtype& dt);
 
 // precision tf32/bf16 need backend "cuda" (SEMANTICS §8): InvalidInput otherwise.
 void check_backend_precision(const std::string& backend, Precision precision);

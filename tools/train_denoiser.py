@@ -78,6 +78,33 @@ def lr_at(step, total, peak, warmup, final_frac):
     return peak * (final_frac + (1 - final_frac) * 0.5 * (1 + math.cos(math.pi * p)))
 
 
+def batch_loss(ens, pool, sqrt_ab, sqrt_1mab, T, B, t_power, gen):
+    """The epsilon-prediction loss of one batch per model: B rows of each model's pool (M, P, dim), t uniform in
+    [0, T) (or floor(T u^p) for t_power p != 1), x_t = sqrt(abar_t) x0 + sqrt(1 - abar_t) eps; returns (M,)."""
+    M, pool_n, dim = pool.shape
+    device = pool.device
+    idx = torch.randint(0, pool_n, (M, B), generator=gen, device=device)
+    x0 = torch.gather(pool, 1, idx.unsqueeze(-1).expand(M, B, dim))
+    if t_power == 1.0:
+        t = torch.randint(0, T, (M, B), generator=gen, device=device)
+    else:  # t = floor(T u^p), u ~ U(0, 1): p > 1 draws small t (fine detail) more often
+        u = torch.rand(M, B, generator=gen, device=device)
+        t = (T * u ** t_power).long().clamp_(0, T - 1)
+    eps = torch.randn(M, B, dim, generator=gen, device=device)
+    xt = sqrt_ab[t].unsqueeze(-1) * x0 + sqrt_1mab[t].unsqueeze(-1) * eps
+    u = torch.cat([xt, (t.float() / T).unsqueeze(-1)], -1)
+    return ((ens(u) - eps) ** 2).mean(dim=(1, 2))
+
+
+def ema_update(ema, params, decay):
+    """ema <- decay * ema + (1 - decay) * params, in place."""
+    if hasattr(torch, "_foreach_lerp_"):
+        torch._foreach_lerp_(ema, params, 1 - decay)
+    else:  # older torch
+        for e, p in zip(ema, params):
+            e.lerp_(p, 1 - decay)
+
+
 def train(names, args, device):
     T = 1000
     data = [load_dataset(n, args.seed) for n in names]
@@ -110,29 +137,14 @@ def train(names, args, device):
     print("[%s] training %d model(s) dim=%d hidden=%d batch=%d steps<=%d lr=%g ema=%g on %s" % (
         ",".join(names), M, dim, args.hidden, B, total, args.lr, args.ema, device), flush=True)
     while step < total:
-        idx = torch.randint(0, pool_n, (M, B), generator=gen, device=device)
-        x0 = torch.gather(pool, 1, idx.unsqueeze(-1).expand(M, B, dim))
-        if args.t_power == 1.0:
-            t = torch.randint(0, T, (M, B), generator=gen, device=device)
-        else:  # t = floor(T u^p), u ~ U(0, 1): p > 1 draws small t (fine detail) more often
-            u = torch.rand(M, B, generator=gen, device=device)
-            t = (T * u ** args.t_power).long().clamp_(0, T - 1)
-        eps = torch.randn(M, B, dim, generator=gen, device=device)
-        xt = sqrt_ab[t].unsqueeze(-1) * x0 + sqrt_1mab[t].unsqueeze(-1) * eps
-        u = torch.cat([xt, (t.float() / T).unsqueeze(-1)], -1)
-        loss_m = ((ens(u) - eps) ** 2).mean(dim=(1, 2))
+        loss_m = batch_loss(ens, pool, sqrt_ab, sqrt_1mab, T, B, args.t_power, gen)
         for g in opt.param_groups:
             g["lr"] = lr_at(step, total, args.lr, args.warmup, args.final_lr_frac)
         opt.zero_grad(set_to_none=True)
         loss_m.sum().backward()
         opt.step()
         with torch.no_grad():
-            decay = min(args.ema, (1 + step) / (10 + step))  # EMA warm-up
-            if hasattr(torch, "_foreach_lerp_"):
-                torch._foreach_lerp_(ema, list(ens.parameters()), 1 - decay)
-            else:  # older torch
-                for e, p in zip(ema, ens.parameters()):
-                    e.lerp_(p, 1 - decay)
+            ema_update(ema, list(ens.parameters()), min(args.ema, (1 + step) / (10 + step)))  # EMA warm-up
             acc += loss_m.detach()
         acc_n += 1
         step += 1

@@ -14,7 +14,6 @@
 #include <mutex>
 #include <new>
 #include <optional>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -139,8 +138,8 @@ struct Model {
     SampleArgs a;
     a.precision = parse_precision(precision_text);
     check_backend_precision(backend_name, a.precision);
-    a.sampler = parse_sampler(sampler_text, "sampler");
-    if (!spacing_arg.is_none()) a.spacing = parse_spacing(py::str(spacing_arg), "spacing");
+    a.sampler = parse_sampler(sampler_text);
+    if (!spacing_arg.is_none()) a.spacing = parse_spacing(py::str(spacing_arg));
     if (!steps_offset_arg.is_none())
       a.steps_offset = int_arg(steps_offset_arg, "steps_offset", {0, INT_MAX}, "an int >= 0, or None");
     std::optional<SchedulerConfig> config;
@@ -290,25 +289,6 @@ py::object mlp3(const py::object& weights_arg, const py::object& x_arg, const st
 }  // namespace
 }  // namespace diffscope::python
 
-namespace diffscope::python {
-namespace {
-// The core's messages name the CLI's flags ("--t-start[0] = 5000 ..."); Python names its keywords ("t_start[0]").
-std::string python_names(const std::string& message) {
-  static const std::regex flag("--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)");
-  std::string out;
-  auto it = std::sregex_iterator(message.begin(), message.end(), flag);
-  size_t last = 0;
-  for (; it != std::sregex_iterator(); ++it) {
-    std::string name = (*it)[1].str();
-    std::replace(name.begin(), name.end(), '-', '_');
-    out += message.substr(last, static_cast<size_t>(it->position()) - last) + name;
-    last = static_cast<size_t>(it->position() + it->length());
-  }
-  return out + message.substr(last);
-}
-}  // namespace
-}  // namespace diffscope::python
-
 PYBIND11_MODULE(_diffscope, m) {
   using namespace diffscope;
   using namespace diffscope::python;
@@ -318,7 +298,8 @@ PYBIND11_MODULE(_diffscope, m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const InvalidInput& e) {
-      PyErr_SetString(PyExc_ValueError, python_names(e.what()).c_str());
+      // An ArgumentError's what() names its argument by id (core/arg_error.h): Python's keyword.
+      PyErr_SetString(PyExc_ValueError, e.what());
     } catch (const ResourceUnavailable& e) {
       PyErr_SetString(PyExc_RuntimeError, e.what());
     } catch (const std::bad_alloc&) {

@@ -336,23 +336,11 @@ std::string run_options(const SampleOptions& o, const AppSettings& pic, bool cam
 #endif
 
 // The CLI's spelling of a sampling argument: its flag; t_start taken from --config names the sidecar.
-std::string cli_arg_name(const SampleOptions& o, SampleArg a) {
-  switch (a) {
-    case SampleArg::N: return "--n";
-    case SampleArg::Sampler: return "--sampler";
-    case SampleArg::Spacing: return "--spacing";
-    case SampleArg::StepsOffset: return "--steps-offset";
-    case SampleArg::Eta: return "--eta";
-    case SampleArg::Steps: return "--steps";
-    case SampleArg::TStart: return o.t_start_from_config && !o.given("--t-start") ? "--config " + o.config + ": t_start"
-                                                                                  : "--t-start";
-    case SampleArg::FromData: return "--from-data";
-    case SampleArg::TrajectoryStride: return "--trajectory-stride";
-    case SampleArg::Frame: return "--frame";
-    case SampleArg::SchedulerConfig: return "--scheduler-config " + o.scheduler_config;
-    case SampleArg::Config: return "--config " + o.config;
-  }
-  return "";
+std::string cli_arg_name(const SampleOptions& o, Arg a) {
+  if (a == Arg::TStart && o.t_start_from_config && !o.given("--t-start")) return "--config " + o.config + ": t_start";
+  if (a == Arg::SchedulerConfig) return "--scheduler-config " + o.scheduler_config;
+  if (a == Arg::Config) return "--config " + o.config;
+  return cli_flag(a);
 }
 
 // The options (flags, then --config's values where no flag was given) as a sampling request; `budget_mb`: the
@@ -382,7 +370,7 @@ SampleRequest sample_request(const SampleOptions& o, int budget_mb) {
   r.frame_past_end_is_last = o.frame_from_config && !o.given("--frame");
   r.model_name = o.model;
   const SampleOptions* opts = &o;
-  r.arg_name = [opts](SampleArg a) { return cli_arg_name(*opts, a); };
+  r.arg_name = [opts](Arg a) { return cli_arg_name(*opts, a); };
   return r;
 }
 
@@ -709,7 +697,7 @@ SampleRequest sample_request_of(const std::vector<std::string>& args) {
   for (const std::string& a : args) argv.push_back(a.c_str());
   app.parse(static_cast<int>(argv.size()), argv.data());
   SampleRequest r = sample_request(*o, AppSettings{}.sampling.memory_budget_mb);
-  r.arg_name = [o](SampleArg a) { return cli_arg_name(*o, a); };
+  r.arg_name = [o](Arg a) { return cli_arg_name(*o, a); };
   return r;
 }
 

@@ -6,6 +6,7 @@
 #include "core/backend.h"
 #include "core/cpu_reference.h"
 #include "core/cpu_threads.h"
+#include "core/arg_error.h"
 #include "core/errors.h"
 
 namespace diffscope {
@@ -13,8 +14,9 @@ namespace {
 
 void require_fp32(Precision p) {
   if (p != Precision::Fp32)
-    throw InvalidInput(std::string("--precision ") + precision_name(p) +
-                       " needs --backend cuda; the CPU backend computes fp32 only");
+    throw ArgumentError(Arg::Precision, precision_name(p), "fp32",
+                        arg_ref(Arg::Precision) + " " + precision_name(p) + " needs " + arg_ref(Arg::Backend) +
+                            " cuda; the CPU backend computes fp32 only");
 }
 
 class CpuBackend final : public DenoiserBackend {

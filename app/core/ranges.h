@@ -54,7 +54,8 @@ constexpr RealRange kPointAlphaRange{0.05, 1.0};
 void check_range(const std::string& arg, int64_t value, IntRange r);
 // Throws check_range's InvalidInput for a value given as text (one that may not fit in int64: a Python int, a uint64).
 [[noreturn]] void throw_out_of_range(const std::string& arg, const std::string& value_text, IntRange r);
-void check_eta(double eta, const char* arg = "--eta");  // arg: the CLI's "--eta"; Python's "eta"
+// eta in [0, 1]: InvalidInput naming `arg` (the caller's spelling), or with arg "" an ArgumentError (Arg::Eta).
+void check_eta(double eta, const std::string& arg = "");
 void check_real_range(const std::string& arg, double value, RealRange r);
 
 // SEMANTICS §4 input checks for denoise: B >= 1, x finite, x width == dim, 0 <= t_start[b] <= T-1, S >= 1.

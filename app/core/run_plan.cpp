@@ -15,24 +15,6 @@
 
 namespace diffscope {
 
-std::string snake_case_name(SampleArg a) {
-  switch (a) {
-    case SampleArg::N: return "n";
-    case SampleArg::Sampler: return "sampler";
-    case SampleArg::Spacing: return "spacing";
-    case SampleArg::StepsOffset: return "steps_offset";
-    case SampleArg::Eta: return "eta";
-    case SampleArg::Steps: return "steps";
-    case SampleArg::TStart: return "t_start";
-    case SampleArg::FromData: return "from_data";
-    case SampleArg::TrajectoryStride: return "trajectory_stride";
-    case SampleArg::Frame: return "frame";
-    case SampleArg::SchedulerConfig: return "scheduler_config";
-    case SampleArg::Config: return "config";
-  }
-  return "?";
-}
-
 bool SampleRequest::operator==(const SampleRequest& o) const {
   return sampler == o.sampler && spacing == o.spacing && steps_offset == o.steps_offset &&
          steps_offset_named == o.steps_offset_named && eta == o.eta && eta_named == o.eta_named && t_start == o.t_start && steps == o.steps &&
@@ -50,10 +32,10 @@ std::vector<int> kept_frames(int N, int s) {
 }
 
 void check_sample_request(const SampleRequest& r) {
-  if (r.steps_offset) check_range(r.name(SampleArg::StepsOffset), *r.steps_offset, {0, INT_MAX});
-  check_range(r.name(SampleArg::N), r.n, sample_count_range(r.gpu));
-  check_eta(r.eta, r.name(SampleArg::Eta).c_str());
-  if (r.trajectory_stride) check_range(r.name(SampleArg::TrajectoryStride), *r.trajectory_stride, {1, INT_MAX});
+  if (r.steps_offset) check_range(r.name(Arg::StepsOffset), *r.steps_offset, {0, INT_MAX});
+  check_range(r.name(Arg::N), r.n, sample_count_range(r.gpu));
+  check_eta(r.eta, r.name(Arg::Eta).c_str());
+  if (r.trajectory_stride) check_range(r.name(Arg::TrajectoryStride), *r.trajectory_stride, {1, INT_MAX});
 }
 
 namespace {
@@ -79,13 +61,13 @@ void resolve_spacing(RunPlan& p, const NoteSink& on_note) {
     if (!r.spacing && !per_t) p.spacing = config->spacing;
     if (per_t && config->spacing != Spacing::Default)
       add_note(p, RunNote::Kind::ConfigSpacing,
-               r.name(SampleArg::SchedulerConfig) + ": its spacing (" + spacing_name(config->spacing) +
+               r.name(Arg::SchedulerConfig) + ": its spacing (" + spacing_name(config->spacing) +
                    (config->spacing == Spacing::Karras ? ": use_karras_sigmas" : "") + ") has no effect with " +
-                   r.name(SampleArg::Sampler) + " " + sampler_name(r.sampler) + ", which steps t -> t-1 (SEMANTICS §3)",
+                   r.name(Arg::Sampler) + " " + sampler_name(r.sampler) + ", which steps t -> t-1 (SEMANTICS §3)",
                on_note);
     if (!r.steps_offset) offset = config->steps_offset;
   }
-  check_range(r.name(SampleArg::StepsOffset), offset, {0, INT_MAX});
+  check_range(r.name(Arg::StepsOffset), offset, {0, INT_MAX});
   p.steps_offset = static_cast<int>(offset);
 }
 
@@ -94,7 +76,7 @@ void resolve_spacing(RunPlan& p, const NoteSink& on_note) {
 void resolve_steps(RunPlan& p, const Schedule& schedule, const NoteSink& on_note) {
   const SampleRequest& r = p.request;
   if (r.t_start) {
-    check_range(r.name(SampleArg::TStart), *r.t_start, t_start_range(schedule));
+    check_range(r.name(Arg::TStart), *r.t_start, t_start_range(schedule));
     p.t_start = static_cast<int>(*r.t_start);
   } else {
     std::string note;
@@ -102,7 +84,7 @@ void resolve_steps(RunPlan& p, const Schedule& schedule, const NoteSink& on_note
     if (!note.empty()) add_note(p, RunNote::Kind::DefaultTStart, note, on_note);
   }
   const int64_t steps = r.steps.value_or(int64_t(p.t_start) + 1);
-  check_range(r.name(SampleArg::Steps), steps, sample_steps_range(p.t_start));
+  check_range(r.name(Arg::Steps), steps, sample_steps_range(p.t_start));
   p.steps = static_cast<int>(steps);
 }
 
@@ -111,12 +93,12 @@ void note_unused(RunPlan& p, const NoteSink& on_note) {
   const SampleRequest& r = p.request;
   if (r.eta_named && r.sampler != Sampler::Ddim)
     add_note(p, RunNote::Kind::IgnoredEta,
-             r.name(SampleArg::Eta) + " has no effect with " + r.name(SampleArg::Sampler) + " " +
+             r.name(Arg::Eta) + " has no effect with " + r.name(Arg::Sampler) + " " +
                  sampler_name(r.sampler) + " (only ddim takes eta; the stochastic solvers fix their own noise, SEMANTICS §3)",
              on_note);
   if (r.steps_offset_named && p.spacing != Spacing::Leading)
     add_note(p, RunNote::Kind::IgnoredStepsOffset,
-             r.name(SampleArg::StepsOffset) + " has no effect with " + r.name(SampleArg::Spacing) + " " +
+             r.name(Arg::StepsOffset) + " has no effect with " + r.name(Arg::Spacing) + " " +
                  spacing_name(p.spacing) + " (only leading adds it)",
              on_note);
 }
@@ -132,12 +114,12 @@ void resolve_frames(RunPlan& p, const DiffusionModel& model, const NoteSink& on_
   int64_t frame = r.frame.value_or(-1);
   if (r.frame && r.frame_past_end_is_last && frame > N) {
     add_note(p, RunNote::Kind::FramePastEnd,
-             r.name(SampleArg::Config) + " shows frame " + std::to_string(frame) + ", past this run's " +
+             r.name(Arg::Config) + " shows frame " + std::to_string(frame) + ", past this run's " +
                  count_noun(N, "step") + ": drawing the last frame",
              on_note);
     frame = -1;
   } else if (r.frame) {
-    check_range(r.name(SampleArg::Frame), frame, {0, N});
+    check_range(r.name(Arg::Frame), frame, {0, N});
   }
   p.frame = static_cast<int>(frame);
   p.frames = kept_frames(N, p.stride);
@@ -157,12 +139,12 @@ RunPlan plan_run(const SampleRequest& request, const DiffusionModel& model, cons
   p.table = build_step_table(model.schedule, request.sampler, p.t_start, p.steps, request.eta, p.spacing, p.steps_offset);
   note_unused(p, on_note);
   if (request.from_data && model.n_data <= 0)
-    throw InvalidInput(request.name(SampleArg::FromData) + ": the model '" + request.model_name +
+    throw InvalidInput(request.name(Arg::FromData) + ": the model '" + request.model_name +
                        "' has no data_samples tensor");
   // SEMANTICS §3 "Finite coefficients": a run whose coefficients are not finite in float32 is refused.
   check_run_coefficients(model.schedule, p.table, p.steps, request.from_data ? p.t_start : -1);
   if (!ends_clean(p.table)) {  // a valid run, but one that a newcomer may take for a sampler failure
-    const std::string steps = request.name(SampleArg::Steps);
+    const std::string steps = request.name(Arg::Steps);
     add_note(p, RunNote::Kind::NoisyEnd,
              std::string(sampler_name(request.sampler)) + " with " + steps + " " + std::to_string(p.steps) +
                  " from t_start " + std::to_string(p.t_start) + " stops after t = " + std::to_string(p.table.t.back()) +

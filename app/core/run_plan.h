@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/arg_error.h"
 #include "core/backend.h"
 #include "core/model.h"
 #include "core/precision.h"
@@ -18,13 +19,6 @@
 #include "core/step_table.h"
 
 namespace diffscope {
-
-// The arguments of a sampling request, by what they mean; each front end spells them its own way (the CLI
-// "--t-start", Python "t_start") through SampleRequest::arg_name.
-enum class SampleArg { N, Sampler, Spacing, StepsOffset, Eta, Steps, TStart, FromData, TrajectoryStride, Frame,
-                       SchedulerConfig, Config };
-// Python's and the script's spelling: "n", "sampler", ..., "t_start", "trajectory_stride", "scheduler_config".
-std::string snake_case_name(SampleArg a);
 
 struct SampleRequest {
   Sampler sampler = Sampler::Ddim;
@@ -49,10 +43,11 @@ struct SampleRequest {
   std::optional<int64_t> frame;              // a frame also kept (and returned by run_plan), in [0, N]
   bool frame_past_end_is_last = false;       // a frame past the run's last is the last, with a note (--config's)
   std::string model_name;                    // how the caller named the model, for messages
-  // The front end's name of an argument in messages and notes (snake_case_name when unset).
-  std::function<std::string(SampleArg)> arg_name;
+  // The front end's name of an argument in messages and notes, as the CLI's --t-start or Python's t_start
+  // (core/arg_error.h; snake_case_name when unset).
+  ArgSpelling arg_name;
 
-  std::string name(SampleArg a) const { return arg_name ? arg_name(a) : snake_case_name(a); }
+  std::string name(Arg a) const { return arg_name ? arg_name(a) : snake_case_name(a); }
   bool operator==(const SampleRequest& o) const;  // every field but arg_name
   bool operator!=(const SampleRequest& o) const { return !(*this == o); }
 };

@@ -93,7 +93,7 @@ bool is_restore_file(const std::string& path) {
 bool restore_into_app(App& app, const std::string& file) {
   try {
     std::string note;
-    const RestorePlan plan = plan_restore(read_sidecar(file, &note));
+    const RestorePlan plan = plan_restore(read_sidecar(file, &note, "--restore"));
     AppSettings next = app.settings;
     for (const auto& [k, v] : plan.sets) apply_setting(next, k, v);  // all or nothing
     app.settings = next;

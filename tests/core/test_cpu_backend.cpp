@@ -9,6 +9,8 @@
 
 #include "core/backend.h"
 #include "core/cpu_reference.h"
+#include "cli/cli_util.h"
+#include "core/arg_error.h"
 #include "core/errors.h"
 #include "core/philox_normal.h"
 #include "core/sampling.h"
@@ -134,8 +136,10 @@ TEST(CpuBackend, RefusesTensorCorePrecisions) {
     try {
       be->denoise(m, x.data(), &t, 1, 1, nullptr, p);
       FAIL() << "no throw";
-    } catch (const InvalidInput& e) {
-      EXPECT_NE(std::string(e.what()).find("needs --backend cuda"), std::string::npos) << e.what();
+    } catch (const ArgumentError& e) {
+      EXPECT_EQ(e.arg, Arg::Precision);
+      EXPECT_NE(e.message(cli::cli_flag).find("needs --backend cuda"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("needs backend cuda"), std::string::npos) << e.what();
     }
   }
   Mlp3Weights w;

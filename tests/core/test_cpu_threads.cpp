@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/backend.h"
+#include "core/arg_error.h"
 #include "core/cpu_threads.h"
 #include "core/errors.h"
 #include "core/field_eval.h"
@@ -75,8 +76,9 @@ TEST(CpuThreads, RangeOfTheThreadCount) {
     try {
       set_cpu_threads(bad);
       FAIL() << bad;
-    } catch (const InvalidInput& e) {
-      EXPECT_EQ(std::string(e.what()), "--threads = " + std::to_string(bad) + " is out of range; valid: [1, 1024]");
+    } catch (const ArgumentError& e) {  // named by id: the CLI's --threads, Python's threads
+      EXPECT_EQ(e.arg, Arg::Threads);
+      EXPECT_EQ(std::string(e.what()), "threads = " + std::to_string(bad) + " is out of range; valid: [1, 1024]");
     }
   }
   EXPECT_EQ(cpu_threads(), default_cpu_threads());  // a refused value changes nothing

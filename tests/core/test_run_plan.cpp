@@ -111,8 +111,8 @@ TEST(RunPlan, TheThreeFrontEndsPlanTheSameRun) {
 
 TEST(RunPlan, ArgumentNamesAreEachFrontEndsOwn) {
   const ThreeRequests r = three(Sampler::Ddim, Spacing::Default, nullptr, "");
-  EXPECT_EQ(r.cli.name(SampleArg::TStart), "--t-start");
-  EXPECT_EQ(r.python.name(SampleArg::TStart), "t_start");
+  EXPECT_EQ(r.cli.name(Arg::TStart), "--t-start");
+  EXPECT_EQ(r.python.name(Arg::TStart), "t_start");
   SampleRequest bad = r.cli;
   bad.t_start = 5000;
   try {

@@ -13,7 +13,7 @@
 #include <cstring>
 #include <mutex>
 #include <new>
-#include <regex>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -29,8 +29,10 @@
 #include "platform/model_paths.h"
 #include "python/cuda_arrays.h"
 #include "python/module_util.h"
+#include "python/sample_request.h"
 #include "run/backend.h"
 #include "run/finite_checks.h"
+#include "run/run_plan.h"
 
 namespace py = pybind11;
 
@@ -38,14 +40,6 @@ namespace diffscope::python {
 namespace {
 
 using FloatArray = py::array_t<float, py::array::c_style | py::array::forcecast>;
-
-// Frames kept with stride s over N steps: 0, s, 2s, ... and always N (SEMANTICS §3, as `sample --trajectory`).
-std::vector<int> kept_frames(int N, int s) {
-  std::vector<int> f;
-  for (int k = 0; k < N; k += s) f.push_back(k);
-  f.push_back(N);
-  return f;
-}
 
 FloatArray new_array(std::vector<py::ssize_t> shape) {
   try {
@@ -135,54 +129,62 @@ struct Model {
 
   // sample(): SEMANTICS §3. Returns x (n, dim) or (x, trajectory (frames, n, dim)). spacing / steps_offset: None
   // takes the scheduler_config's (a diffusers scheduler_config.json path, as `sample --scheduler-config`), else
-  // default / 0; the config's schedule applies to this call only, by SEMANTICS §3's rule.
+  // default / 0; the config's schedule applies to this call only, by SEMANTICS §3's rule. The request is resolved
+  // by plan_run (run/run_plan.h) and run by run_plan, as the CLI's.
   py::object sample(const py::object& n_arg, const std::string& sampler_text, const py::object& spacing_arg,
                     const py::object& steps_offset_arg, double eta, const py::object& steps_arg,
                     const py::object& t_start_arg, const py::object& seed_obj, bool from_data,
                     const std::string& backend_name, const std::string& precision_text, bool trajectory,
                     const py::object& stride_arg, const std::string& out, const py::object& stream,
                     const py::object& scheduler_config) {
-    const Precision precision = parse_precision(precision_text);
-    check_backend_precision(backend_name, precision);
-    const Sampler sampler = parse_sampler(sampler_text, "sampler");
-    Spacing spacing = spacing_arg.is_none() ? Spacing::Default : parse_spacing(py::str(spacing_arg), "spacing");
-    int64_t steps_offset = steps_offset_arg.is_none()
-                               ? 0
-                               : int_arg(steps_offset_arg, "steps_offset", {0, INT_MAX}, "an int >= 0, or None");
+    SampleArgs a;
+    a.precision = parse_precision(precision_text);
+    check_backend_precision(backend_name, a.precision);
+    a.sampler = parse_sampler(sampler_text);
+    if (!spacing_arg.is_none()) a.spacing = parse_spacing(py::str(spacing_arg));
+    if (!steps_offset_arg.is_none())
+      a.steps_offset = int_arg(steps_offset_arg, "steps_offset", {0, INT_MAX}, "an int >= 0, or None");
+    std::optional<SchedulerConfig> config;
     DiffusionModel configured;  // the model with the scheduler_config's schedule (this call only)
-    const DiffusionModel& run_model = scheduler_config.is_none()
-                                          ? model
-                                          : with_scheduler_config(scheduler_config, sampler, spacing_arg.is_none(),
-                                                                  steps_offset_arg.is_none(), &configured, &spacing,
-                                                                  &steps_offset);
-    check_range("steps_offset", steps_offset, {0, INT_MAX});
-    const uint64_t seed = seed_arg(seed_obj);
-    const int64_t n = int_arg(n_arg, "n", sample_count_range(backend_name == "cuda"), "an int");
+    const DiffusionModel& run_model = scheduler_config.is_none() ? model
+                                                                 : with_scheduler_config(scheduler_config, &configured, &config);
+    a.scheduler_config = config ? &*config : nullptr;
+    a.seed = seed_arg(seed_obj);
+    a.n = int_arg(n_arg, "n", sample_count_range(backend_name == "cuda"), "an int");
     check_eta(eta, "eta");
-    const int64_t stride_in = int_arg(stride_arg, "trajectory_stride", {1, INT_MAX}, "an int >= 1");
+    a.eta = eta;
+    a.trajectory_stride = int_arg(stride_arg, "trajectory_stride", {1, INT_MAX}, "an int >= 1");
     check_out(out, backend_name);
-    // None: the model's last usable timestep (T - 1, or below the first unusable t, with a UserWarning saying why).
-    std::string t_note;
-    const int t_start = t_start_arg.is_none()
-                            ? default_t_start(run_model.schedule, &t_note)
-                            : static_cast<int>(int_arg(t_start_arg, "t_start", t_start_range(run_model.schedule), "an int"));
-    if (!t_note.empty() && PyErr_WarnEx(PyExc_UserWarning, t_note.c_str(), 2) != 0) throw py::error_already_set();
-    const int64_t steps = steps_arg.is_none() ? t_start + 1
-                                              : int_arg(steps_arg, "steps", sample_steps_range(t_start),
-                                                        "an int in [1, t_start + 1], or None for t_start + 1");
-    if (from_data && run_model.n_data <= 0)
-      throw InvalidInput("from_data: the model '" + name + "' has no data_samples tensor");
-    const StepTable table = build_step_table(run_model.schedule, sampler, t_start, static_cast<int>(steps), eta, spacing,
-                                            static_cast<int>(steps_offset));
-    const int N = table.steps(), rows = static_cast<int>(n), dim = run_model.net.dim;
-    // SEMANTICS §3 "Finite coefficients": refused like the CLI's run, before any computation.
-    check_run_coefficients(run_model.schedule, table, N, from_data ? t_start : -1);
-    const std::vector<int> frames = trajectory ? kept_frames(N, static_cast<int>(std::min<int64_t>(stride_in, N)))
-                                               : std::vector<int>{};
+    if (!t_start_arg.is_none())
+      a.t_start = int_arg(t_start_arg, "t_start", t_start_range(run_model.schedule), "an int");
+    if (!steps_arg.is_none()) {  // checked by plan_run; the range here names a value beyond 64 bits
+      const int64_t t_hi = a.t_start ? *a.t_start : std::max(0, t_start_max_usable(run_model.schedule));
+      a.steps = int_arg(steps_arg, "steps", sample_steps_range(static_cast<int>(t_hi)),
+                        "an int in [1, t_start + 1], or None for t_start + 1");
+    }
+    a.from_data = from_data;
+    a.backend = backend_name;
+    a.trajectory = trajectory;
+    a.model_name = name;
+    // The config's sampler note and a t_start default below T - 1 become UserWarnings.
+    const RunPlan plan = plan_run(sample_request(a), run_model, [](const RunNote& note) {
+      std::string text;
+      if (note.kind == RunNote::Kind::ConfigSampler) text = "scheduler_config: " + note.text;
+      if (note.kind == RunNote::Kind::DefaultTStart) text = note.text;
+      if (!text.empty() && PyErr_WarnEx(PyExc_UserWarning, text.c_str(), 2) != 0) throw py::error_already_set();
+    });
+    const std::vector<int> frames = trajectory ? plan.frames : std::vector<int>{};
     if (out == "cuda")
-      return sample_cuda(backends, mutex, run_model, table, rows, seed, from_data, t_start, precision, frames,
-                         stream_arg(stream));
+      return sample_cuda(backends, mutex, run_model, plan.table, plan.n, a.seed, from_data, plan.t_start, a.precision,
+                         frames, stream_arg(stream));
+    return sample_host(plan, run_model, backend_name, frames);
+  }
 
+  // The host run of a plan: x (n, dim), or (x, trajectory) with `frames` kept.
+  py::object sample_host(const RunPlan& plan, const DiffusionModel& run_model, const std::string& backend_name,
+                         const std::vector<int>& frames) {
+    const int rows = plan.n, dim = run_model.net.dim;
+    const bool trajectory = !frames.empty();
     FloatArray x = new_array({rows, dim});
     FloatArray traj = trajectory ? new_array({static_cast<py::ssize_t>(frames.size()), rows, dim}) : FloatArray();
     float* px = x.mutable_data();
@@ -190,27 +192,7 @@ struct Model {
     {
       py::gil_scoped_release release;
       std::lock_guard<std::mutex> lock(mutex);
-      DenoiserBackend& be = backends.get(backend_name);
-      if (from_data)
-        fill_start_from_data(run_model, t_start, seed, rows, px);
-      else
-        be.start_noise(run_model, seed, rows, px);  // where this backend draws it, as the CLI and the GUI (SEMANTICS §7)
-      const int64_t frame = static_cast<int64_t>(rows) * dim;
-      // dpmpp-2m / -2m-sde: the previous data prediction, carried across the chunks (SEMANTICS §3)
-      std::vector<float> prev(table.uses_prev() ? static_cast<size_t>(frame) : 0);
-      float* pprev = prev.empty() ? nullptr : prev.data();
-      if (!trajectory) {
-        be.run_steps(run_model, table, 0, N, px, rows, seed, nullptr, precision, 0, pprev);
-      } else if (frames.size() == static_cast<size_t>(N) + 1) {  // stride 1: the backend writes every frame
-        std::memcpy(pt, px, sizeof(float) * frame);
-        be.run_steps(run_model, table, 0, N, px, rows, seed, pt + frame, precision, 0, pprev);
-      } else {
-        std::memcpy(pt, px, sizeof(float) * frame);
-        for (size_t f = 1; f < frames.size(); ++f) {
-          be.run_steps(run_model, table, frames[f - 1], frames[f], px, rows, seed, nullptr, precision, 0, pprev);
-          std::memcpy(pt + f * frame, px, sizeof(float) * frame);
-        }
-      }
+      run_plan(plan, run_model, backends.get(backend_name), RunBuffers{px, pt});
     }
     check_result_finite("x", px, 1, rows, dim);
     if (trajectory) check_result_finite("trajectory", pt, static_cast<int64_t>(frames.size()), rows, dim);
@@ -219,26 +201,19 @@ struct Model {
   }
 
   // A copy of the model with the diffusers scheduler_config.json at `path_arg` (str or os.PathLike) applied
-  // (diffusion/scheduler_config.h, as `sample --scheduler-config`): its schedule by SEMANTICS §3's rule, and its spacing
-  // and steps_offset where the caller gave none (ddpm / ddpm-mean keep the default spacing). Its schedule warnings
-  // and sampler_mismatch_note's line become Python UserWarnings; a bad file raises ValueError naming the key, the
-  // value and the range.
-  const DiffusionModel& with_scheduler_config(const py::object& path_arg, Sampler sampler, bool take_spacing,
-                                              bool take_offset, DiffusionModel* configured, Spacing* spacing,
-                                              int64_t* steps_offset) {
+  // (diffusion/scheduler_config.h, as `sample --scheduler-config`): its schedule by SEMANTICS §3's rule; the config
+  // itself into `config` (plan_run takes its spacing and steps_offset). Its schedule warnings become Python
+  // UserWarnings; a bad file raises ValueError naming the key, the value and the range.
+  const DiffusionModel& with_scheduler_config(const py::object& path_arg, DiffusionModel* configured,
+                                              std::optional<SchedulerConfig>* config) {
     const std::string path = py::str(py::module_::import("os").attr("fspath")(path_arg));
-    const SchedulerConfig config = load_scheduler_config(path);
+    *config = load_scheduler_config(path);
     *configured = model;
     const size_t old_warnings = configured->warnings.size();
-    apply_scheduler_config(*configured, config);
+    apply_scheduler_config(*configured, **config);
     for (size_t i = old_warnings; i < configured->warnings.size(); ++i)
       if (PyErr_WarnEx(PyExc_UserWarning, ("scheduler_config: " + configured->warnings[i]).c_str(), 2) != 0)
         throw py::error_already_set();
-    if (const std::string note = sampler_mismatch_note(config, sampler); !note.empty())
-      if (PyErr_WarnEx(PyExc_UserWarning, ("scheduler_config: " + note).c_str(), 2) != 0) throw py::error_already_set();
-    const bool per_t = sampler == Sampler::Ddpm || sampler == Sampler::DdpmMean;
-    if (take_spacing && !per_t) *spacing = config.spacing;
-    if (take_offset) *steps_offset = config.steps_offset;
     return *configured;
   }
 
@@ -318,25 +293,6 @@ py::object mlp3(const py::object& weights_arg, const py::object& x_arg, const st
 
 namespace diffscope::python {
 namespace {
-// The core's messages name the CLI's flags ("--t-start[0] = 5000 ..."); Python names its keywords ("t_start[0]").
-std::string python_names(const std::string& message) {
-  static const std::regex flag("--([a-z][a-z0-9]*(?:-[a-z0-9]+)*)");
-  std::string out;
-  auto it = std::sregex_iterator(message.begin(), message.end(), flag);
-  size_t last = 0;
-  for (; it != std::sregex_iterator(); ++it) {
-    std::string name = (*it)[1].str();
-    std::replace(name.begin(), name.end(), '-', '_');
-    out += message.substr(last, static_cast<size_t>(it->position()) - last) + name;
-    last = static_cast<size_t>(it->position() + it->length());
-  }
-  return out + message.substr(last);
-}
-}  // namespace
-}  // namespace diffscope::python
-
-namespace diffscope::python {
-namespace {
 
 // A docstring: `text`, then where to read more, in the documentation installed with the package
 // (packaging/CMakeLists.txt puts README.md and docs/ into <prefix>/share/doc/diffscope; help(diffscope) says so).
@@ -352,7 +308,8 @@ void register_errors() {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const InvalidInput& e) {
-      PyErr_SetString(PyExc_ValueError, python_names(e.what()).c_str());
+      // An ArgumentError's what() names its argument by id (base/arg_error.h): Python's keyword.
+      PyErr_SetString(PyExc_ValueError, e.what());
     } catch (const ResourceUnavailable& e) {
       PyErr_SetString(PyExc_RuntimeError, e.what());
     } catch (const std::bad_alloc&) {

@@ -78,5 +78,10 @@ while IFS= read -r f; do
     echo "layers: $f:$(grep -nE '^[[:space:]]+static[[:space:]]+(const[[:space:]]+)?[A-Za-z_:<>]+[[:space:]]+[A-Za-z_][A-Za-z0-9_]*[[:space:]]*(=|;|\{|\[)' "$f" | head -1 | cut -d: -f1): a function-local static in kernels/ (per-device state belongs to the backend's LaunchCache)"; bad=1
   fi
 done < <(find kernels -type f \( -name '*.h' -o -name '*.cpp' -o -name '*.cu' -o -name '*.cuh' \) | sort)
+# The core rooms speak in argument ids (base/arg_error.h); each front end spells them its own way: no CLI flags there.
+flags=$(for r in $core_rooms; do grep -rnE '"--[a-z]' "app/$r" 2>/dev/null; done | head -5)
+if [ -n "$flags" ]; then
+  echo "layers: a CLI flag in a core room (name the argument by its id, base/arg_error.h):"; echo "$flags"; bad=1
+fi
 [ $bad -eq 0 ] && echo "layers: every include follows docs/ARCHITECTURE.md's matrix"
 exit $bad

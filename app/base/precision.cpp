@@ -1,7 +1,7 @@
 // precision.cpp — names of the precision modes (SEMANTICS §8) and their parsing.
 #include "base/precision.h"
 
-#include "base/errors.h"
+#include "base/arg_error.h"
 
 namespace diffscope {
 
@@ -9,7 +9,8 @@ Precision parse_precision(const std::string& name) {
   if (name == "fp32") return Precision::Fp32;
   if (name == "tf32") return Precision::Tf32;
   if (name == "bf16") return Precision::Bf16;
-  throw InvalidInput("--precision = '" + name + "' is not a precision; valid: fp32, tf32, bf16");
+  throw ArgumentError(Arg::Precision, name, "fp32, tf32, bf16",
+                      arg_ref(Arg::Precision) + " = '" + name + "' is not a precision; valid: fp32, tf32, bf16");
 }
 
 const char* precision_name(Precision p) {

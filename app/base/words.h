@@ -15,7 +15,7 @@ size_t edit_distance(const std::string& a, const std::string& b);
 
 // The name in `names` nearest to `word`: the first one at the smallest edit distance when that is at most 2,
 // else the one name that starts with `word` (when `word` has more than `min_prefix` bytes and exactly one name
-// does); "" when none is near ("sett" -> "set", "--setps" -> "--steps").
+// does); "" when none is near ("sett" -> "set", "setps" -> "steps").
 std::string nearest_name(const std::string& word, const std::vector<std::string>& names, size_t min_prefix = 2);
 
 // `message` without a leading "label: " (a loader's error names its file first; a caller that names the file

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "base/arg_error.h"
+#include "base/errors.h"
 #include "base/errors.h"
 #include "cli/cli_util.h"
 #include "cli/parse_errors.h"
@@ -111,6 +113,8 @@ int main(int argc, char** argv) {
 #endif
   try {
     return parse_and_run(app, action, argc, argv);
+  } catch (const ArgumentError& e) {  // the core names the argument by id: the CLI spells it as its flag
+    return fail(2, e.message(cli_flag));
   } catch (const InvalidInput& e) {
     return fail(2, e.what());
   } catch (const ResourceUnavailable& e) {

@@ -4,6 +4,9 @@
 #pragma once
 #include <functional>
 #include <string>
+#include <vector>
+
+#include "run/run_plan.h"
 
 namespace CLI { class App; }
 
@@ -19,6 +22,9 @@ int main(int argc, char** argv);
 // Registration hooks: each adds one subcommand to `app` and sets `action` when it is chosen.
 void register_denoise(CLI::App& app, Action& action);
 void register_sample(CLI::App& app, Action& action);
+// `sample`'s arguments (those after "sample"; no --config) as the sampling request its run plans
+// (run/run_plan.h), without loading the model. Throws CLI11's parse errors and InvalidInput.
+SampleRequest sample_request_of(const std::vector<std::string>& args);
 void register_mlp3(CLI::App& app, Action& action);
 void register_info(CLI::App& app, Action& action);
 void register_bench(CLI::App& app, Action& action);  // defined by the GPU layer's bench (stub without CUDA)

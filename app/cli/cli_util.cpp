@@ -139,6 +139,12 @@ void check_output_path(const std::string& arg, const std::string& path) {
   }
 }
 
+std::string cli_flag(Arg a) {
+  std::string f = std::string("--") + arg_id(a);
+  std::replace(f.begin(), f.end(), '_', '-');
+  return f;
+}
+
 std::vector<float> allocate_floats(const std::string& what, double count) {
   // Refuse up front what cannot fit in physical memory or in this process's address-space limit (ulimit -v):
   // overcommit would let it fail later, or be killed, after the work.

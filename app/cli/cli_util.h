@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "base/arg_error.h"
 #include "run/backend.h"
 
 namespace CLI {
@@ -42,6 +43,9 @@ Matrix2D load_matrix(const std::string& path, const std::string& arg);
 std::vector<int64_t> load_int_vector(const std::string& path, const std::string& arg);
 // Throws InvalidInput naming `arg`, the row and column of the first NaN/Inf.
 void check_finite(const std::string& arg, const Matrix2D& m);
+
+// The CLI's flag of an argument id (base/arg_error.h): t_start -> "--t-start".
+std::string cli_flag(Arg a);
 
 // Before any work: `path`'s folder exists and is writable, and `path` is not a folder. InvalidInput else.
 void check_output_path(const std::string& arg, const std::string& path);

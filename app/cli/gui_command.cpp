@@ -32,7 +32,7 @@ void parse_size(const std::string& s, int* w, int* h) {
 // --restore: the sidecar's model (unless --model is given) and settings, applied before any --set.
 void restore_into(const std::string& file, ui::AppOptions* ao) {
   std::string note;
-  const nlohmann::json j = read_sidecar(file, &note);
+  const nlohmann::json j = read_sidecar(file, &note, "--restore");
   RestorePlan plan = plan_restore(j);
   note += plan.note;
   if (ao->model.empty()) ao->model = plan.model;

@@ -10,11 +10,15 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "base/errors.h"
+#include "base/errors.h"
 #include "base/ranges.h"
+#include "base/ranges.h"
+#include "base/words.h"
 #include "base/words.h"
 #include "cli/cli.h"
 #include "cli/cli_util.h"
@@ -27,13 +31,14 @@
 #include "formats/sidecar_file.h"
 #include "formats/video_writer.h"
 #include "model/model.h"
+#include "picture/command_line.h"
 #include "platform/atomic_write.h"
 #include "platform/model_paths.h"
 #include "platform/output_files.h"
 #include "platform/stop_signal.h"
 #include "run/finite_checks.h"
+#include "run/run_plan.h"
 #include "run/trajectory_store.h"
-#include "session/command_line.h"
 #include "session/settings_schema.h"
 #include "session/view_fit.h"
 
@@ -167,14 +172,6 @@ void apply_config(SampleOptions& o, AppSettings* pic, bool* camera_given, bool* 
   if (!unknown.empty()) *note += "--config " + o.config + ": unknown keys ignored: " + unknown + "\n";
 }
 
-// Frames kept with stride s over N steps: 0, s, 2s, ... and always N (SEMANTICS §3).
-std::vector<int> kept_frames(int N, int s) {
-  std::vector<int> f;
-  for (int k = 0; k < N; k += s) f.push_back(k);
-  f.push_back(N);
-  return f;
-}
-
 // Parses a seed in [0, 2^64-1] (CLI11 would wrap "-1" and saturate overflows).
 uint64_t parse_seed(const std::string& text) {
   const std::string valid = "; valid: an integer in [0, 18446744073709551615]";
@@ -272,9 +269,9 @@ const std::vector<OutputDependentOption>& output_dependent_options() {
   return k;
 }
 
-// One line on stderr for each option given that this run does not use (SEMANTICS §3): eta is ddim's;
-// steps_offset is added by the leading spacing only; the picture and video flags without their output.
-void note_ignored_options(const SampleOptions& o, Sampler sampler, Spacing spacing) {
+// One line on stderr for each option given that this run does not use (SEMANTICS §3): the picture and video
+// flags without their output (plan_run notes eta and steps_offset).
+void note_ignored_options(const SampleOptions& o) {
   for (const OutputDependentOption& d : output_dependent_options()) {
     if (!o.given(d.option)) continue;
     std::string with;
@@ -285,12 +282,6 @@ void note_ignored_options(const SampleOptions& o, Sampler sampler, Spacing spaci
     }
     if (!any) std::fprintf(stderr, "note: %s has no effect without %s\n", d.option, with.c_str());
   }
-  if (o.given("--eta") && sampler != Sampler::Ddim)
-    std::fprintf(stderr, "note: --eta has no effect with --sampler %s (only ddim takes eta; the stochastic solvers "
-                         "fix their own noise, SEMANTICS §3)\n", sampler_name(sampler));
-  if (o.given("--steps-offset") && spacing != Spacing::Leading)
-    std::fprintf(stderr, "note: --steps-offset has no effect with --spacing %s (only leading adds it)\n",
-                 spacing_name(spacing));
 }
 
 // The spacing written by --write-scheduler-config. The default spacing has no diffusers name; diffusers' linspace
@@ -313,7 +304,7 @@ Spacing written_spacing(const SampleOptions& o, Sampler sampler, Spacing spacing
 }
 
 #ifdef DIFFSCOPE_SAMPLE_PNG
-// The options after `--out` in the sidecars' command_line (session/command_line.h): every output and picture option
+// The options after `--out` in the sidecars' command_line (picture/command_line.h): every output and picture option
 // of this run with its effective value (from the flags or --config), input files by absolute path, so that the
 // line reproduces every file of the run from any folder.
 std::string run_options(const SampleOptions& o, const AppSettings& pic, bool camera_given, int steps_offset,
@@ -348,115 +339,107 @@ std::string run_options(const SampleOptions& o, const AppSettings& pic, bool cam
 }
 #endif
 
-void run_sample(SampleOptions o) {
-  const StopSignalScope stop;  // SIGINT / SIGTERM stop the run cleanly: exit 130 / 143, nothing written
-  // Everything is checked before any computation; outputs are written only at the end.
-  AppSettings pic;  // the picture's settings: the GUI's defaults, then --config, then the flags (which win)
-  bool camera_given = false, size_given = false;
+// The CLI's spelling of a sampling argument: its flag; t_start taken from --config names the sidecar.
+std::string cli_arg_name(const SampleOptions& o, Arg a) {
+  if (a == Arg::TStart && o.t_start_from_config && !o.given("--t-start")) return "--config " + o.config + ": t_start";
+  if (a == Arg::SchedulerConfig) return "--scheduler-config " + o.scheduler_config;
+  if (a == Arg::Config) return "--config " + o.config;
+  return cli_flag(a);
+}
+
+// The options (flags, then --config's values where no flag was given) as a sampling request; `budget_mb`: the
+// picture's trajectory budget, whose trail stride a --png or --video without --trajectory keeps.
+SampleRequest sample_request(const SampleOptions& o, int budget_mb) {
+  SampleRequest r;
+  r.sampler = parse_sampler(o.sampler);
+  if (o.spacing_option->count() > 0 || o.spacing_from_config) r.spacing = parse_spacing(o.spacing);
+  if (o.steps_offset_option->count() > 0 || o.steps_offset_from_config) r.steps_offset = o.steps_offset;
+  r.steps_offset_named = o.given("--steps-offset");
+  r.eta = o.eta;
+  r.eta_named = o.given("--eta");
+  if (o.given("--t-start") || o.t_start_from_config) r.t_start = o.t_start;
+  if (o.steps_option->count() > 0 || o.steps_from_config) r.steps = o.steps;
+  r.n = o.n;
+  r.seed = parse_seed(o.seed_text);
+  r.from_data = o.from_data;
+  r.precision = parse_precision(o.precision);
+  r.gpu = o.backend == "cuda";
+  const bool picture = !o.png.empty() || !o.video.empty();
+  r.keep_frames = !o.trajectory.empty() || picture;
+  if (o.given("--trajectory-stride") || o.stride_from_config || !picture || !o.trajectory.empty())
+    r.trajectory_stride = o.stride;
+  else
+    r.memory_budget_mb = budget_mb;  // the GUI's trail sampling (SEMANTICS §3)
+  if (o.given("--frame") || (o.frame_from_config && o.frame != -1)) r.frame = o.frame;
+  r.frame_past_end_is_last = o.frame_from_config && !o.given("--frame");
+  r.model_name = o.model;
+  const SampleOptions* opts = &o;
+  r.arg_name = [opts](Arg a) { return cli_arg_name(*opts, a); };
+  return r;
+}
+
+// The picture's settings (the GUI's defaults, then --config, then the flags, which win) and every check that
+// needs no model.
+void prepare_options(SampleOptions& o, AppSettings& pic, bool* camera_given, bool* size_given) {
   if (!o.config.empty()) {
     std::string note;
-    apply_config(o, &pic, &camera_given, &size_given, &note);
+    apply_config(o, &pic, camera_given, size_given, &note);
     if (!note.empty()) std::fprintf(stderr, "diffscope sample: %s", note.c_str());
   }
   for (const auto& [key, text] : o.view_flags) {
     if (!o.given(setting_flag(key))) continue;
     set_setting(pic, key, text, setting_flag(key));
-    if (key == "cam_x" || key == "cam_y" || key == "cam_half_h" || key == "camera") camera_given = text != "auto";
+    if (key == "cam_x" || key == "cam_y" || key == "cam_half_h" || key == "camera") *camera_given = text != "auto";
   }
   check_real_range("--ui-scale", o.ui_scale, {0.25, 8.0});
   if (o.camera_aspect != 0) check_real_range("--camera-aspect", o.camera_aspect, {1e-3, 1e3});
-  const Precision precision = parse_precision(o.precision);
-  check_backend_precision(o.backend, precision);
-  const Sampler sampler = parse_sampler(o.sampler);
-  Spacing spacing = parse_spacing(o.spacing);
+  check_backend_precision(o.backend, parse_precision(o.precision));
+  parse_sampler(o.sampler);
+  parse_spacing(o.spacing);
   check_range("--steps-offset", o.steps_offset, {0, INT_MAX});
   if (!o.write_scheduler_config.empty()) check_output_path("--write-scheduler-config", o.write_scheduler_config);
   o.seed = parse_seed(o.seed_text);
-  check_range("--n", o.n, sample_count_range(o.backend == "cuda"));
-  check_eta(o.eta);
-  check_range("--trajectory-stride", o.stride, {1, INT_MAX});
+  check_sample_request(sample_request(o, 0));
   check_output_path("--out", o.out);
   if (!o.trajectory.empty()) check_output_path("--trajectory", o.trajectory);
   if (!o.noise.empty() && o.from_data)
     throw InvalidInput("--noise cannot be combined with --from-data: both set the start state; valid: one of them");
   if (o.model.empty()) throw InvalidInput("--model is required (or --config with a sidecar that names the model)");
-  DiffusionModel model = load_diffusion_model(resolve_model_arg("--model", o.model));
-  if (!o.scheduler_config.empty()) {  // its schedule (by SEMANTICS §3's rule) and, unless given, spacing and offset
-    const SchedulerConfig config = load_scheduler_config(o.scheduler_config);
-    const size_t old_warnings = model.warnings.size();
-    apply_scheduler_config(model, config);
-    for (size_t i = old_warnings; i < model.warnings.size(); ++i)
-      std::fprintf(stderr, "warning: %s\n", model.warnings[i].c_str());
-    if (const std::string note = sampler_mismatch_note(config, sampler); !note.empty())
-      std::fprintf(stderr, "note: %s\n", note.c_str());
-    // ddpm and ddpm-mean take one timestep per step: a config's spacing does not apply to them.
-    const bool per_t = sampler == Sampler::Ddpm || sampler == Sampler::DdpmMean;
-    if (o.spacing_option->count() == 0 && !o.spacing_from_config && !per_t) spacing = config.spacing;
-    if (per_t && config.spacing != Spacing::Default)
-      std::fprintf(stderr, "note: --scheduler-config %s: its spacing (%s%s) has no effect with --sampler %s, which "
-                           "steps t -> t-1 (SEMANTICS §3)\n", o.scheduler_config.c_str(), spacing_name(config.spacing),
-                   config.spacing == Spacing::Karras ? ": use_karras_sigmas" : "", sampler_name(sampler));
-    if (o.steps_offset_option->count() == 0 && !o.steps_offset_from_config) o.steps_offset = config.steps_offset;
-  }
-  const Matrix2D start_noise = load_start_noise(o, model.net.dim);
-  if (o.given("--t-start") || o.t_start_from_config) {  // a message names only what was given
-    check_range(o.given("--t-start") ? "--t-start" : "--config " + o.config + ": t_start", o.t_start,
-                t_start_range(model.schedule));
-  } else {
-    std::string note;
-    o.t_start = default_t_start(model.schedule, &note);  // T - 1, or below the first unusable t
-    if (!note.empty()) std::fprintf(stderr, "note: %s\n", note.c_str());
-  }
-  const int t_start = static_cast<int>(o.t_start);
-  const int64_t steps = o.steps_option->count() == 0 && !o.steps_from_config ? o.t_start + 1 : o.steps;
-  check_range("--steps", steps, sample_steps_range(t_start));
-  const StepTable table = build_step_table(model.schedule, sampler, t_start, static_cast<int>(steps), o.eta, spacing,
-                                          static_cast<int>(o.steps_offset));
-  note_ignored_options(o, sampler, spacing);
-  if (o.from_data && model.n_data <= 0)
-    throw InvalidInput("--from-data: the model '" + o.model + "' has no data_samples tensor");
+}
 
-  const int n = static_cast<int>(o.n), dim = model.net.dim, N = table.steps();
-  // SEMANTICS §3 "Finite coefficients": refuse a run whose coefficients are not finite in float32.
-  check_run_coefficients(model.schedule, table, N, o.from_data ? t_start : -1);
-  if (!ends_clean(table))  // a valid run, but one that a newcomer may take for a sampler failure
-    std::fprintf(stderr, "note: %s with --steps %d from t_start %d stops after t = %d, so the samples are still noisy "
-                         "(x_%d); ddpm and ddpm-mean step t -> t-1: --steps %d reaches t = 0 (SEMANTICS §3)\n",
-                 sampler_name(sampler), N, t_start, table.t.back(), table.t.back() - 1, t_start + 1);
-  int stride = static_cast<int>(std::min<int64_t>(o.stride, N));
-  if (o.frame_from_config && o.frame > N) {  // --steps given with --config: the flag wins, the frame follows it
-    std::fprintf(stderr, "note: --config %s shows frame %lld, past this run's %s: drawing the last frame\n",
-                 o.config.c_str(), static_cast<long long>(o.frame), count_noun(N, "step").c_str());
-    o.frame = -1;
-  }
-  // -1 is the default (the last frame), never a value the user types.
-  if ((o.given("--frame") && o.frame < 0) || o.frame < -1 || o.frame > N) check_range("--frame", o.frame, {0, N});
+// The model, with --scheduler-config's schedule by SEMANTICS §3's rule (its warnings on stderr).
+DiffusionModel load_model(const SampleOptions& o, std::optional<SchedulerConfig>* config) {
+  DiffusionModel model = load_diffusion_model(resolve_model_arg("--model", o.model));
+  if (o.scheduler_config.empty()) return model;
+  *config = load_scheduler_config(o.scheduler_config);
+  const size_t old_warnings = model.warnings.size();
+  apply_scheduler_config(model, **config);
+  for (size_t i = old_warnings; i < model.warnings.size(); ++i)
+    std::fprintf(stderr, "warning: %s\n", model.warnings[i].c_str());
+  return model;
+}
+
+// One run of `sample`: its options, picture settings, model, plan and the buffers the run fills.
+struct SampleRun {
+  SampleOptions o;
+  AppSettings pic;
+  bool camera_given = false, size_given = false;
+  std::optional<SchedulerConfig> config;
+  DiffusionModel model;
+  Matrix2D start_noise;
+  RunPlan plan;
+  std::vector<float> x, traj, prev_x0, x_frame;
+  double sample_ms = 0;
 #ifdef DIFFSCOPE_SAMPLE_PNG
-  if (!o.png.empty() || !o.video.empty()) {
-    if (o.given("--size") || !size_given) set_setting(pic, "export_size", o.size, "--size");
-    // The GUI's trail sampling: the frames its trajectory buffer keeps under memory_budget_mb (SEMANTICS §3).
-    if (o.trajectory.empty() && !o.given("--trajectory-stride") && !o.stride_from_config)
-      stride = TrajectoryLayout::make(N, n, dim, size_t(pic.sampling.memory_budget_mb) << 20).stride;
-  }
-  const int png_w = pic.export_width, png_h = pic.export_height;
-  if (!o.png.empty()) check_output_path("--png", o.png);
-  if (!o.video.empty()) {
-    check_output_path("--video", o.video);
-    video_format_of("--video", o.video);
-    check_video_fps("--fps", o.fps);
-  }
-  const bool keep_frames = !o.trajectory.empty() || !o.png.empty() || !o.video.empty();
-#else
-  const bool keep_frames = !o.trajectory.empty();
+  SampleVideo video;
 #endif
-  std::vector<int> frames = kept_frames(N, stride);
-  if (o.frame >= 0 && !std::binary_search(frames.begin(), frames.end(), int(o.frame)))  // --frame is kept too
-    frames.insert(std::upper_bound(frames.begin(), frames.end(), int(o.frame)), int(o.frame));
-#ifdef DIFFSCOPE_SAMPLE_PNG
-  const SampleVideo video = video_range(o, frames);
-#endif
-  const int64_t n_frames = static_cast<int64_t>(frames.size());
-  // Every output, derived names included, is distinct and fits on its file system (SEMANTICS §9).
+};
+
+// Every output, derived names included, is distinct and fits on its file system (SEMANTICS §9); the scheduler
+// config text to write ("" for none).
+std::string check_outputs(const SampleRun& s) {
+  const SampleOptions& o = s.o;
+  const int64_t n = s.plan.n, dim = s.model.net.dim, n_frames = static_cast<int64_t>(s.plan.frames.size());
   std::vector<OutputFile> outputs{{"--out", o.out, npy_file_bytes({n, dim}, 4)}};
   if (!o.trajectory.empty()) outputs.push_back({"--trajectory", o.trajectory, npy_file_bytes({n_frames, n, dim}, 4)});
   if (!o.png.empty()) {
@@ -471,10 +454,13 @@ void run_sample(SampleOptions o) {
   std::vector<OutputFile> named = outputs;  // --config is read, never written over (SEMANTICS §9)
   if (!o.config.empty()) named.push_back({"--config", o.config});
   check_distinct_outputs(named);
-  const std::string config_text = o.write_scheduler_config.empty()
-                                      ? ""
-                                      : scheduler_config_json(model.schedule, sampler, written_spacing(o, sampler, spacing, t_start, N),
-                                                              table.steps_offset);
+  const RunPlan& p = s.plan;
+  const std::string config_text =
+      o.write_scheduler_config.empty()
+          ? ""
+          : scheduler_config_json(s.model.schedule, p.request.sampler,
+                                  written_spacing(o, p.request.sampler, p.spacing, p.t_start, p.steps),
+                                  p.table.steps_offset);
   if (!o.png.empty()) {  // after the collision check, which names both colliding arguments
     const std::string ext = o.png.size() >= 4 ? o.png.substr(o.png.size() - 4) : "";
     if (ext != ".png" && ext != ".PNG")
@@ -484,121 +470,138 @@ void run_sample(SampleOptions o) {
 #ifdef DIFFSCOPE_SAMPLE_PNG
   if (!o.video.empty()) check_ffmpeg_available("--video", o.video);  // before any work: nothing written without it
 #endif
-  std::vector<float> x = allocate_floats("--n", static_cast<double>(n) * dim);
-  std::vector<float> traj, prev_x0;  // prev_x0: dpmpp's previous data prediction, kept across the chunks
-  if (table.uses_prev()) prev_x0 = allocate_floats("--n", static_cast<double>(n) * dim);
-  if (keep_frames) traj = allocate_floats("--trajectory", static_cast<double>(n_frames) * n * dim);
+  return config_text;
+}
+
+// The model, the plan and the picture's own checks, before any work.
+void plan_sample(SampleRun& s) {
+  SampleOptions& o = s.o;
+  s.model = load_model(o, &s.config);
+  s.start_noise = load_start_noise(o, s.model.net.dim);
+  SampleRequest request = sample_request(o, s.pic.sampling.memory_budget_mb);
+  request.scheduler_config = s.config ? &*s.config : nullptr;
+  note_ignored_options(o);
+  s.plan = plan_run(request, s.model, [](const RunNote& note) { std::fprintf(stderr, "note: %s\n", note.text.c_str()); });
+#ifdef DIFFSCOPE_SAMPLE_PNG
+  if ((!o.png.empty() || !o.video.empty()) && (o.given("--size") || !s.size_given))
+    set_setting(s.pic, "export_size", o.size, "--size");
+  if (!o.png.empty()) check_output_path("--png", o.png);
+  if (!o.video.empty()) {
+    check_output_path("--video", o.video);
+    video_format_of("--video", o.video);
+    check_video_fps("--fps", o.fps);
+  }
+  s.video = video_range(o, s.plan.frames);
+#endif
+}
+
+// Runs the plan on the backend: --out's state (at --frame when given) and the kept frames.
+void run_steps_of(SampleRun& s, DenoiserBackend& backend) {
+  const RunPlan& p = s.plan;
+  const double frame_floats = static_cast<double>(p.n) * s.model.net.dim;
+  s.x = allocate_floats("--n", frame_floats);
+  if (p.table.uses_prev()) s.prev_x0 = allocate_floats("--n", frame_floats);
+  if (p.request.keep_frames) s.traj = allocate_floats("--trajectory", static_cast<double>(p.frames.size()) * frame_floats);
+  if (p.frame >= 0 && p.frame < p.steps) s.x_frame = allocate_floats("--n", frame_floats);
+  const auto t0 = std::chrono::steady_clock::now();
+  Progress progress("sample steps", p.steps);
+  RunBuffers out{s.x.data(), s.traj.empty() ? nullptr : s.traj.data(), s.x_frame.empty() ? nullptr : s.x_frame.data(),
+                 s.o.noise.empty() ? nullptr : s.start_noise.data.data(), s.prev_x0.empty() ? nullptr : s.prev_x0.data()};
+  // SIGINT / SIGTERM between the chunks: nothing written (platform/stop_signal.h)
+  run_plan(p, s.model, backend, out, [&](int k) { progress.update(k); }, [] { throw_if_stopped(); });
+  s.sample_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  progress.clear();
+}
+
+#ifdef DIFFSCOPE_SAMPLE_PNG
+// The picture and the video of the run (headless GL, picture/sample_png.h) into `files`; returns the video's encode
+// time in seconds (-1: none).
+double add_pictures(SampleRun& s, DenoiserBackend& backend, AtomicFileSet& files, std::string& wrote) {
+  const SampleOptions& o = s.o;
+  const RunPlan& p = s.plan;
+  if (o.png.empty() && o.video.empty()) return -1;
+  const SampleVideo& video = s.video;
+  SamplePng req;
+  req.model = &s.model;
+  req.B = p.n;
+  req.frames = s.traj.data();
+  req.n_frames = static_cast<int>(p.frames.size());
+  req.png = o.png;
+  req.settings = s.pic;
+  SamplingSettings& rs = req.settings.sampling;
+  rs.n_samples = p.n, rs.sampler = p.request.sampler, rs.spacing = p.spacing, rs.eta = p.request.eta;
+  rs.steps = p.steps, rs.t_start = p.t_start, rs.seed = p.request.seed, rs.from_data = p.request.from_data;
+  rs.precision = p.request.precision;
+  req.camera_given = s.camera_given;
+  req.camera_aspect = o.camera_aspect;
+  req.ui_scale = static_cast<float>(o.ui_scale);
+  req.frame = p.frame;
+  req.trajectory_stride = p.stride;
+  req.backend = o.backend;
+  req.device = backend.device();
+  req.command_line = sample_command_line(rs, s.model.path, o.backend, o.out,
+                                         run_options(o, s.pic, s.camera_given, p.table.steps_offset, p.spacing, p.stride));
+  req.step_t.assign(p.table.t.begin(), p.table.t.end());
+  req.field = [&](const float* pts, int k, int t, bool x0, float* out) { backend.eps_field(s.model, pts, k, t, x0, out); };
+  req.extra = {{"steps_offset", p.table.steps_offset}, {"evaluations", p.table.evaluations(0, p.steps)},
+               {"timings", {{"sample_ms", s.sample_ms}}}};
+  // Input files by absolute path, so that --config of the sidecar works from any folder.
+  if (!o.noise.empty()) put_path(req.extra, "noise", absolute_path(o.noise));
+  if (!o.scheduler_config.empty()) put_path(req.extra, "scheduler_config", absolute_path(o.scheduler_config));
+  req.frame_numbers = p.frames;
+  req.png_text = !o.no_png_text;
+  const std::string grid_note = image_grid_note(s.model, p.n, s.pic.view.image_grid_cols);
+  if (!grid_note.empty()) std::fprintf(stderr, "%s", grid_note.c_str());
+  if (!o.png.empty()) {
+    SamplePngFiles png = render_sample_png(req);
+    files.add(o.png, "--png", std::move(png.png));
+    files.add(png_sidecar_path(o.png), "--png", std::move(png.sidecar));
+    wrote += ", " + o.png + " (" + std::to_string(s.pic.export_width) + "x" + std::to_string(s.pic.export_height) + ")";
+  }
+  if (o.video.empty()) return -1;
+  // The video (ffmpeg writes it through its own temporary file) before the other outputs, so that a failed
+  // encode leaves nothing written.
+  const auto v0 = std::chrono::steady_clock::now();
+  Progress frames_done("video frames", video.last - video.first + 1);
+  SampleVideo v = video;
+  v.on_frame = [&](int done) { frames_done.update(done); };
+  render_sample_video(req, v);
+  frames_done.clear();
+  wrote += ", " + o.video;
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - v0).count();
+}
+#endif
+
+void run_sample(SampleOptions options) {
+  const StopSignalScope stop;  // SIGINT / SIGTERM stop the run cleanly: exit 130 / 143, nothing written
+  // Everything is checked before any computation; outputs are written only at the end.
+  SampleRun s;
+  s.o = std::move(options);
+  const SampleOptions& o = s.o;
+  prepare_options(s.o, s.pic, &s.camera_given, &s.size_given);
+  plan_sample(s);
+  const std::string config_text = check_outputs(s);
   auto backend = make_backend(o.backend);
   const auto t0 = std::chrono::steady_clock::now();
-
-  if (o.from_data)
-    fill_start_from_data(model, t_start, o.seed, n, x.data());
-  else if (!o.noise.empty())
-    std::copy(start_noise.data.begin(), start_noise.data.end(), x.begin());
-  else
-    backend->start_noise(model, o.seed, n, x.data());  // where the GUI draws it on this backend
-
-  // Run between the kept frames (and, on a terminal, in about 100 chunks to show progress). With stride 1
-  // the backend writes every frame itself (one call instead of N).
-  const bool every_frame = !traj.empty() && stride == 1;
-  std::vector<int> stops = traj.empty() || every_frame ? std::vector<int>{N} : frames;
-  Progress progress("sample steps", N);
-  {  // about 100 chunks: progress on a terminal, a line every few seconds otherwise
-    const int tick = std::max(1, N / 100);
-    for (int k = tick; k < N; k += tick) stops.push_back(k);
-    if (o.frame >= 0) stops.push_back(static_cast<int>(o.frame));
-    std::sort(stops.begin(), stops.end());
-    stops.erase(std::unique(stops.begin(), stops.end()), stops.end());
-  }
-  const int64_t frame_elems = static_cast<int64_t>(n) * dim;
-  size_t next_frame = 0;
-  if (!traj.empty() && frames[0] == 0) std::memcpy(traj.data(), x.data(), sizeof(float) * frame_elems), next_frame = 1;
-  // --out holds the state at --frame (the frame the picture shows), else the last.
-  std::vector<float> x_frame;
-  if (o.frame == 0) x_frame = x;
-  int k = 0;
-  for (int stop : stops) {
-    if (stop <= k) continue;
-    float* step_frames = every_frame ? traj.data() + (k + 1) * frame_elems : nullptr;
-    backend->run_steps(model, table, k, stop, x.data(), n, o.seed, step_frames, precision, 0,
-                       prev_x0.empty() ? nullptr : prev_x0.data());
-    k = stop;
-    throw_if_stopped();  // SIGINT / SIGTERM: nothing written (platform/stop_signal.h)
-    if (!every_frame && !traj.empty() && next_frame < frames.size() && frames[next_frame] == k) {
-      std::memcpy(traj.data() + next_frame * frame_elems, x.data(), sizeof(float) * frame_elems);
-      ++next_frame;
-    }
-    if (o.frame >= 0 && k == o.frame && o.frame < N) x_frame = x;
-    progress.update(k);
-  }
-
-  const double sample_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  progress.clear();
-  double video_s = -1;  // the encode's own time, for the final line
-
+  run_steps_of(s, *backend);
+  const RunPlan& p = s.plan;
+  const int64_t n = p.n, dim = s.model.net.dim, n_frames = static_cast<int64_t>(p.frames.size());
   // No output with a non-finite value, and all outputs or none (SEMANTICS §9).
-  const std::vector<float>& x_out = x_frame.empty() ? x : x_frame;
+  const std::vector<float>& x_out = s.x_frame.empty() ? s.x : s.x_frame;
   check_output_finite("--out", x_out.data(), 1, n, dim);
-  if (!traj.empty()) check_output_finite(o.trajectory.empty() ? "--png (its frames)" : "--trajectory", traj.data(),
-                                         n_frames, n, dim);
+  if (!s.traj.empty())
+    check_output_finite(o.trajectory.empty() ? "--png (its frames)" : "--trajectory", s.traj.data(), n_frames, n, dim);
   AtomicFileSet files;
   add_npy_float(files, o.out, {n, dim}, x_out.data(), "--out");
-  std::string wrote = o.out + " " + shape_text({n, dim}) + (o.frame >= 0 && o.frame < N ? " at frame " + std::to_string(o.frame) : "");
+  std::string wrote = o.out + " " + shape_text({n, dim}) +
+                      (p.frame >= 0 && p.frame < p.steps ? " at frame " + std::to_string(p.frame) : "");
   if (!o.trajectory.empty()) {
-    add_npy_float(files, o.trajectory, {n_frames, n, dim}, traj.data(), "--trajectory");
+    add_npy_float(files, o.trajectory, {n_frames, n, dim}, s.traj.data(), "--trajectory");
     wrote += ", " + o.trajectory + " " + shape_text({n_frames, n, dim});
   }
+  double video_s = -1;  // the encode's own time, for the final line
 #ifdef DIFFSCOPE_SAMPLE_PNG
-  if (!o.png.empty() || !o.video.empty()) {
-    SamplePng req;
-    req.model = &model;
-    req.B = n;
-    req.frames = traj.data();
-    req.n_frames = static_cast<int>(frames.size());
-    req.png = o.png;
-    req.settings = pic;
-    SamplingSettings& rs = req.settings.sampling;
-    rs.n_samples = n, rs.sampler = sampler, rs.spacing = spacing, rs.eta = o.eta, rs.steps = N, rs.t_start = t_start;
-    rs.seed = o.seed, rs.from_data = o.from_data, rs.precision = precision;
-    req.camera_given = camera_given;
-    req.camera_aspect = o.camera_aspect;
-    req.ui_scale = static_cast<float>(o.ui_scale);
-    req.frame = static_cast<int>(o.frame);
-    req.trajectory_stride = stride;
-    req.backend = o.backend;
-    req.device = backend->device();
-    req.command_line = sample_command_line(rs, model.path, o.backend, o.out,
-                                           run_options(o, pic, camera_given, table.steps_offset, spacing, stride));
-    req.step_t.assign(table.t.begin(), table.t.end());
-    req.field = [&](const float* p, int k, int t, bool x0, float* out) { backend->eps_field(model, p, k, t, x0, out); };
-    req.extra = {{"steps_offset", table.steps_offset}, {"evaluations", table.evaluations(0, N)},
-                 {"timings", {{"sample_ms", sample_ms}}}};
-    // Input files by absolute path, so that --config of the sidecar works from any folder.
-    if (!o.noise.empty()) put_path(req.extra, "noise", absolute_path(o.noise));
-    if (!o.scheduler_config.empty()) put_path(req.extra, "scheduler_config", absolute_path(o.scheduler_config));
-    req.frame_numbers = frames;
-    req.png_text = !o.no_png_text;
-    const std::string grid_note = image_grid_note(model, n, pic.view.image_grid_cols);
-    if (!grid_note.empty()) std::fprintf(stderr, "%s", grid_note.c_str());
-    if (!o.png.empty()) {
-      SamplePngFiles png = render_sample_png(req);
-      files.add(o.png, "--png", std::move(png.png));
-      files.add(png_sidecar_path(o.png), "--png", std::move(png.sidecar));
-      wrote += ", " + o.png + " (" + std::to_string(png_w) + "x" + std::to_string(png_h) + ")";
-    }
-    // The video (ffmpeg writes it through its own temporary file) before the other outputs, so that a failed
-    // encode leaves nothing written.
-    if (!o.video.empty()) {
-      const auto v0 = std::chrono::steady_clock::now();
-      Progress frames_done("video frames", video.last - video.first + 1);
-      SampleVideo v = video;
-      v.on_frame = [&](int done) { frames_done.update(done); };
-      render_sample_video(req, v);
-      frames_done.clear();
-      video_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - v0).count();
-      wrote += ", " + o.video;
-    }
-  }
+  video_s = add_pictures(s, *backend, files, wrote);
 #endif
   if (!config_text.empty()) {
     files.add(o.write_scheduler_config, "--write-scheduler-config", config_text);
@@ -607,16 +610,18 @@ void run_sample(SampleOptions o) {
   files.commit();
   // The whole time, pictures and the video's encode included; the parts when a video took some of it.
   const double total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const std::string parts = video_s < 0 ? "" : "; sampling " + duration_text(sample_ms / 1e3) + ", video " +
+  const std::string parts = video_s < 0 ? "" : "; sampling " + duration_text(s.sample_ms / 1e3) + ", video " +
                                                    duration_text(video_s);
   std::fprintf(stderr, "wrote %s in %s (%s, %s, %s%s)\n", wrote.c_str(), duration_text(total_s).c_str(),
-               count_noun(N, "step").c_str(),
-               sampler_name(sampler), backend->name().c_str(), parts.c_str());
+               count_noun(p.steps, "step").c_str(), sampler_name(p.request.sampler), backend->name().c_str(),
+               parts.c_str());
 }
 
 }  // namespace
 
-void register_sample(CLI::App& app, Action& action) {
+namespace {
+// `sample`'s subcommand and its options on `app`.
+std::shared_ptr<SampleOptions> add_sample_command(CLI::App& app) {
   auto o = std::make_shared<SampleOptions>();
   CLI::App* sub = app.add_subcommand("sample", "sample from a model with any solver and spacing (SEMANTICS §3)");
   sub->add_option("--model", o->model, "bundled model name (moons, digits8x8, ...) or .safetensors path (required "
@@ -680,7 +685,24 @@ void register_sample(CLI::App& app, Action& action) {
   sub->add_option("--video-frames", o->video_frames, "video of the frames FIRST:LAST (steps, inclusive; default all)");
 #endif
   o->sub = sub;
-  sub->callback([o, &action] { action = [o] { run_sample(*o); }; });
+  return o;
+}
+}  // namespace
+
+void register_sample(CLI::App& app, Action& action) {
+  std::shared_ptr<SampleOptions> o = add_sample_command(app);
+  o->sub->callback([o, &action] { action = [o] { run_sample(*o); }; });
+}
+
+SampleRequest sample_request_of(const std::vector<std::string>& args) {
+  CLI::App app;
+  std::shared_ptr<SampleOptions> o = add_sample_command(app);
+  std::vector<const char*> argv{"diffscope", "sample"};
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  app.parse(static_cast<int>(argv.size()), argv.data());
+  SampleRequest r = sample_request(*o, AppSettings{}.sampling.memory_budget_mb);
+  r.arg_name = [o](Arg a) { return cli_arg_name(*o, a); };
+  return r;
 }
 
 }  // namespace diffscope::cli

@@ -12,7 +12,8 @@ IntRange t_start_range(const Schedule& s);            // [0, T-1]
 IntRange sample_steps_range(int t_start);              // [1, t_start+1]
 IntRange sample_count_range(bool gpu);                 // [1, 1'000'000] GPU, smaller on CPU
 constexpr double kEtaMin = 0.0, kEtaMax = 1.0;
-void check_eta(double eta, const char* arg = "--eta");  // arg: the CLI's "--eta"; Python's "eta"
+// eta in [0, 1]: InvalidInput naming `arg` (the caller's spelling), or with arg "" an ArgumentError (Arg::Eta).
+void check_eta(double eta, const std::string& arg = "");
 
 // SEMANTICS §4 input checks for denoise: B >= 1, x finite, x width == dim, 0 <= t_start[b] <= T-1, S >= 1.
 // x_cols is the width of the x array as given. Messages name the argument, the index and the value.

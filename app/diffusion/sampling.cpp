@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/arg_error.h"
 #include "base/errors.h"
 #include "base/philox_normal.h"
 #include "platform/cpu_threads.h"
@@ -40,10 +41,10 @@ void fill_start_from_data(const DiffusionModel& model, int t_start, uint64_t see
                           uint32_t row_offset) {
   const int dim = model.net.dim;
   if (model.n_data <= 0)
-    throw InvalidInput("--from-data: the model '" + model.path + "' has no data_samples tensor");
+    throw ArgumentError(Arg::FromData, "true", "a model with data_samples",
+                        arg_ref(Arg::FromData) + ": the model '" + model.path + "' has no data_samples tensor");
   if (t_start < 0 || t_start >= model.schedule.T)
-    throw InvalidInput("--t-start = " + std::to_string(t_start) + " is out of range; valid: [0, " +
-                       std::to_string(model.schedule.T - 1) + "]");
+    check_arg_range(Arg::TStart, t_start, 0, model.schedule.T - 1);
   const StartScales sc = start_from_data_scales(model.schedule, t_start);
   const float a = sc.data, b = sc.noise;
   const uint32_t key = kFromDataNoiseKey(static_cast<uint32_t>(model.schedule.T));

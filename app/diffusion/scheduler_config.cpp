@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/arg_error.h"
+
 #include "base/errors.h"
 #include "formats/json_bounded.h"
 #include "model/model_load.h"
@@ -329,8 +331,10 @@ void apply_scheduler_config(DiffusionModel& model, const SchedulerConfig& config
 
 std::string scheduler_config_json(const Schedule& s, Sampler sampler, Spacing spacing, int steps_offset) {
   if (spacing == Spacing::Default)
-    throw InvalidInput("--spacing = default has no diffusers timestep_spacing; valid for a scheduler_config.json: "
-                       "leading, linspace, trailing, karras (linspace is the same list up to the rounding of ties)");
+    throw ArgumentError(Arg::Spacing, "default", "leading, linspace, trailing, karras",
+                        arg_ref(Arg::Spacing) + " = default has no diffusers timestep_spacing; valid for a "
+                        "scheduler_config.json: leading, linspace, trailing, karras (linspace is the same list up to "
+                        "the rounding of ties)");
   json j;
   j["_class_name"] = diffusers_class(sampler);
   j["num_train_timesteps"] = s.T;

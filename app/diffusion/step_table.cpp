@@ -5,6 +5,7 @@
 #include <cfenv>
 #include <cmath>
 
+#include "base/arg_error.h"
 #include "base/errors.h"
 #include "base/ranges.h"
 #include "diffusion/input_checks.h"
@@ -31,11 +32,12 @@ constexpr Named<Spacing> kSpacings[] = {{Spacing::Default, "default"},
                                         {Spacing::Karras, "karras"}};
 
 template <class E, size_t N>
-E parse_named(const Named<E> (&table)[N], const std::string& name, const char* arg, const char* what,
+E parse_named(const Named<E> (&table)[N], const std::string& name, const char* arg, Arg id, const char* what,
               const char* choices) {
   for (const auto& e : table)
     if (name == e.name) return e.value;
-  throw InvalidInput(std::string(arg) + " = '" + name + "' is not a " + what + "; valid: " + choices);
+  if (arg) throw InvalidInput(std::string(arg) + " = '" + name + "' is not a " + what + "; valid: " + choices);
+  throw ArgumentError(id, name, choices, arg_ref(id) + " = '" + name + "' is not a " + what + "; valid: " + choices);
 }
 
 template <class E, size_t N>
@@ -162,14 +164,14 @@ void new_solver_coefficients(StepTable& tab) {
 }  // namespace
 
 Sampler parse_sampler(const std::string& name, const char* arg) {
-  return parse_named(kSamplers, name, arg, "sampler", sampler_choices());
+  return parse_named(kSamplers, name, arg, Arg::Sampler, "sampler", sampler_choices());
 }
 const char* sampler_name(Sampler s) { return name_of(kSamplers, s); }
 const char* sampler_choices() { return "ddim, ddpm, ddpm-mean, dpmpp-2m, dpmpp-2m-sde, euler-ancestral, heun"; }
 std::vector<std::string> sampler_names() { return names_of(kSamplers); }
 
 Spacing parse_spacing(const std::string& name, const char* arg) {
-  return parse_named(kSpacings, name, arg, "spacing", spacing_choices());
+  return parse_named(kSpacings, name, arg, Arg::Spacing, "spacing", spacing_choices());
 }
 const char* spacing_name(Spacing s) { return name_of(kSpacings, s); }
 const char* spacing_choices() { return "default, leading, linspace, trailing, karras"; }
@@ -190,11 +192,20 @@ int64_t StepTable::evaluations(int k_begin, int k_end) const {
   return n;
 }
 
+namespace {
+// A step list's t_start >= 0 and steps in [1, t_start + 1].
+void check_t_start_and_steps(int t_start, int n_steps) {
+  if (t_start < 0)
+    throw ArgumentError(Arg::TStart, std::to_string(t_start), ">= 0",
+                        arg_ref(Arg::TStart) + " = " + std::to_string(t_start) + " is out of range; valid: >= 0");
+  check_arg_range(Arg::Steps, n_steps, 1, int64_t(t_start) + 1);
+}
+}  // namespace
+
 // t_i = round(t_start (N-1-i) / (N-1)), half away from zero, in exact integer arithmetic:
 // for num, den >= 0, round(num / den) = floor((2 num + den) / (2 den)).
 std::vector<int32_t> ddim_timesteps(int t_start, int n_steps) {
-  if (t_start < 0) throw InvalidInput("--t-start = " + std::to_string(t_start) + " is out of range; valid: >= 0");
-  check_range("--steps", n_steps, sample_steps_range(t_start));
+  check_t_start_and_steps(t_start, n_steps);
   if (n_steps == 1) return {static_cast<int32_t>(t_start)};
   std::vector<int32_t> t(n_steps);
   const int64_t den = n_steps - 1;
@@ -210,8 +221,7 @@ std::vector<int32_t> ddim_timesteps(int t_start, int n_steps) {
 // arange(n, 0, -n/N) fills n + i * ((n - n/N) - n); rounding half to even.
 std::vector<int32_t> spacing_timesteps(Spacing spacing, int t_start, int n_steps, int steps_offset) {
   if (spacing == Spacing::Default) return ddim_timesteps(t_start, n_steps);
-  if (t_start < 0) throw InvalidInput("--t-start = " + std::to_string(t_start) + " is out of range; valid: >= 0");
-  check_range("--steps", n_steps, sample_steps_range(t_start));
+  check_t_start_and_steps(t_start, n_steps);
   const int n = t_start + 1, N = n_steps;
   std::vector<int32_t> t(N);
   if (spacing == Spacing::Linspace) {
@@ -221,13 +231,16 @@ std::vector<int32_t> spacing_timesteps(Spacing spacing, int t_start, int n_steps
       t[N - 1 - i] = static_cast<int32_t>(round_half_even(y));
     }
   } else if (spacing == Spacing::Leading) {
-    check_range("--steps-offset", steps_offset, {0, t_start});
+    check_arg_range(Arg::StepsOffset, steps_offset, 0, t_start);
     const int ratio = n / N;
     for (int i = 0; i < N; ++i) t[N - 1 - i] = i * ratio + steps_offset;
     if (t[0] > t_start)
-      throw InvalidInput("--steps-offset = " + std::to_string(steps_offset) + " puts the leading spacing's first step at t = " +
-                         std::to_string(t[0]) + " > t_start = " + std::to_string(t_start) + "; valid: --steps-offset <= " +
-                         std::to_string(t_start - (N - 1) * ratio));
+      throw ArgumentError(Arg::StepsOffset, std::to_string(steps_offset),
+                          "<= " + std::to_string(t_start - (N - 1) * ratio),
+                          arg_ref(Arg::StepsOffset) + " = " + std::to_string(steps_offset) +
+                              " puts the leading spacing's first step at t = " + std::to_string(t[0]) + " > t_start = " +
+                              std::to_string(t_start) + "; valid: " + arg_ref(Arg::StepsOffset) + " <= " +
+                              std::to_string(t_start - (N - 1) * ratio));
   } else if (spacing == Spacing::Trailing) {
     const double ratio = static_cast<double>(n) / N;
     const double delta = (n + -ratio) - n;
@@ -269,12 +282,13 @@ std::vector<double> karras_sigmas(double sigma_min, double sigma_max, int n_step
 
 StepTable build_step_table(const Schedule& sched, Sampler sampler, int t_start, int n_steps, double eta,
                            Spacing spacing, int steps_offset) {
-  check_range("--t-start", t_start, t_start_range(sched));
-  check_range("--steps", n_steps, sample_steps_range(t_start));
+  check_arg_range(Arg::TStart, t_start, 0, sched.T - 1);
+  check_arg_range(Arg::Steps, n_steps, 1, int64_t(t_start) + 1);
   if (sampler == Sampler::Ddim) check_eta(eta);
   if ((sampler == Sampler::Ddpm || sampler == Sampler::DdpmMean) && spacing != Spacing::Default)
-    throw InvalidInput(std::string("--spacing = ") + spacing_name(spacing) + " does not apply to --sampler " +
-                       sampler_name(sampler) + " (one timestep per step); valid: default");
+    throw ArgumentError(Arg::Spacing, spacing_name(spacing), "default",
+                        arg_ref(Arg::Spacing) + " = " + spacing_name(spacing) + " does not apply to " +
+                            arg_ref(Arg::Sampler) + " " + sampler_name(sampler) + " (one timestep per step); valid: default");
 
   StepTable tab;
   tab.sampler = sampler;

@@ -17,14 +17,15 @@ enum class Sampler { Ddim, Ddpm, DdpmMean, Dpmpp2m, Dpmpp2mSde, EulerAncestral, 
 enum class Spacing { Default, Leading, Linspace, Trailing, Karras };
 
 // "ddim" | "ddpm" | "ddpm-mean" | "dpmpp-2m" | "dpmpp-2m-sde" | "euler-ancestral" | "heun"; parse throws
-// InvalidInput naming the argument `arg` (the CLI's "--sampler"; Python's "sampler"), the value and the choices.
-Sampler parse_sampler(const std::string& name, const char* arg = "--sampler");
+// ArgumentError (Arg::Sampler, base/arg_error.h) naming the value and the choices, or with `arg` an
+// InvalidInput naming it as given.
+Sampler parse_sampler(const std::string& name, const char* arg = nullptr);
 const char* sampler_name(Sampler s);
 const char* sampler_choices();  // "ddim, ddpm, ..." for messages and --help
 std::vector<std::string> sampler_names();
 
 // "default" | "leading" | "linspace" | "trailing" | "karras"; errors as parse_sampler's.
-Spacing parse_spacing(const std::string& name, const char* arg = "--spacing");
+Spacing parse_spacing(const std::string& name, const char* arg = nullptr);
 const char* spacing_name(Spacing s);
 const char* spacing_choices();
 std::vector<std::string> spacing_names();

@@ -19,7 +19,7 @@ struct NpyView {
   const unsigned char* data = nullptr;  // into the caller's bytes (little-endian, maybe unaligned)
 };
 
-// Parses `bytes` (a whole .npy file). `label` opens every message ("--x in.npy"). Throws InvalidInput for a
+// Parses `bytes` (a whole .npy file). `label` opens every message (the CLI's --x in.npy). Throws InvalidInput for a
 // bad magic, an unknown version, a header that is not the dict {'descr', 'fortran_order', 'shape'},
 // big-endian data, fortran_order True, object/structured/unsupported dtypes, or a data section whose length
 // is not product(shape) * itemsize. Accepted dtypes: f4, f8, i1, i2, i4, i8, u1, u2, u4, u8 with byte order

@@ -17,7 +17,7 @@ struct VideoOptions {
   int width = 0, height = 0;  // frame size in pixels (even for MP4: see video_frame_size)
   double fps = 30;        // frames per second, in [1, 240]
   bool lossless = false;  // MP4: libx264rgb -qp 0 (RGB, exact); WebP: lossless; GIF: always 256-colour palette
-  std::string arg = "--video";  // the argument named in error messages
+  std::string arg = "video";  // the argument named in error messages (the caller's spelling)
   // MP4 (lossy): yuv420p, which every player plays (browsers, QuickTime, hardware decoders), instead of the
   // default yuv444p (H.264 High 4:4:4: full-resolution colour, so 3-pixel points keep theirs; ffmpeg-based
   // players such as VLC, mpv and ffplay play it, browsers and QuickTime mostly do not). SEMANTICS §6.

@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "base/arg_error.h"
 #include "base/errors.h"
 #include "base/philox_normal.h"
 #include "gpu/cublas_handle.h"
@@ -25,6 +26,7 @@
 #include "kernels/kernels.h"
 #include "kernels/mixture/mixture_kernels.h"
 #include "kernels/solver/solver_kernels.h"
+#include "run/frame_probe.h"
 #include "run/frame_probe.h"
 
 namespace diffscope::gpu {
@@ -189,10 +191,11 @@ void CudaBackend::set_model(const DiffusionModel& model) {
   if (model.mixture) {
     const GaussianMixture& g = *model.mixture;
     if (!kernels::mixture_kernel_supported(g.dim, g.K))
-      throw InvalidInput("model '" + model.path + "': a gaussian_mixture with dim = " + std::to_string(g.dim) +
-                         ", K = " + std::to_string(g.K) + " is too large for the CUDA mixture kernel (valid: dim <= " +
-                         std::to_string(kernels::kMixtureMaxDim) + ", K <= " + std::to_string(kernels::kMixtureMaxK) +
-                         "): use --backend cpu");
+      throw ArgumentError(Arg::Backend, "cuda", "cpu",
+                          "model '" + model.path + "': a gaussian_mixture with dim = " + std::to_string(g.dim) +
+                              ", K = " + std::to_string(g.K) + " is too large for the CUDA mixture kernel (valid: dim <= " +
+                              std::to_string(kernels::kMixtureMaxDim) + ", K <= " + std::to_string(kernels::kMixtureMaxK) +
+                              "): use " + arg_ref(Arg::Backend) + " cpu");
     const cudaStream_t s = m->stream.get();
     m->mixture.upload(g, s);
     m->net.clear(g.dim);  // a network set later uploads again
@@ -219,9 +222,10 @@ void CudaBackend::set_step_table(const StepTable& t) {
   if (m->solver_mode) {
     const kernels::DeviceNet& net = m->net.view();
     if (!m->mixture_mode && !kernels::solver_shape(net.dim, net.hidden))
-      throw InvalidInput(std::string("--sampler ") + sampler_name(t.sampler) + " --spacing " + spacing_name(t.spacing) +
-                         ": hidden = " + std::to_string(net.hidden) +
-                         " is too large for the CUDA solver kernel: use --backend cpu");
+      throw ArgumentError(Arg::Backend, "cuda", "cpu",
+                          arg_ref(Arg::Sampler) + " " + sampler_name(t.sampler) + " " + arg_ref(Arg::Spacing) + " " +
+                              spacing_name(t.spacing) + ": hidden = " + std::to_string(net.hidden) +
+                              " is too large for the CUDA solver kernel: use " + arg_ref(Arg::Backend) + " cpu");
     // The same table again (the next chunk of a run): no upload and no wait.
     if (m->have_solver_table && same_solver_table(t, m->solver_table.host())) return;
     m->have_solver_table = false;  // until the upload below has finished
@@ -242,8 +246,9 @@ static void require_model(bool have) {
 // The analytic model runs step tables only on the GPU (kernels/mixture/mixture_steps.cu).
 static void require_network(bool mixture, const char* what) {
   if (mixture)
-    throw InvalidInput(std::string(what) + " of a gaussian_mixture model (SEMANTICS §6) runs on the CPU only: use "
-                       "--backend cpu");
+    throw ArgumentError(Arg::Backend, "cuda", "cpu",
+                        std::string(what) + " of a gaussian_mixture model (SEMANTICS §6) runs on the CPU only: use " +
+                            arg_ref(Arg::Backend) + " cpu");
 }
 
 void CudaBackend::run_steps_device(int k_begin, int k_end, float* d_x, int B, uint64_t seed, float* d_frames, Precision p,

@@ -109,7 +109,7 @@ class Exporter {
 
   // The sidecar of SEMANTICS §6 for what is shown now (picture/picture.h build_sidecar) at the export size.
   nlohmann::json sidecar(const ExportView& v, const std::string& kind, const std::string& path = "");
-  // The `diffscope sample ...` line that reproduces an export (session/command_line.h): the run's settings, its
+  // The `diffscope sample ...` line that reproduces an export (picture/command_line.h): the run's settings, its
   // scheduler config, the shown frame (--frame) and the export's own file as that line's output — --out for a
   // "state", --png for a "snapshot" (with --out beside it), --trajectory for a "trajectory", --video of frames 0 to
   // the shown one for a "video" (`video_options`: its --fps and format options) — with the view's picture

@@ -1,6 +1,8 @@
 // cpu_threads.cpp — see cpu_threads.h.
 #include "platform/cpu_threads.h"
 
+#include "base/arg_error.h"
+
 #include <tbb/blocked_range.h>
 #include <tbb/global_control.h>
 #include <tbb/info.h>
@@ -27,7 +29,8 @@ int cpu_threads() {
 }
 
 void set_cpu_threads(int64_t n, const char* arg) {
-  if (n != 0) check_range(arg, n, kCpuThreadsRange);
+  if (n != 0 && arg) check_range(arg, n, kCpuThreadsRange);
+  if (n != 0 && !arg) check_arg_range(Arg::Threads, n, kCpuThreadsRange.lo, kCpuThreadsRange.hi);
   std::lock_guard<std::mutex> lock(g_limit_mutex);
   g_limit.reset();
   if (n > 0)

@@ -20,8 +20,9 @@ int default_cpu_threads();
 // The current limit: set_cpu_threads' value, else default_cpu_threads().
 int cpu_threads();
 // Limits the CPU backend to n threads (the calling thread included) for the whole process; 0 restores the
-// default. Throws InvalidInput naming `arg` when n is outside kCpuThreadsRange (and not 0).
-void set_cpu_threads(int64_t n, const char* arg = "--threads");
+// default. Throws InvalidInput naming `arg` (nullptr: ArgumentError with Arg::Threads, base/arg_error.h) when n
+// is outside kCpuThreadsRange (and not 0).
+void set_cpu_threads(int64_t n, const char* arg = nullptr);
 
 // Calls body(b) once for every block b in [0, n_blocks): on the calling thread alone when n_blocks == 1 or the
 // limit is 1 (small work never waits for another thread), else on up to cpu_threads() threads, the calling

@@ -7,7 +7,7 @@
 
 namespace diffscope {
 
-// One file a command will write: the argument that names it ("--out", "sidecar of --png") and its path.
+// One file a command will write: the argument that names it (the CLI's --out, sidecar of --png) and its path.
 struct OutputFile {
   std::string arg, path;
   uint64_t bytes = 0;  // size when known before the work (0: unknown, not counted by check_output_space)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "base/arg_error.h"
 #include "base/errors.h"
 #include "diffusion/cpu_reference.h"
 #include "platform/cpu_threads.h"
@@ -13,8 +14,9 @@ namespace {
 
 void require_fp32(Precision p) {
   if (p != Precision::Fp32)
-    throw InvalidInput(std::string("--precision ") + precision_name(p) +
-                       " needs --backend cuda; the CPU backend computes fp32 only");
+    throw ArgumentError(Arg::Precision, precision_name(p), "fp32",
+                        arg_ref(Arg::Precision) + " " + precision_name(p) + " needs " + arg_ref(Arg::Backend) +
+                            " cuda; the CPU backend computes fp32 only");
 }
 
 class CpuBackend final : public DenoiserBackend {

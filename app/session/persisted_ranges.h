@@ -9,7 +9,8 @@ namespace diffscope {
 // The range of every persisted numeric setting (settings.json, session/settings_io.h), by "section.key" as the
 // file names it. Loading clamps each value into its range (a value that is not a finite number keeps the
 // default), so a file edited by hand or written by another version always renders and never stalls a loop
-// over view geometry. Sampling values are clamped again against the model on use (t_start_range, ...).
+// over view geometry. Sampling values are clamped again against the model on use (diffusion/input_checks.h:
+// t_start_range, ...).
 struct PersistedRange {
   const char* name;  // "view.cam_x"
   double lo, hi;

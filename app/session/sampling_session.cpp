@@ -13,6 +13,7 @@
 #include "diffusion/input_checks.h"
 #include "diffusion/sampling.h"
 #include "run/finite_checks.h"
+#include "run/run_plan.h"
 #include "session/view_fit.h"
 
 namespace diffscope {
@@ -101,14 +102,9 @@ void SamplingSession::start_run() {
   if (!m_model || !m_path) return;
   try {
     const SamplingSettings& s = m_settings;
-    // ddpm and ddpm-mean take one timestep per step: their spacing is always the default (SEMANTICS §3).
-    const bool per_t = s.sampler == Sampler::Ddpm || s.sampler == Sampler::DdpmMean;
-    const int steps_offset = m_scheduler_config && !per_t ? m_scheduler_config->steps_offset : 0;
-    m_table = build_step_table(m_model->schedule, s.sampler, s.t_start, s.steps, s.eta,
-                               per_t ? Spacing::Default : s.spacing, steps_offset);
-    // The rule of SEMANTICS §3 "Finite coefficients", before any work: a failure keeps the previous run.
-    check_run_coefficients(m_model->schedule, m_table, m_table.steps(), s.from_data ? s.t_start : -1);
     const int budget_mb = std::min(s.memory_budget_mb, m_max_budget_mb);
+    // Every rule of the run (run/run_plan.h), before any work: a failure keeps the previous run.
+    m_table = plan_run(session_request(s, m_scheduler_config.get(), m_path->is_gpu(), budget_mb), *m_model).table;
     m_layout = TrajectoryLayout::make(s.steps, s.n_samples, dim(), size_t(budget_mb) << 20);
     if (!s.from_data && m_path->begin_from_noise(*m_model, m_table, m_layout, s.seed, s.precision)) {
       m_x0.clear();  // drawn on the device
@@ -141,6 +137,27 @@ void SamplingSession::on_run_error(const std::exception& e) {
     else msg += "; kept the previous settings: " + changes;
   }
   m_error = msg;
+}
+
+SampleRequest session_request(const SamplingSettings& s, const SchedulerConfig* config, bool gpu, int budget_mb) {
+  SampleRequest r;
+  r.sampler = s.sampler;
+  // The spacing picked (a scheduler config sets it when applied); ddpm and ddpm-mean leave it to plan_run, which
+  // gives them one timestep per step.
+  if (s.sampler != Sampler::Ddpm && s.sampler != Sampler::DdpmMean) r.spacing = s.spacing;
+  r.eta = s.eta;
+  r.t_start = s.t_start;
+  r.steps = s.steps;
+  r.n = s.n_samples;
+  r.seed = s.seed;
+  r.from_data = s.from_data;
+  r.precision = s.precision;
+  r.gpu = gpu;
+  r.scheduler_config = config;
+  r.keep_frames = true;
+  r.memory_budget_mb = budget_mb;
+  r.model_name = s.model_path;
+  return r;
 }
 
 std::string describe_kept_settings(const SamplingSettings& a, const SamplingSettings& b) {

@@ -11,6 +11,7 @@
 #include "diffusion/step_table.h"
 #include "model/model.h"
 #include "run/compute_path.h"
+#include "run/run_plan.h"
 #include "run/trajectory_store.h"
 #include "session/settings_io.h"
 
@@ -128,6 +129,11 @@ class SamplingSession {
   std::string m_revert_note;  // apply()'s note when it does
   int m_steps_asked = 0, m_spl_asked = 0;  // steps and steps/launch as asked, before the clamps by t_start/steps
 };
+
+// The run the session starts for settings `s` (clamped by apply) as a sampling request (run/run_plan.h): every
+// value given; the spacing left to the scheduler config's rule for ddpm / ddpm-mean; steps_offset the config's;
+// the trajectory kept under budget_mb (MB, the trail stride).
+SampleRequest session_request(const SamplingSettings& s, const SchedulerConfig* config, bool gpu, int budget_mb);
 
 // "n 4096 (asked 1000000), steps_per_launch 10 (asked 1000)": the settings where `kept` differs from `asked`.
 std::string describe_kept_settings(const SamplingSettings& kept, const SamplingSettings& asked);

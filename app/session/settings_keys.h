@@ -17,7 +17,8 @@ std::string setting_keys();
 std::string canonical_setting_key(const std::string& key);
 
 // Sets one value by its schema key or an older alias (session/settings_schema.h set_setting). `arg` names the
-// value in messages ("--set trail_frames", "--steps"; "" = the key); an alias adds a line to `note` when given.
+// value in messages (the front end's spelling: the CLI's --set trail_frames, --steps; "" = the key); an alias
+// adds a line to `note` when given.
 // Throws InvalidInput for an unknown key (listing the keys), an unparsable value, or a value outside its fixed
 // range (base/ranges.h). steps, t_start and n depend on the model and the backend: check_model_ranges checks
 // them once both are known.

@@ -46,7 +46,7 @@ const SettingField* find_setting(const std::string& key, bool* alias = nullptr);
 std::string setting_key_list();
 
 // Sets one value by key or alias (strict, see SettingField::parse). `arg` names the value in messages
-// ("--set trail_frames", "--steps"; "" = the key). An alias adds "'spl' is the old name of 'steps_per_launch'"
+// (the caller's spelling: the CLI's --set trail_frames or --steps; "" = the key). An alias adds "'spl' is the old name of 'steps_per_launch'"
 // to `note` when given. Throws InvalidInput for an unknown key (listing the keys) or a bad value.
 void set_setting(AppSettings& s, const std::string& key, const std::string& text, const std::string& arg = "",
                  std::string* note = nullptr);

@@ -114,7 +114,7 @@ void App::run_bench(const std::string& backend, const std::string& filter) {
 bool App::restore(const std::string& file) {
   try {
     std::string note;
-    const RestorePlan plan = plan_restore(read_sidecar(file, &note));
+    const RestorePlan plan = plan_restore(read_sidecar(file, &note, "restore"));
     AppSettings next = m_settings;
     for (const auto& [k, v] : plan.sets) apply_setting(next, k, v);  // all or nothing
     m_settings = next;

@@ -69,12 +69,15 @@ TEST(Ranges, EtaClosedUnitInterval) {
   EXPECT_NO_THROW(check_eta(1.0));
   EXPECT_NO_THROW(check_eta(0.5));
   const double below = std::nextafter(0.0, -1.0), above = std::nextafter(1.0, 2.0);
-  EXPECT_NE(test::invalid_input_message([&] { check_eta(below); }).find("--eta = "), std::string::npos);
-  EXPECT_EQ(test::invalid_input_message([&] { check_eta(-1.0); }), "--eta = -1 is out of range; valid: [0, 1]");
-  EXPECT_NE(test::invalid_input_message([&] { check_eta(above); }).find("valid: [0, 1]"), std::string::npos);
-  EXPECT_EQ(test::invalid_input_message([&] { check_eta(2.0); }), "--eta = 2 is out of range; valid: [0, 1]");
-  EXPECT_NE(test::invalid_input_message([&] { check_eta(std::nan("")); }).find("--eta"), std::string::npos);
-  EXPECT_NE(test::invalid_input_message([&] { check_eta(INFINITY); }).find("--eta"), std::string::npos);
+  EXPECT_NE(test::cli_error_message([&] { check_eta(below); }).find("--eta = "), std::string::npos);
+  EXPECT_EQ(test::cli_error_message([&] { check_eta(-1.0); }), "--eta = -1 is out of range; valid: [0, 1]");
+  EXPECT_NE(test::cli_error_message([&] { check_eta(above); }).find("valid: [0, 1]"), std::string::npos);
+  EXPECT_EQ(test::cli_error_message([&] { check_eta(2.0); }), "--eta = 2 is out of range; valid: [0, 1]");
+  EXPECT_NE(test::cli_error_message([&] { check_eta(std::nan("")); }).find("--eta"), std::string::npos);
+  EXPECT_NE(test::cli_error_message([&] { check_eta(INFINITY); }).find("--eta"), std::string::npos);
+  // what() names the argument by its id, Python's keyword; a caller's own spelling is used as given.
+  EXPECT_EQ(test::invalid_input_message([&] { check_eta(2.0); }), "eta = 2 is out of range; valid: [0, 1]");
+  EXPECT_EQ(test::invalid_input_message([&] { check_eta(2.0, "--eta"); }), "--eta = 2 is out of range; valid: [0, 1]");
   EXPECT_EQ(kEtaMin, 0.0);
   EXPECT_EQ(kEtaMax, 1.0);
 }

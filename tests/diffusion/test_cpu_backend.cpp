@@ -7,11 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "base/arg_error.h"
 #include "base/errors.h"
 #include "base/philox_normal.h"
+#include "cli/cli_util.h"
 #include "diffusion/cpu_reference.h"
 #include "diffusion/sampling.h"
 #include "model_fixtures.h"
+#include "run/backend.h"
 #include "run/backend.h"
 
 namespace diffscope {
@@ -134,8 +137,10 @@ TEST(CpuBackend, RefusesTensorCorePrecisions) {
     try {
       be->denoise(m, x.data(), &t, 1, 1, nullptr, p);
       FAIL() << "no throw";
-    } catch (const InvalidInput& e) {
-      EXPECT_NE(std::string(e.what()).find("needs --backend cuda"), std::string::npos) << e.what();
+    } catch (const ArgumentError& e) {
+      EXPECT_EQ(e.arg, Arg::Precision);
+      EXPECT_NE(e.message(cli::cli_flag).find("needs --backend cuda"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("needs backend cuda"), std::string::npos) << e.what();
     }
   }
   Mlp3Weights w;

@@ -344,7 +344,7 @@ TEST(SchedulerConfig, RoundTrip) {
     expect_schedule(back.schedule, k.s.betas);
   }
   const std::string msg =
-      invalid_input_message([] { scheduler_config_json(Schedule::linear(1000), Sampler::Ddim, Spacing::Default, 0); });
+      test::cli_error_message([] { scheduler_config_json(Schedule::linear(1000), Sampler::Ddim, Spacing::Default, 0); });
   EXPECT_NE(msg.find("--spacing = default"), std::string::npos) << msg;
   // Betas stored in float32 (as in the bundled model files) are still "linear", with the end points written as
   // the shortest decimals of their floats: 0.0001 and 0.02.

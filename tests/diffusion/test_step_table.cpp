@@ -6,7 +6,9 @@
 #include <random>
 #include <set>
 
+#include "base/arg_error.h"
 #include "base/errors.h"
+#include "cli/cli_util.h"
 #include "diffusion/step_table.h"
 
 namespace diffscope {
@@ -118,9 +120,12 @@ TEST(StepTable, RefusesOutOfRangeArguments) {
   try {
     build_step_table(s, Sampler::Ddim, 999, 1001);
     FAIL() << "no throw";
-  } catch (const InvalidInput& e) {
-    EXPECT_NE(std::string(e.what()).find("--steps = 1001"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("[1, 1000]"), std::string::npos) << e.what();
+  } catch (const ArgumentError& e) {  // the argument by id, its value and range; each front end spells it
+    EXPECT_EQ(e.arg, Arg::Steps);
+    EXPECT_EQ(e.value, "1001");
+    EXPECT_EQ(e.valid, "[1, 1000]");
+    EXPECT_STREQ(e.what(), "steps = 1001 is out of range; valid: [1, 1000]");
+    EXPECT_EQ(e.message(cli::cli_flag), "--steps = 1001 is out of range; valid: [1, 1000]");
   }
 }
 

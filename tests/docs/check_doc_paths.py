@@ -15,7 +15,7 @@ DOCS = sorted([*ROOT.glob("docs/*.md"), *ROOT.glob("docs/decisions/*.md"), ROOT 
                ROOT / "tests" / "RELIABILITY.md"])
 EXT = r"(?:h|cpp|cu|cuh|py|sh|txt|glsl|vert|frag|comp|pyi)"
 PATH = re.compile(r"(?<![\w./-])((?:[a-z0-9_]+/)+[A-Za-z0-9_.-]+?\.(?:\{[a-z,]+\}|" + EXT + r"))(?![\w/])")
-ROOMS = {p.name for p in (ROOT / "app").iterdir() if p.is_dir()}
+ROOMS = {p.name for p in (ROOT / "app").iterdir() if p.is_dir()} | {"core"}  # core: the folder before the rooms
 TOP = {"app", "kernels", "python", "shaders", "scripts", "tests", "tools", "bench", "packaging", "docs", "assets"}
 
 

@@ -1,18 +1,21 @@
 // test_cuda_solvers.cpp — the solvers on the CUDA backend: every solver and spacing matches the float64 CPU
 // reference (same Philox noise, SEMANTICS §7) when run in three launches (the previous data prediction kept
 // by the caller), on networks and on the analytic gaussians8-exact; what the GPU does not run is refused with
-// InvalidInput naming `--backend cpu`.
+// ArgumentError naming the backend (the CLI: --backend cpu).
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <functional>
 #include <string>
 
+#include "base/arg_error.h"
 #include "base/errors.h"
+#include "cli/cli_util.h"
 #include "diffusion/cpu_reference.h"
 #include "diffusion/step_table.h"
 #include "gpu_test_util.h"
 #include "kernels/kernels.h"
+#include "model/model.h"
 #include "model/model.h"
 #include "test_paths.h"
 
@@ -188,8 +191,9 @@ TEST(CudaSolversRefuse, WhatTheGpuDoesNotRunNamesBackendCpu) {
     try {
       f();
       ADD_FAILURE() << what << " was not refused";
-    } catch (const InvalidInput& e) {
-      const std::string msg = e.what();
+    } catch (const ArgumentError& e) {  // the backend by id: the CLI's --backend cpu, Python's backend cpu
+      EXPECT_EQ(e.arg, Arg::Backend);
+      const std::string msg = e.message(cli::cli_flag);
       EXPECT_NE(msg.find("--backend cpu"), std::string::npos) << msg;
       EXPECT_NE(msg.find(what), std::string::npos) << msg;
     }

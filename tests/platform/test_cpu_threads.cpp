@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/arg_error.h"
 #include "base/errors.h"
 #include "diffusion/field_eval.h"
 #include "diffusion/metrics.h"
@@ -19,7 +20,10 @@
 #include "model/random_weights.h"
 #include "model_fixtures.h"
 #include "platform/cpu_threads.h"
+#include "platform/cpu_threads.h"
 #include "run/backend.h"
+#include "run/backend.h"
+#include "run/finite_checks.h"
 #include "run/finite_checks.h"
 
 namespace diffscope {
@@ -75,8 +79,9 @@ TEST(CpuThreads, RangeOfTheThreadCount) {
     try {
       set_cpu_threads(bad);
       FAIL() << bad;
-    } catch (const InvalidInput& e) {
-      EXPECT_EQ(std::string(e.what()), "--threads = " + std::to_string(bad) + " is out of range; valid: [1, 1024]");
+    } catch (const ArgumentError& e) {  // named by id: the CLI's --threads, Python's threads
+      EXPECT_EQ(e.arg, Arg::Threads);
+      EXPECT_EQ(std::string(e.what()), "threads = " + std::to_string(bad) + " is out of range; valid: [1, 1024]");
     }
   }
   EXPECT_EQ(cpu_threads(), default_cpu_threads());  // a refused value changes nothing

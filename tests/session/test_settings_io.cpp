@@ -8,8 +8,8 @@
 #include <string>
 
 #include "base/ranges.h"
-#include "session/persisted_ranges.h"
 #include "io_test_util.h"
+#include "session/persisted_ranges.h"
 #include "session/settings_io.h"
 #include "test_paths.h"
 

@@ -12,7 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "base/arg_error.h"
 #include "base/errors.h"
+#include "cli/cli_util.h"
 
 namespace diffscope::test {
 
@@ -139,6 +141,20 @@ inline std::string write_overflowing_model(const std::string& path) {
 }
 
 // Runs `f` and returns the InvalidInput message, failing the test if nothing (or something else) is thrown.
+// The message of the InvalidInput `f` throws as the CLI prints it: an ArgumentError's argument spelled as its flag.
+template <class F>
+std::string cli_error_message(F&& f) {
+  try {
+    f();
+  } catch (const diffscope::ArgumentError& e) {
+    return e.message(diffscope::cli::cli_flag);
+  } catch (const diffscope::InvalidInput& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected InvalidInput, nothing was thrown";
+  return "";
+}
+
 template <typename F>
 std::string invalid_input_message(F&& f) {
   try {

@@ -8,7 +8,7 @@
 
 #include "formats/npy.h"
 #include "gui_test_util.h"
-#include "session/command_line.h"
+#include "picture/command_line.h"
 
 namespace diffscope {
 namespace {

@@ -1,5 +1,5 @@
 // command_line.cpp — settings to a shell command line.
-#include "session/command_line.h"
+#include "picture/command_line.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -20,7 +20,7 @@ std::string shell_quote(const std::string& text);
 std::string sample_command_line(const SamplingSettings& s, const std::string& model, const std::string& backend,
                                 const std::string& out = "x.npy", const std::string& more = "");
 
-// The option of a settings-schema key: "trail_frames" -> "--trail-frames".
+// The option of a settings-schema key: trail_frames -> --trail-frames.
 std::string setting_flag(const std::string& key);
 // The picture's settings rows that `sample` takes as options (the sampling ones have their own).
 bool is_picture_setting(const SettingField& f);

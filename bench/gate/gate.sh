@@ -1,8 +1,8 @@
 #!/bin/bash
 # bench/gate/gate.sh BIN OUTDIR [gate.py options] — the speed gate on the H200 (docs/PERFORMANCE.md "Speed gate"),
 # from the repository root with DIFFSCOPE_ROOT set and a GL loader (source .gpu/setup.sh): k = 3 repeats of
-# `diffscope bench --json` (fused and unfused rows of PERFORMANCE.md's workloads) and the two live-loop scripts
-# (headless EGL, cuda + interop, 1600x1000), then bench/gate/gate.py against bench/baseline.json.
+# `diffscope bench --json` (fused and unfused rows of PERFORMANCE.md's workloads) and k processes of each of the two
+# live-loop scripts (headless EGL, cuda + interop, 1600x1000), then bench/gate/gate.py against bench/baseline.json.
 # The options after OUTDIR go to gate.py:
 #   --history bench/history.jsonl --commit SHA   append this run's record (one JSON line) to the history
 #   --write-baseline FILE --commit SHA          write this run's medians as a new baseline
@@ -18,13 +18,18 @@ for i in $(seq 1 "$K"); do
   benches+=("$OUT/bench_$i.json")
 done
 rc=0
-for s in moons digits; do
-  model=moons; [ $s = digits ] && model=digits8x8
-  timeout 300 "$BIN" gui --headless --backend cuda --no-persist --size 1600x1000 --model $model \
-    --script bench/gate/gui_$s.txt >"$OUT/gui_$s.log" 2>&1 || { echo "gate: gui_$s.txt failed (exit $?)"; rc=1; }
-  grep -E '^(measure|script:)' "$OUT/gui_$s.log"
+moons=(); digits=()
+for i in $(seq 1 "$K"); do  # each live-loop script in k processes (the CPU phases differ between processes)
+  for s in moons digits; do
+    model=moons; [ $s = digits ] && model=digits8x8
+    log="$OUT/gui_${s}_$i.log"
+    timeout 300 "$BIN" gui --headless --backend cuda --no-persist --size 1600x1000 --model $model \
+      --script bench/gate/gui_$s.txt >"$log" 2>&1 || { echo "gate: gui_$s.txt failed (exit $?)"; rc=1; }
+    grep -E '^(measure|script:)' "$log"
+    if [ $s = moons ]; then moons+=("$log"); else digits+=("$log"); fi
+  done
 done
-python3 bench/gate/gate.py --bench "${benches[@]}" --gui-moons "$OUT/gui_moons.log" --gui-digits "$OUT/gui_digits.log" "$@" \
+python3 bench/gate/gate.py --bench "${benches[@]}" --gui-moons "${moons[@]}" --gui-digits "${digits[@]}" "$@" \
   | tee "$OUT/gate.txt"
 g=${PIPESTATUS[0]}
 [ $g -ne 0 ] && exit $g

@@ -418,7 +418,8 @@ class NumpyIntegers(unittest.TestCase):
             for b in (True, np.bool_(True)):
                 with self.subTest(kw=kw, type=type(b).__name__), self.assertRaises(ValueError) as e:
                     m.sample(**{"n": 8, "t_start": 5, kw: b})
-                self.assertTrue(str(e.exception).startswith(kw + " = True is not an int"), str(e.exception))
+                # repr(b): "True", or NumPy 2's "np.True_" for np.bool_
+                self.assertTrue(str(e.exception).startswith(kw + " = " + repr(b) + " is not an int"), str(e.exception))
         with self.assertRaises(ValueError) as e:
             m.denoise(np.zeros((2, 2), np.float32), 5, True)
         self.assertTrue(str(e.exception).startswith("steps = True is not an int"), str(e.exception))

@@ -1,0 +1,102 @@
+// command_table.cpp — the headless script's commands, one entry each, and the help printed from them.
+#include "shell/script/script.h"
+
+#include <string>
+#include <vector>
+
+#include "base/words.h"
+
+namespace diffscope::shell::script {
+
+constexpr ScriptCommand kCommands[] = {
+    {"frames", cmd_frames, "run N UI frames"},
+    {"wait_complete", cmd_wait_complete,
+     "run frames until the run is complete (at most MAX frames; not complete then: a failed expectation)"},
+    {"set", cmd_set,
+     "a setting by its key (old names such as spl, trail, data still work, with a note), then one frame; a value "
+     "out of its range (for this model) is exit 2"},
+    {"restore", cmd_restore, "open an export's .png or .json as if dropped on the window"},
+    {"model", cmd_model, "load a bundled model or a .safetensors file; one that does not load is printed, the script "
+                         "goes on and the run exits 2"},
+    {"backend", cmd_backend, "switch the compute backend"},
+    {"key", cmd_key,
+     "press and release a key (with its character, as a window types it); an export S / V started that fails "
+     "counts as a failed export"},
+    {"mouse", cmd_mouse, "move the mouse to (X, Y) pixels and set the left button"},
+    {"click", cmd_click, "a left click in the middle of a named item, the KEYs pressed in the same frame (a text "
+                         "field takes the keys typed after the click)"},
+    {"wheel", cmd_wheel, "turn the mouse wheel at (X, Y) pixels (zooms the 2D view about that point)"},
+    {"drag_timeline", cmd_drag_timeline,
+     "drag on the timeline slider from FROM to TO (fractions of its width) in FRAMES frames"},
+    {"export", cmd_export,
+     "an export as the Export section's buttons; video: frames 0 .. the shown one; a failed export prints its "
+     "error, the script goes on and the run exits non-zero"},
+    {"screenshot", cmd_screenshot, "the whole frame, UI included"},
+    {"expect", cmd_expect,
+     "compare a quantity with VALUE (readbacks, syncs, camera_fits: since the last reset_counts; exports: run so "
+     "far; clipped: the UI's clipped items this frame, listed when it fails); a failed one makes the run exit 2"},
+    {"bench", cmd_bench, "run the kernel panel's rows (and print them), open the panel"},
+    {"measure", cmd_measure, "frames/s over FRAMES frames (after 10 warm-up frames) with the per-frame figures"},
+    {"stop_after", cmd_stop_after, "skip the rest of the script once SECONDS have passed since this line (soak runs)"},
+    {"size", cmd_size, "the display size in pixels from now on (0 0: a minimised window)"},
+    {"open", cmd_open, "expand a section of the left panel (scrolled into view by the user, not by this), or the "
+                       "kernel panel"},
+    {"schedule", cmd_schedule, "open the Schedule section (wait: until its exact-ODE errors are computed)"},
+    {"scheduler_config", cmd_scheduler_config,
+     "apply a diffusers scheduler_config.json as the model section does (no PATH: clear it)"},
+    {"reset_counts", cmd_reset_counts, "zero the GPU-wait counters that expect readbacks|syncs|camera_fits read"},
+    {"print", cmd_print,
+     "one JSON line with the state (gl_errors: GL errors so far; error: the run's error, \"\" when none; "
+     "gpu_mem_used_mb; frame_ms and phase_ms: the last finished frame and its phases, which add up to it; counts: "
+     "read-backs, syncs and camera fits since reset_counts)"},
+};
+
+const ScriptCommand* find_command(const std::string& name) {
+  for (const ScriptCommand& c : kCommands)
+    if (name == c.name) return &c;
+  return nullptr;
+}
+
+// "unknown command 'sett' (did you mean 'set'?)" with where the commands are listed.
+std::string unknown_command(const std::string& name) {
+  std::vector<std::string> names;
+  for (const ScriptCommand& c : kCommands) names.push_back(c.name);
+  const std::string near = nearest_name(name, names);
+  return "unknown command '" + name + "'" + (near.empty() ? "" : " (did you mean '" + near + "'?)") +
+         "; the commands: diffscope gui --script-help";
+}
+
+}  // namespace diffscope::shell::script
+
+namespace diffscope::shell {
+
+std::string script_help() {
+  using script::kCommands;
+  using script::ScriptCommand;
+  std::string s =
+      "diffscope gui --headless --script FILE runs FILE's lines in order, one command a line. Words split at "
+      "blanks; a value with blanks goes in double quotes (set export_dir \"/a/my runs\"; \\\" and \\\\ inside "
+      "stand for \" and \\); '#' starts a comment. An unknown command, a missing word, a word a command does not "
+      "take, a non-number or a number out of its range is exit 2 before the app starts. [X]: optional.\n";
+  for (const ScriptCommand& c : kCommands) {
+    ScriptArgs d = ScriptArgs::describing(c.name);
+    try {
+      (void)c.parse(d);
+    } catch (const ScriptArgs::Described&) {
+    }
+    std::string usage = c.name, args;
+    for (const ScriptArgSpec& a : d.described()) {
+      const size_t paren = a.what.find(" (");
+      const std::string name = a.what.substr(0, paren);
+      usage += a.optional ? " [" + name + "]" : " " + name;
+      std::string what = a.valid.empty() ? "a word" : a.valid;
+      if (paren != std::string::npos) what += " " + a.what.substr(paren + 1);
+      if (a.optional) what += a.fallback.empty() ? "; optional" : "; default " + a.fallback;
+      args += "      " + name + ": " + what + "\n";
+    }
+    s += "\n  " + usage + "\n      " + c.help + "\n" + args;
+  }
+  return s;
+}
+
+}  // namespace diffscope::shell

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <new>
 #include <string>
@@ -12,10 +13,10 @@
 
 #include "base/arg_error.h"
 #include "base/errors.h"
-#include "base/errors.h"
 #include "cli/cli_util.h"
 #include "cli/parse_errors.h"
 #include "formats/json_path.h"
+#include "kernels/plan/kernel_plan.h"
 #include "platform/stop_signal.h"
 
 namespace diffscope::cli {
@@ -73,6 +74,19 @@ int parse_and_run(CLI::App& app, Action& action, int argc, char** argv) {
   return 0;
 }
 
+// DIFFSCOPE_KERNEL_OPTIONS (README "Kernel options") checked for every command, with or without a CUDA device: a
+// key or value the kernel plan does not know is exit 2 naming it (the CUDA backend applies the options).
+void check_kernel_options_env() {
+  const char* env = std::getenv("DIFFSCOPE_KERNEL_OPTIONS");
+  if (!env) return;
+  kernels::KernelOptions options;
+  try {
+    kernels::set_kernel_options(options, env);
+  } catch (const InvalidInput& e) {
+    throw InvalidInput(std::string("DIFFSCOPE_KERNEL_OPTIONS: ") + e.what());
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -112,6 +126,7 @@ int main(int argc, char** argv) {
   argv = args.data();
 #endif
   try {
+    check_kernel_options_env();
     return parse_and_run(app, action, argc, argv);
   } catch (const ArgumentError& e) {  // the core names the argument by id: the CLI spells it as its flag
     return fail(2, e.message(cli_flag));

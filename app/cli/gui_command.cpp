@@ -12,6 +12,7 @@
 #include "platform/stop_signal.h"
 #include "session/settings_keys.h"
 #include "session/settings_schema.h"
+#include "shell/compute_select.h"
 #include "shell/run.h"
 
 namespace diffscope::cli {
@@ -54,7 +55,8 @@ void add_gui_options(CLI::App* sub, GuiOptions& o) {
   sub->add_option("--script", o.script, "headless: a script of UI input and commands (the commands: --script-help)");
   sub->add_flag("--script-help", o.script_help, "print the headless script's commands, their arguments and ranges, and exit");
   sub->add_option("--size", o.size, "window or offscreen size WxH");
-  sub->add_option("--frames", o.frames, "window: close after this many frames (smoke tests)");
+  sub->add_option("--frames", o.frames, "window: close after this many frames, in [1, 1000000000] (smoke tests)")
+      ->check(CLI::Range(1, 1'000'000'000));
   sub->add_option("--screenshot", o.screenshot, "write the last frame, UI included: .png, or .jpg / .jpeg (JPEG)")
       ->check([](const std::string& v) { return v.empty() ? std::string("is empty; valid: a .png, .jpg or .jpeg path") : ""; });
   sub->add_option("--n", o.n, "number of samples, in [1, 1000000] (this run only)")->type_name("INT");
@@ -81,6 +83,8 @@ ui::AppOptions app_options(GuiOptions& o) {
                          (is_restore_file(o.file) ? "export to restore" : "model") + "; valid: one of them");
     slot = o.file;
   }
+  if (o.backend == "cuda" && !shell::cuda_available())  // asked for by name: as `sample --backend cuda`
+    throw ResourceUnavailable("--backend cuda: no CUDA device is usable here; use --backend cpu (or auto)");
   ui::AppOptions ao;
   ao.model = o.model;
   ao.backend = o.backend;

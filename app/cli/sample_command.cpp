@@ -392,7 +392,9 @@ void prepare_options(SampleOptions& o, AppSettings& pic, bool* camera_given, boo
     if (key == "cam_x" || key == "cam_y" || key == "cam_half_h" || key == "camera") *camera_given = text != "auto";
   }
   check_real_range("--ui-scale", o.ui_scale, {0.25, 8.0});
-  if (o.camera_aspect != 0) check_real_range("--camera-aspect", o.camera_aspect, {1e-3, 1e3});
+  // 0 is a sidecar's "not set"; typed, the value is in range
+  if (o.camera_aspect != 0 || o.given("--camera-aspect"))
+    check_real_range("--camera-aspect", o.camera_aspect, {1e-3, 1e3});
   check_backend_precision(o.backend, parse_precision(o.precision));
   parse_sampler(o.sampler);
   parse_spacing(o.spacing);
@@ -607,6 +609,7 @@ void run_sample(SampleOptions options) {
     files.add(o.write_scheduler_config, "--write-scheduler-config", config_text);
     wrote += ", " + o.write_scheduler_config;
   }
+  throw_if_stopped();  // SIGINT / SIGTERM while the pictures were drawn: nothing written
   files.commit();
   // The whole time, pictures and the video's encode included; the parts when a video took some of it.
   const double total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -35,6 +35,13 @@ std::string not_json_kind(const std::string& text) {
   return "";
 }
 
+// Every sidecar diffscope wrote, from the first format on, names at least one of these.
+bool has_a_sidecar_key(const nlohmann::json& j) {
+  for (const char* k : {"format", "model", "sampler", "steps", "t_start", "seed"})
+    if (j.contains(k)) return true;
+  return false;
+}
+
 }  // namespace
 
 nlohmann::json read_sidecar(const std::string& file, std::string* note, const std::string& arg) {
@@ -72,7 +79,15 @@ nlohmann::json read_sidecar(const std::string& file, std::string* note, const st
   try {
     nlohmann::json j = parse_json_bounded(text);
     if (!j.is_object()) throw InvalidInput("not an object");
+    if (!has_a_sidecar_key(j)) {
+      const std::string hint = j.contains("_class_name") ? " (a diffusers scheduler config? that is --scheduler-config)"
+                                                          : "";
+      throw InvalidInput(arg + " " + file + ": not a diffscope sidecar: it has none of a sidecar's keys (format, "
+                         "model, sampler, steps, t_start, seed)" + hint + "; valid: an export's .png or .json sidecar");
+    }
     return j;
+  } catch (const InvalidInput&) {
+    throw;
   } catch (const std::exception& e) {
     // The parser's "last read" echoes the bytes it stopped at: escaped, never a raw byte in the message.
     throw InvalidInput(arg + " " + file + ": not a diffscope sidecar (" + escape_invalid_utf8(e.what()) + ")");

@@ -12,6 +12,7 @@
 #include <cfloat>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -78,6 +79,9 @@ class HeadlessPlatform final : public FramePlatform {
 
 std::vector<std::string> script_lines(const HeadlessOptions& opts) {
   if (opts.script.empty()) return {"wait_complete 100000"};
+  std::error_code ec;
+  if (std::filesystem::is_directory(opts.script, ec))
+    throw InvalidInput("--script " + opts.script + ": is a folder; valid: a script file (diffscope gui --script-help)");
   std::ifstream f(opts.script);
   if (!f) throw InvalidInput("--script " + opts.script + ": cannot be read");
   std::vector<std::string> lines;

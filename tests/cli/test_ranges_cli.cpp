@@ -217,5 +217,55 @@ TEST_F(CliRanges, DenoiseBoundaries) {
   EXPECT_TRUE(m_dir.entries().empty()) << "a refused denoise wrote something";
 }
 
+// Inputs a newcomer trial found accepted with exit 0: each is refused now, naming the argument, and nothing is written.
+TEST_F(CliRanges, KernelOptionsFromTheEnvironmentAreCheckedWithoutADevice) {
+  const CliRun r = run("sample --model '" + m_golden + "' --n 2 --steps 2 --out '" + m_dir.file("out.npy") + "'",
+                       "DIFFSCOPE_KERNEL_OPTIONS=bogus=1 ");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("DIFFSCOPE_KERNEL_OPTIONS: kernel option 'bogus' is not known; valid: "), std::string::npos)
+      << r.err;
+  EXPECT_TRUE(m_dir.entries().empty());
+}
+
+TEST_F(CliRanges, AFileThatIsNotASidecarIsRefusedAsConfig) {
+  const std::string cfg = m_logs.file("scheduler_config.json");  // a diffusers config given to --config by mistake
+  std::ofstream(cfg) << R"({"_class_name": "DDIMScheduler", "clip_sample": false, "timestep_spacing": "trailing"})";
+  const std::string empty = m_logs.file("empty.json");
+  std::ofstream(empty) << "{}";
+  for (const std::string& f : {cfg, empty}) {
+    SCOPED_TRACE(f);
+    const CliRun r = sample(m_golden, "--n 2 --steps 2 --config '" + f + "'");
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find("--config " + f + ": not a diffscope sidecar: it has none of a sidecar's keys"),
+              std::string::npos) << r.err;
+    EXPECT_TRUE(m_dir.entries().empty());
+  }
+  EXPECT_NE(sample(m_golden, "--n 2 --config '" + cfg + "'").err.find("that is --scheduler-config"), std::string::npos);
+}
+
+TEST_F(CliRanges, GuiOptionsOutOfTheirRange) {
+  CliRun r = run("gui --frames -1");  // a window that never closed
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("--frames: Value -1 not in range 1 to 1000000000"), std::string::npos) << r.err;
+  if (run("gui --help").err.find("not an option") != std::string::npos) GTEST_SKIP() << "a build without the GUI";
+  r = run("gui --headless --no-persist --script '" + m_logs.path() + "'");  // a folder ran as an empty script
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(r.err, "diffscope: error: --script " + m_logs.path() +
+                       ": is a folder; valid: a script file (diffscope gui --script-help)\n");
+  // --backend cuda by name without a device ran on the CPU with exit 0; with a device the run reaches the script
+  r = run("gui --headless --no-persist --backend cuda --script '" + m_logs.file("none.txt") + "'");
+  if (r.code == 3) EXPECT_NE(r.err.find("--backend cuda: no CUDA device is usable here"), std::string::npos) << r.err;
+  else EXPECT_NE(r.err.find("none.txt: cannot be read"), std::string::npos) << r.err;
+}
+
+TEST_F(CliRanges, CameraAspectZeroTypedIsRefused) {  // 0 is a sidecar's "not set", never a typed value
+  if (std::system(("'" + test::cli_binary() + "' sample --help | grep -q -- --camera-aspect").c_str()) != 0)
+    GTEST_SKIP() << "a build without sample --png";
+  const CliRun r = sample(m_golden, "--n 2 --steps 2 --png '" + m_dir.file("p.png") + "' --camera-aspect 0");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(r.err, "diffscope: error: --camera-aspect = 0 is out of range; valid: [0.001, 1000]\n");
+  EXPECT_TRUE(m_dir.entries().empty());
+}
+
 }  // namespace
 }  // namespace diffscope

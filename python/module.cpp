@@ -192,7 +192,12 @@ struct Model {
     {
       py::gil_scoped_release release;
       std::lock_guard<std::mutex> lock(mutex);
-      run_plan(plan, run_model, backends.get(backend_name), RunBuffers{px, pt});
+      // In about 100 chunks with SIGINT checked between them: Ctrl+C stops a long call (KeyboardInterrupt), as the
+      // CLI's runs stop. Chunked runs equal one call's (run/run_plan.h).
+      run_plan(plan, run_model, backends.get(backend_name), RunBuffers{px, pt}, [](int) {}, [] {
+        py::gil_scoped_acquire gil;
+        if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+      });
     }
     check_result_finite("x", px, 1, rows, dim);
     if (trajectory) check_result_finite("trajectory", pt, static_cast<int64_t>(frames.size()), rows, dim);

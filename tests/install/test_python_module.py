@@ -8,6 +8,7 @@ repository, DIFFSCOPE_BIN the CLI.
 """
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -411,6 +412,29 @@ class NumpyIntegers(unittest.TestCase):
                          (np.full(6, 40, np.uint16), 5), (np.full(6, 40, np.uint64), np.int8(5))]:
             with self.subTest(t=repr(t), steps=repr(steps)):
                 np.testing.assert_array_equal(m.denoise(x, t, steps), want)
+
+    def test_ctrl_c_stops_a_long_sample(self):
+        # Found by a newcomer trial: SIGINT was ignored until sample() returned (minutes; a stuck Jupyter kernel).
+        code = ("import sys, diffscope\n"
+                "m = diffscope.load('moons')\n"
+                "print('started', flush=True)\n"
+                "try:\n"
+                "    m.sample(n=200000, steps=1000, backend='cpu')\n"
+                "except KeyboardInterrupt:\n"
+                "    print('interrupted', flush=True)\n"
+                "    sys.exit(7)\n")
+        p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env=os.environ.copy())
+        try:
+            self.assertEqual(p.stdout.readline().strip(), "started")
+            time.sleep(1.5)
+            p.send_signal(signal.SIGINT)
+            out, _ = p.communicate(timeout=60)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        self.assertEqual(p.returncode, 7, out)
+        self.assertIn("interrupted", out)
 
     def test_bools_are_not_integers(self):
         m = diffscope.load("moons")

@@ -304,6 +304,29 @@ class ResultsAndArguments(unittest.TestCase):
             diffscope.load(3)
         self.assertIn("is not a path", str(e.exception))
 
+    def test_ctrl_c_stops_a_long_sample(self):
+        # Found by a newcomer trial: SIGINT was ignored until sample() returned (minutes; a stuck Jupyter kernel).
+        code = ("import sys, diffscope\n"
+                "m = diffscope.load('moons')\n"
+                "print('started', flush=True)\n"
+                "try:\n"
+                "    m.sample(n=200000, steps=1000, backend='cpu')\n"
+                "except KeyboardInterrupt:\n"
+                "    print('interrupted', flush=True)\n"
+                "    sys.exit(7)\n")
+        p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env=os.environ.copy())
+        try:
+            self.assertEqual(p.stdout.readline().strip(), "started")
+            time.sleep(1.5)
+            p.send_signal(signal.SIGINT)
+            out, _ = p.communicate(timeout=60)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        self.assertEqual(p.returncode, 7, out)
+        self.assertIn("interrupted", out)
+
 
 class SpacingsAndRoots(unittest.TestCase):
     def test_spacing_bit_for_bit_with_the_cli(self):
@@ -412,29 +435,6 @@ class NumpyIntegers(unittest.TestCase):
                          (np.full(6, 40, np.uint16), 5), (np.full(6, 40, np.uint64), np.int8(5))]:
             with self.subTest(t=repr(t), steps=repr(steps)):
                 np.testing.assert_array_equal(m.denoise(x, t, steps), want)
-
-    def test_ctrl_c_stops_a_long_sample(self):
-        # Found by a newcomer trial: SIGINT was ignored until sample() returned (minutes; a stuck Jupyter kernel).
-        code = ("import sys, diffscope\n"
-                "m = diffscope.load('moons')\n"
-                "print('started', flush=True)\n"
-                "try:\n"
-                "    m.sample(n=200000, steps=1000, backend='cpu')\n"
-                "except KeyboardInterrupt:\n"
-                "    print('interrupted', flush=True)\n"
-                "    sys.exit(7)\n")
-        p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env=os.environ.copy())
-        try:
-            self.assertEqual(p.stdout.readline().strip(), "started")
-            time.sleep(1.5)
-            p.send_signal(signal.SIGINT)
-            out, _ = p.communicate(timeout=60)
-        finally:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-        self.assertEqual(p.returncode, 7, out)
-        self.assertIn("interrupted", out)
 
     def test_bools_are_not_integers(self):
         m = diffscope.load("moons")

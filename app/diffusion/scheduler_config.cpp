@@ -203,6 +203,8 @@ const char* diffusers_class(Sampler s) {
     case Sampler::Dpmpp2mSde: return "DPMSolverMultistepScheduler";
     case Sampler::EulerAncestral: return "EulerAncestralDiscreteScheduler";
     case Sampler::Heun: return "HeunDiscreteScheduler";
+    case Sampler::FlowEuler: return "FlowMatchEulerDiscreteScheduler";
+    case Sampler::FlowHeun: return "FlowMatchHeunDiscreteScheduler";
   }
   return "DDIMScheduler";
 }

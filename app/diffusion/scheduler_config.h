@@ -2,6 +2,7 @@
 // scheduler_config.json"): the noise schedule (num_train_timesteps, beta_*, trained_betas,
 // rescale_betas_zero_snr) and the step spacing (timestep_spacing, steps_offset, use_karras_sigmas).
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,14 @@ struct SchedulerConfig {
   Schedule schedule;                   // betas from beta_schedule / trained_betas (+ rescale), float64
   Spacing spacing = Spacing::Leading;  // timestep_spacing, or karras when use_karras_sigmas is true
   int steps_offset = 0;
+  // Model families (SEMANTICS §3 "Noise-level lists of the families"): prediction_type as the config names it
+  // (unset when absent; flow_prediction reads as flow); a FlowMatch* class's list (flow_match_euler_levels of
+  // model/family.h); DPM-Solver / UniPC use_flow_sigmas with flow_shift (dpm_flow_levels); an EDM* class's list
+  // (edm_levels). At most one of the three lists is set.
+  std::optional<Family> prediction_type;
+  std::optional<FlowMatchEulerConfig> flow_match;
+  std::optional<double> flow_sigmas_shift;
+  std::optional<EdmConfig> edm;
 };
 
 // Parses the JSON text of a scheduler_config.json; `label` names it in messages (the path). Throws

@@ -24,7 +24,9 @@ constexpr Named<Sampler> kSamplers[] = {{Sampler::Ddim, "ddim"},
                                         {Sampler::Dpmpp2m, "dpmpp-2m"},
                                         {Sampler::Dpmpp2mSde, "dpmpp-2m-sde"},
                                         {Sampler::EulerAncestral, "euler-ancestral"},
-                                        {Sampler::Heun, "heun"}};
+                                        {Sampler::Heun, "heun"},
+                                        {Sampler::FlowEuler, "flow-euler"},
+                                        {Sampler::FlowHeun, "flow-heun"}};
 constexpr Named<Spacing> kSpacings[] = {{Spacing::Default, "default"},
                                         {Spacing::Leading, "leading"},
                                         {Spacing::Linspace, "linspace"},
@@ -167,7 +169,9 @@ Sampler parse_sampler(const std::string& name, const char* arg) {
   return parse_named(kSamplers, name, arg, Arg::Sampler, "sampler", sampler_choices());
 }
 const char* sampler_name(Sampler s) { return name_of(kSamplers, s); }
-const char* sampler_choices() { return "ddim, ddpm, ddpm-mean, dpmpp-2m, dpmpp-2m-sde, euler-ancestral, heun"; }
+const char* sampler_choices() {
+  return "ddim, ddpm, ddpm-mean, dpmpp-2m, dpmpp-2m-sde, euler-ancestral, heun, flow-euler, flow-heun";
+}
 std::vector<std::string> sampler_names() { return names_of(kSamplers); }
 
 Spacing parse_spacing(const std::string& name, const char* arg) {

@@ -5,18 +5,22 @@
 #include <utility>
 #include <vector>
 
+#include "model/family.h"
 #include "model/schedule.h"
 
 namespace diffscope {
 
-enum class Sampler { Ddim, Ddpm, DdpmMean, Dpmpp2m, Dpmpp2mSde, EulerAncestral, Heun };
+// FlowEuler is FlowMatchEulerDiscreteScheduler's step (the same step as ddim with eta 0, SEMANTICS §2); FlowHeun is
+// FlowMatchHeunDiscreteScheduler's (Heun in the flow level s on x_s; flow models only).
+enum class Sampler { Ddim, Ddpm, DdpmMean, Dpmpp2m, Dpmpp2mSde, EulerAncestral, Heun, FlowEuler, FlowHeun };
 
 // Where a run's steps sit in [0, t_start] (SEMANTICS §3 "Spacings"). Default is the anchored list
 // round(t_start (N-1-i)/(N-1)); leading/linspace/trailing are diffusers' set_timesteps; karras is
 // Karras et al. 2022 eq. 5 (rho = 7) in sigma, with continuous network timesteps.
 enum class Spacing { Default, Leading, Linspace, Trailing, Karras };
 
-// "ddim" | "ddpm" | "ddpm-mean" | "dpmpp-2m" | "dpmpp-2m-sde" | "euler-ancestral" | "heun"; parse throws
+// "ddim" | "ddpm" | "ddpm-mean" | "dpmpp-2m" | "dpmpp-2m-sde" | "euler-ancestral" | "heun" | "flow-euler" |
+// "flow-heun"; parse throws
 // ArgumentError (Arg::Sampler, base/arg_error.h) naming the value and the choices, or with `arg` an
 // InvalidInput naming it as given.
 Sampler parse_sampler(const std::string& name, const char* arg = nullptr);
@@ -62,6 +66,21 @@ struct StepTable {
   std::vector<double> H, t_net2, abar2;  // heun
   std::vector<float> A32, C32, S32;
   std::vector<float> P32, Dx32, De32, H32, abar32, abar2_32;  // float copies of the arrays above
+
+  // The model family (SEMANTICS §2 "Model families", §3 "Every solver on every family"). An epsilon model whose
+  // network reads t/T leaves every array below empty and the rows above read as written. Any other family fills
+  // them: step k's network reads c_in[k] x and the time value time[k] (in place of t_net[k] / T), and the rows
+  // A, C, P, S, Dx, De are written in the family's own state x with the network's output o in place of eps
+  // (D = Dx x + De o). heun's correction on a family is x <- y + H[k] (g2 - g) with g = Gx[k] x + Go[k] o at the
+  // step's start and g2 = Gx2[k] y + Go2[k] o2 at the Euler point y (o2 read at c_in2[k] y, time2[k]); Gx empty
+  // means g = o (the epsilon table above).
+  FamilyParams family;
+  std::vector<NoiseLevel> levels;    // N + 1: the level of every frame (the family's own), filled for every table
+  std::vector<double> c_in, time;    // network input scale and time value of step k
+  std::vector<double> c_in2, time2;  // heun's second evaluation
+  std::vector<double> Gx, Go, Gx2, Go2;  // heun: the differenced quantity's map (see above)
+  std::vector<float> c_in32, time32, c_in2_32, time2_32, Gx32, Go32, Gx2_32, Go2_32;
+  bool has_family_rows() const { return !time.empty(); }
   int steps() const { return static_cast<int>(t.size()); }
   bool uses_prev() const { return !P.empty(); }
   bool uses_second_eval() const { return !H.empty(); }
@@ -88,6 +107,14 @@ struct StepTable {
     f("H", tab.H, tab.H32);
     f("abar", tab.abar, tab.abar32);
     f("abar2", tab.abar2, tab.abar2_32);
+    f("c_in", tab.c_in, tab.c_in32);
+    f("time", tab.time, tab.time32);
+    f("c_in2", tab.c_in2, tab.c_in2_32);
+    f("time2", tab.time2, tab.time2_32);
+    f("Gx", tab.Gx, tab.Gx32);
+    f("Go", tab.Go, tab.Go32);
+    f("Gx2", tab.Gx2, tab.Gx2_32);
+    f("Go2", tab.Go2, tab.Go2_32);
   }
 };
 

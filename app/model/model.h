@@ -8,6 +8,7 @@
 
 #include <optional>
 
+#include "model/family.h"
 #include "model/gaussian_mixture.h"
 #include "model/schedule.h"
 
@@ -38,6 +39,11 @@ struct DiffusionModel {
   // An analytic model (metadata kind gaussian_mixture, SEMANTICS §6) instead of a network: then net holds
   // only dim (hidden = 0, no weights) and eps is the mixture's exact eps.
   std::optional<GaussianMixture> mixture;
+  // What the network's output and time input mean (SEMANTICS §2 "Model families"): family_from_metadata of the
+  // file's __metadata__; family_in_file is false when the file names no prediction_type (a front end's
+  // prediction_type override then applies, with a note).
+  FamilyParams family;
+  bool family_in_file = false;
 };
 
 // Loads and validates a model file (SEMANTICS §6, §1). Throws InvalidInput with a message naming the file,

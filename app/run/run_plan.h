@@ -43,6 +43,16 @@ struct SampleRequest {
   int memory_budget_mb = 0;                  // > 0: the trajectory buffer's budget (TrajectoryLayout)
   std::optional<int64_t> frame;              // a frame also kept (and returned by run_plan), in [0, N]
   bool frame_past_end_is_last = false;       // a frame past the run's last is the last, with a note (--config's)
+  // Model families (SEMANTICS §2, §3 "Noise-level lists of the families"). prediction_type: the family of a file
+  // that names none (a note says so; a file naming another is refused). sigmas: a typed list of noise levels in
+  // the family's own level (VE sigma for the VP families and edm, s for flow), strictly decreasing, > 0 but the
+  // last, which may be 0; without a final 0 the list gets one (the step to the clean level). flow_shift: the flow
+  // list's shift (unset: the scheduler config's, else the file's). flow_mu: the mu of dynamic shifting (a config
+  // with use_dynamic_shifting needs it).
+  std::optional<Family> prediction_type;
+  std::vector<double> sigmas;
+  std::optional<double> flow_shift;
+  std::optional<double> flow_mu;
   std::string model_name;                    // how the caller named the model, for messages
   // The front end's name of an argument in messages and notes, as the CLI's --t-start or Python's t_start
   // (base/arg_error.h; snake_case_name when unset).

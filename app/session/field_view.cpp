@@ -6,6 +6,7 @@
 
 #include "base/errors.h"
 #include "diffusion/cpu_reference.h"
+#include "diffusion/family_table.h"
 #include "diffusion/input_checks.h"
 #include "run/finite_checks.h"
 
@@ -75,7 +76,7 @@ Family run_family(const DiffusionModel& model, const std::optional<Family>& pred
   return Family::Epsilon;
 }
 
-bool t_start_is_index(Family f) { return f == Family::Flow || f == Family::Edm; }
+bool t_start_is_index(Family f) { return !is_vp_family(f); }
 
 IntRange family_t_start_range(const DiffusionModel& model, Family f, int steps) {
   return t_start_is_index(f) ? IntRange{0, std::max(0, steps - 1)} : t_start_range(model.schedule);
@@ -83,7 +84,12 @@ IntRange family_t_start_range(const DiffusionModel& model, Family f, int steps) 
 
 int family_default_t_start(const DiffusionModel& model, const std::optional<Family>& prediction_type,
                            const SchedulerConfig* config) {
-  return t_start_is_index(run_family(model, prediction_type, config)) ? 0 : std::max(0, t_start_max_usable(model.schedule));
+  const Family f = run_family(model, prediction_type, config);
+  // An analytic model's exact eps gives no data prediction at s = 1 (alpha = 0): its flow runs start at index 1
+  // (as plan_run's default).
+  if (t_start_is_index(f)) return model.mixture && f == Family::Flow ? 1 : 0;
+  // sample / v_prediction may start at abar = 0 (SEMANTICS §3 "Zero terminal SNR"); epsilon below it.
+  return f == Family::Epsilon ? std::max(0, t_start_max_usable(model.schedule)) : model.schedule.T - 1;
 }
 
 IntRange family_steps_range(const DiffusionModel& model, Family f, int t_start) {

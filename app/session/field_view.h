@@ -32,8 +32,9 @@ Family run_family(const DiffusionModel& model, const std::optional<Family>& pred
 bool t_start_is_index(Family f);
 // t_start's range for a run of `steps` steps: [0, steps - 1] on a list, else t_start_range(model.schedule).
 IntRange family_t_start_range(const DiffusionModel& model, Family f, int steps);
-// t_start's default for a run of `model` with that override and config: 0 on a list, else t_start_max_usable (T -
-// 1, or below the first unusable t; run/finite_checks.h).
+// t_start's default for a run of `model` with that override and config: on a list 0 (an analytic model's flow
+// list: 1, past alpha = 0), on sample / v_prediction T - 1, on epsilon t_start_max_usable (T - 1, or below the
+// first unusable t; run/finite_checks.h).
 int family_default_t_start(const DiffusionModel& model, const std::optional<Family>& prediction_type,
                            const SchedulerConfig* config);
 // steps' range: [1, T] on a list, else [1, t_start + 1] (sample_steps_range).

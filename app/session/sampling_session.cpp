@@ -94,9 +94,9 @@ SamplingSettings SamplingSession::clamp_to_model(const SamplingSettings& asked) 
     s.t_start = static_cast<int>(family_t_start_range(*m_model, family, s.steps).clamp(s.t_start));
   } else {
     s.t_start = static_cast<int>(t_start_range(sch).clamp(s.t_start));
-    // Where alphas_cumprod is 0 or sigma overflows float32 no run can start (SEMANTICS §3 "Finite
-    // coefficients"): clamp below.
-    if (const int bad = first_unusable_t(sch); bad > 0) s.t_start = std::min(s.t_start, bad - 1);
+    // Where alphas_cumprod is 0 or sigma overflows float32 no epsilon run can start (SEMANTICS §3 "Finite
+    // coefficients"): clamp below. sample / v_prediction may start at abar = 0 ("Zero terminal SNR").
+    if (const int bad = first_unusable_t(sch); bad > 0 && family == Family::Epsilon) s.t_start = std::min(s.t_start, bad - 1);
     m_steps_asked = static_cast<int>(sample_steps_range(static_cast<int>(sch.T) - 1).clamp(s.steps));
     s.steps = static_cast<int>(sample_steps_range(s.t_start).clamp(s.steps));
   }
@@ -123,15 +123,25 @@ void SamplingSession::start_run() {
     const int budget_mb = std::min(s.memory_budget_mb, m_max_budget_mb);
     // Every rule of the run (run/run_plan.h), before any work: a failure keeps the previous run.
     m_table = plan_run(session_request(s, m_scheduler_config.get(), m_path->is_gpu(), budget_mb, m_model.get()), *m_model).table;
-    m_layout = TrajectoryLayout::make(s.steps, s.n_samples, dim(), size_t(budget_mb) << 20);
-    if (!s.from_data && m_path->begin_from_noise(*m_model, m_table, m_layout, s.seed, s.precision)) {
+    // On a family list the run takes N - t_start steps (run/run_plan.h): the table's count, not s.steps.
+    m_layout = TrajectoryLayout::make(m_table.steps(), s.n_samples, dim(), size_t(budget_mb) << 20);
+    // Pure noise drawn on the device is the VP start; a flow or edm start not at scale 1 is drawn on the host and
+    // scaled (scale_start_noise, as run_plan's start).
+    float unit = 1.0f;
+    scale_start_noise(m_table, 1, &unit);
+    if (!s.from_data && unit == 1.0f && m_path->begin_from_noise(*m_model, m_table, m_layout, s.seed, s.precision)) {
       m_x0.clear();  // drawn on the device
     } else {
       m_x0.resize(m_layout.frame_floats());
-      if (s.from_data)
+      const NoiseLevel first = m_table.levels.empty() ? NoiseLevel{} : m_table.levels.front();
+      if (s.from_data && m_table.has_family_rows())  // noised to the family's first level (SEMANTICS §2)
+        fill_start_from_data(*m_model, StartScales{float(first.alpha), float(first.sigma)}, s.seed, s.n_samples,
+                             m_x0.data());
+      else if (s.from_data)
         fill_start_from_data(*m_model, s.t_start, s.seed, s.n_samples, m_x0.data());
       else
         fill_start_noise(*m_model, s.seed, s.n_samples, m_x0.data());
+      if (!s.from_data) scale_start_noise(m_table, m_x0.size(), m_x0.data());
       m_path->begin(*m_model, m_table, m_layout, m_x0.data(), s.seed, s.precision);
     }
     m_running = true;

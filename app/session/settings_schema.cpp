@@ -301,7 +301,7 @@ void add_view_rows(std::vector<SettingField>& t) {
                                     [](FieldQuantity q) { return std::string(field_quantity_name(q)); },
                                     [](const std::string& v) { return parse_field_quantity(v); }));
   {  // shorthand of the older switch: 1 = x0, 0 = eps (older sidecars and scripts)
-    SettingField f{"field_x0", S::View, {}, false, false, 0, 0, {}, {}, {}};
+    SettingField f{"field_x0", S::View, {}, true, false, 0, 0, {}, {}, {}};  // pixel: sample's --field-x0 too
     f.parse = [](AppSettings& s, const std::string& v, const std::string& arg) {
       s.view.field_quantity = parse_bool(arg, v) ? FieldQuantity::X0 : FieldQuantity::Eps;
     };

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/errors.h"
+#include "diffusion/sampling.h"
 #include "session/field_view.h"
 #include "session/sampling_session.h"
 #include "session/settings_keys.h"
@@ -105,6 +106,32 @@ TEST(FieldView, OnAFlowListTStartIsAnIndexIntoTheSteps) {
   }
   s.t_start = 19;
   EXPECT_NO_THROW(check_model_ranges(s, session.model(), nullptr, false, {{"t_start", "set t_start"}}));
+}
+
+// An edm run's start is pure noise at its first level, sigma_max = 80 (karras, SEMANTICS §3): the seed's unit
+// noise times sqrt(1 + 80^2) (diffusers' init_noise_sigma), drawn on the host; the trajectory holds N - t_start
+// steps.
+TEST(FieldView, AnEdmRunStartsFromTheSeedsNoiseAtItsFirstLevel) {
+  test::HostTarget target;
+  SamplingSession session(&target);
+  session.load_model(test::data_path("golden/d2_h256.safetensors"));
+  session.set_compute_path(make_cpu_compute_path(&target), "cpu");
+  SamplingSettings s;
+  s.n_samples = 8, s.steps = 10, s.t_start = 3, s.seed = 5;
+  s.prediction_type = Family::Edm;
+  s = session.apply(s).settings;
+  EXPECT_EQ(s.t_start, 3);
+  EXPECT_EQ(session.n_steps(), 7);  // N - t_start
+  EXPECT_EQ(session.layout().n_steps, 7);  // frames 0..7
+  s.t_start = 0;
+  s = session.apply(s).settings;
+  ASSERT_EQ(session.error(), "");
+  EXPECT_EQ(session.n_steps(), 10);
+  std::vector<float> unit(16);
+  fill_start_noise(session.model(), 5, 8, unit.data());
+  const std::vector<float>& x0 = session.start_state();
+  ASSERT_EQ(x0.size(), 16u);
+  for (int i = 0; i < 16; ++i) EXPECT_FLOAT_EQ(x0[i], unit[i] * float(std::sqrt(1.0 + 80.0 * 80.0))) << i;
 }
 
 TEST(FieldView, FlowQuantitiesAreTheClosedFormsOfTheOutput) {

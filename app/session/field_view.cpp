@@ -78,6 +78,10 @@ Family run_family(const DiffusionModel& model, const std::optional<Family>& pred
 
 bool t_start_is_index(Family f) { return !is_vp_family(f); }
 
+bool on_family_list(const StepTable& tab) {
+  return tab.has_family_rows() && t_start_is_index(tab.family.family) && int(tab.levels.size()) == tab.steps() + 1;
+}
+
 IntRange family_t_start_range(const DiffusionModel& model, Family f, int steps) {
   return t_start_is_index(f) ? IntRange{0, std::max(0, steps - 1)} : t_start_range(model.schedule);
 }

@@ -30,6 +30,9 @@ Family run_family(const DiffusionModel& model, const std::optional<Family>& pred
 // Whether runs of family `f` step along a list of noise levels (flow, edm: FAMILIES.md): t_start is then the index
 // of the first step in the list, in [0, steps - 1], default 0; on the VP families it is a timestep in [0, T - 1].
 bool t_start_is_index(Family f);
+// Whether `tab` steps along a flow or edm list (its levels, N + 1 of them, are the family's own: flow s, EDM
+// sigma in NoiseLevel::time).
+bool on_family_list(const StepTable& tab);
 // t_start's range for a run of `steps` steps: [0, steps - 1] on a list, else t_start_range(model.schedule).
 IntRange family_t_start_range(const DiffusionModel& model, Family f, int steps);
 // t_start's default for a run of `model` with that override and config: on a list 0 (an analytic model's flow

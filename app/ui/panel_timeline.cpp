@@ -60,8 +60,7 @@ void timeline_controls(Panel& p) {
   char where[96];
   const StepTable& tab = app.session().table();
   const int t_last = n > 0 ? tab.t[n - 1] : 0;
-  const bool on_list = tab.has_family_rows() && t_start_is_index(tab.family.family) && int(tab.levels.size()) == n + 1;
-  if (on_list && j >= 0 && j <= n)  // a flow or edm list: the family's own level (flow s, EDM sigma)
+  if (on_family_list(tab) && j >= 0 && j <= n)  // a flow or edm list: the family's own level (flow s, EDM sigma)
     std::snprintf(where, sizeof where, j < n ? "frame %d / %d   %s = %.4g" : "frame %d / %d   clean (%s = %.4g)", j, n,
                   tab.family.family == Family::Flow ? "s" : "sigma", tab.levels[j].time);
   else if (t >= 0)

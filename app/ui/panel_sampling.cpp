@@ -93,7 +93,13 @@ void sampler_rows(Panel& p) {
   tip(per_t ? "ddpm and ddpm-mean take one timestep per step: the spacing does not apply"
             : "which timesteps the steps visit: default (anchored at t_start), diffusers' leading / linspace / "
               "trailing, or karras sigmas (rho 7); SEMANTICS §3");
-  if (family == Family::Flow) flow_shift_row(p);
+  if (family == Family::Flow) {
+    flow_shift_row(p);
+  } else if (s.flow_shift) {  // set (a script, a restore) but not read by this family's run: say so
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.75f, 0.35f, 1));
+    ImGui::TextWrapped("flow_shift %g applies to flow lists only; this run is %s", *s.flow_shift, family_name(family));
+    ImGui::PopStyleColor();
+  }
   if (s.sampler == Sampler::DdpmMean) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.75f, 0.35f, 1));
     ImGui::TextWrapped("ddpm-mean: the reference kernel's update; it collapses from pure noise. Use it with "

@@ -209,7 +209,7 @@ void CudaBackend::set_model(const DiffusionModel& model) {
   m->have_model = true;
   m->schedule = model.schedule;
   // A new run of the same model uploads nothing and waits for nothing (the GUI's loop starts one every frame).
-  if (m->t_indexed.upload(build_t_indexed_ddpm_mean(model.schedule), s) || !same_net) {
+  if (m->t_indexed.upload(build_t_indexed_ddpm_mean(model.schedule, model.family), s) || !same_net) {
     CUDA_CHECK_THROW(cudaStreamSynchronize(s));
     count_sync();
   }

@@ -27,7 +27,8 @@ bool all_equal(const std::vector<float>& v, float value) {
 
 // A family table's arrays (StepTable::c_in32 ... Go2_32) on the device. An input scale of exactly 1 and a heun map
 // of exactly g = o (Gx 0, Go 1) are left null: the kernels then run the epsilon arithmetic, which computes the
-// same values (1 x = x, 0 x + 1 o = o) on the fast path (a flow model's table is of that kind).
+// same values (1 x = x, 0 x + 1 o = o). The VP families' and flow's networks read their state (c_in 1), flow-heun's
+// map is g = o: most tables of those families run the solver kernels' epsilon instance.
 // Throws std::invalid_argument when a family array's float copy does not hold one value per step (or is missing).
 void upload_family(const StepTable& tab, FamilyBuffers& b, cudaStream_t s) {
   const std::pair<const std::vector<double>*, const std::vector<float>*> arrays[] = {

@@ -66,9 +66,9 @@ std::pair<double, double> gpu_vs_float64(CudaBackend& be, const DiffusionModel& 
 TEST(CudaFamilyTables, HandFilledArraysMatchFloat64OnEveryPath) {
   SKIP_WITHOUT_CUDA();
   for (Sampler s : {Sampler::Ddim, Sampler::Dpmpp2m, Sampler::Dpmpp2mSde, Sampler::EulerAncestral, Sampler::Heun})
-    for (int dim : {2, 3, 8})
+    for (int dim : {2, 6, 8})
       for (kernels::DenoisePath path : {kernels::DenoisePath::Auto, kernels::DenoisePath::General}) {
-        if (dim == 3 && path == kernels::DenoisePath::General) continue;  // dim 3 has no tiled kernel: General anyway
+        if (dim == 6 && path == kernels::DenoisePath::General) continue;  // dim 6 has no tiled kernel: General anyway
         const DiffusionModel m = test::random_model(dim, 256, 91 + dim, 0.5f);
         StepTable tab = build_step_table(m.schedule, s, 999, 24, 0.5, Spacing::Default, 0);
         fill_family_arrays(tab);
@@ -77,7 +77,7 @@ TEST(CudaFamilyTables, HandFilledArraysMatchFloat64OnEveryPath) {
         CudaBackend be;
         be.force_denoise_path(path);
         const auto [err, ferr] = gpu_vs_float64(be, m, tab, test::random_x(size_t(B) * dim, 13), B, Precision::Fp32);
-        const bool tiled = path == kernels::DenoisePath::Auto && dim != 3;
+        const bool tiled = path == kernels::DenoisePath::Auto && dim != 6;
         EXPECT_EQ(be.last_kernel(), tiled ? "solver-tiled-fp32" : "solver-general") << sampler_name(s);
         std::printf("[measured] family arrays %s dim=%d %s rel_err=%.3e frames=%.3e\n", sampler_name(s), dim,
                     be.last_kernel().c_str(), err, ferr);
@@ -204,8 +204,9 @@ TEST(CudaFamilyTables, EveryFamilyMatchesFloat64OnTheMixture) {
   }
 }
 
-// Not a check: the time per network evaluation of a family table (the kernels' family instance: state in global
-// memory, input c_in x) against the epsilon table of the same solver and shape, for docs/PERFORMANCE.md. Run with
+// Not a check: the time per network evaluation of the solver kernels' instances against the epsilon table of the
+// same solver and shape, for docs/PERFORMANCE.md: a table with heun's map only (c_in 1: the VP families' and flow's
+// heun) and a scaled one (c_in != 1, as edm's: the state in global memory). Run with
 // --gtest_also_run_disabled_tests on a device.
 TEST(CudaFamilyTablesTiming, DISABLED_PerEvaluationAgainstEpsilon) {
   SKIP_WITHOUT_CUDA();
@@ -214,15 +215,21 @@ TEST(CudaFamilyTablesTiming, DISABLED_PerEvaluationAgainstEpsilon) {
     for (Sampler s : {Sampler::Dpmpp2m, Sampler::Heun}) {
       const DiffusionModel m = test::random_model(sh.dim, 256, 5, 0.5f);
       const StepTable eps = build_step_table(m.schedule, s, 999, 50);
-      StepTable fam = eps;
-      fill_family_arrays(fam);
+      StepTable scaled = eps;
+      fill_family_arrays(scaled);
+      StepTable map_only = scaled;  // c_in = 1: not sent, the heun map alone
+      for (std::vector<double>* c : {&map_only.c_in, &map_only.c_in2}) std::fill(c->begin(), c->end(), 1.0);
+      map_only.for_each_coefficient([](const char*, const std::vector<double>& f64, std::vector<float>& f32) {
+        f32.assign(f64.begin(), f64.end());
+      });
+      const StepTable* tables[] = {&eps, &map_only, &scaled};
       CudaBackend be;
       const cudaStream_t st = be.stream();
       gpu::GpuBuffer<float> x(size_t(sh.B) * sh.dim);
-      double us[2];
-      for (int f = 0; f < 2; ++f) {
+      double us[3];
+      for (int f = 0; f < 3; ++f) {
         be.set_model(m);
-        be.set_step_table(f ? fam : eps);
+        be.set_step_table(*tables[f]);
         be.start_noise_device(x.data(), sh.B, 1, st);
         be.run_steps_device(0, 50, x.data(), sh.B, 1, nullptr, Precision::Fp32, st);  // warm-up
         std::vector<float> ms;
@@ -237,8 +244,9 @@ TEST(CudaFamilyTablesTiming, DISABLED_PerEvaluationAgainstEpsilon) {
         std::sort(ms.begin(), ms.end());
         us[f] = 1e3 * ms[2] / double(eps.evaluations(0, 50));
       }
-      std::printf("[measured] %s B=%d dim=%d %s: epsilon table %.2f us, family table %.2f us per evaluation (%+.1f%%)\n",
-                  sampler_name(s), sh.B, sh.dim, be.last_kernel().c_str(), us[0], us[1], 100.0 * (us[1] / us[0] - 1));
+      std::printf("[measured] %s B=%d dim=%d %s per evaluation: epsilon %.2f us, heun map only %.2f us (%+.1f%%), "
+                  "scaled %.2f us (%+.1f%%)\n", sampler_name(s), sh.B, sh.dim, be.last_kernel().c_str(), us[0], us[1],
+                  100.0 * (us[1] / us[0] - 1), us[2], 100.0 * (us[2] / us[0] - 1));
     }
 }
 

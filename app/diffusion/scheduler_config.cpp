@@ -384,8 +384,8 @@ std::string sampler_mismatch_note(const SchedulerConfig& c, Sampler sampler) {
   for (Sampler s : named) ours += (ours.empty() ? "" : " / ") + std::string(sampler_name(s));
   const std::string label = c.path.empty() ? "the scheduler config" : c.path;
   return label + " names " + what + (ours.empty() ? ", which diffscope does not run" : ", diffscope's " + ours) +
-         "; the sampler that runs is " + sampler_name(sampler) +
-         " (the config gives the schedule and spacing, never the sampler)";
+         "; the sampler that runs is " + sampler_name(sampler) + " (the config gives the " +
+         (has_family_list(c) ? "noise-level list" : "schedule and spacing") + ", never the sampler)";
 }
 
 SchedulerConfig load_scheduler_config(const std::string& path) {

@@ -101,6 +101,9 @@ TEST(SchedulerConfigFamily, ClassDefaults) {
             std::vector<Sampler>{Sampler::Dpmpp2m});
   EXPECT_EQ(config_samplers(parse(R"({"_class_name": "EDMDPMSolverMultistepScheduler", "algorithm_type": "sde-dpmsolver++"})")),
             std::vector<Sampler>{Sampler::Dpmpp2mSde});
+  const std::string note = sampler_mismatch_note(parse(R"({"_class_name": "EDMEulerScheduler"})"), Sampler::Heun);
+  EXPECT_NE(note.find("names EDMEulerScheduler, diffscope's flow-euler / ddim; the sampler that runs is heun (the "
+                      "config gives the noise-level list, never the sampler)"), std::string::npos) << note;
   EXPECT_TRUE(config_samplers(parse(R"({"_class_name": "UniPCMultistepScheduler", "use_flow_sigmas": true,
       "prediction_type": "flow_prediction", "flow_shift": 5.0})")).empty());
 }

@@ -79,6 +79,8 @@ void parse_edm(const json& j, const std::string& label, SchedulerConfig& c) {
   e.sigma_min = get_positive(j, label, "sigma_min", 0.002);
   e.sigma_max = get_number(j, label, "sigma_max", 80.0, e.sigma_min, true, HUGE_VAL,
                            "a finite number above sigma_min = " + num(e.sigma_min));
+  if (!find(j, "sigma_max") && !(e.sigma_max > e.sigma_min))
+    bad(label, "sigma_min", e.sigma_min, "a finite number > 0 below sigma_max = 80 (" + c.class_name + "'s default)");
   e.sigma_data = get_positive(j, label, "sigma_data", 0.5);
   e.rho = get_positive(j, label, "rho", 7.0);
   e.schedule = get_choice(j, label, "sigma_schedule", "karras", {"karras", "exponential"}) == "karras"

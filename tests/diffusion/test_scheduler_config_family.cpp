@@ -217,6 +217,7 @@ TEST(SchedulerConfigFamily, RefusalsNameKeyValueAndRange) {
       {R"({"_class_name": "EDMHeunScheduler"})", {"'_class_name' = \"EDMHeunScheduler\"", "EDMEulerScheduler, EDMDPMSolverMultistepScheduler"}},
       {edm + R"("sigma_min": 0})", {"'sigma_min' = 0", "> 0"}},
       {edm + R"("sigma_max": 0.001})", {"'sigma_max' = 0.001", "above sigma_min = 0.002"}},
+      {edm + R"("sigma_min": 100})", {"'sigma_min' = 100", "below sigma_max = 80 (EDMEulerScheduler's default)"}},
       {edm + R"("sigma_data": -1})", {"'sigma_data' = -1", "> 0"}},
       {edm + R"("rho": 0})", {"'rho' = 0", "> 0"}},
       {edm + R"("sigma_schedule": "linear"})", {"'sigma_schedule' = \"linear\"", "karras, exponential"}},

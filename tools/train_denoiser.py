@@ -143,9 +143,9 @@ def members_of(datasets, objective_list):
     return [(d + objectives.FILE_SUFFIX[o], d, o) for o in objective_list for d in datasets]
 
 
-def train(members, args, device):
-    T = 1000
-    names = [m[0] for m in members]
+def build_members(members, args, T, device):
+    """Each member's data (a data set loaded once) and initial model (torch.manual_seed(seed) alone, in its
+    family; flow reads the time column s), and batch_loss's objective_m and flow_rows."""
     loaded = {}
     for _, d, _ in members:
         loaded.setdefault(d, load_dataset(d, args.seed))
@@ -161,6 +161,13 @@ def train(members, args, device):
     flow_rows = torch.tensor([m for m, o in enumerate(objective_m) if o == "flow"], device=device)
     flow_rows = flow_rows if len(flow_rows) else None
     objective_m = None if all(o == "epsilon" for o in objective_m) else objective_m
+    return data, dim, models, objective_m, flow_rows
+
+
+def train(members, args, device):
+    T = 1000
+    names = [m[0] for m in members]
+    data, dim, models, objective_m, flow_rows = build_members(members, args, T, device)
     ens = Ensemble(models).to(device)
     ema = [p.detach().clone() for p in ens.parameters()]
     M = len(names)

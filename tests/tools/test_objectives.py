@@ -47,13 +47,17 @@ class Objectives(unittest.TestCase):
     def test_v_is_the_derivative_of_the_state_in_the_angle(self):
         # Salimans & Ho 2022 §4: with alpha = cos phi, sigma = sin phi, v = d x_phi / d phi.
         phi, h = 0.7, 1e-6
-        x = lambda p: objectives.noised(self.x0, self.eps, np.cos(p), np.sin(p))
+
+        def x(p):
+            return objectives.noised(self.x0, self.eps, np.cos(p), np.sin(p))
         v = objectives.target("v_prediction", self.x0, self.eps, np.cos(phi), np.sin(phi))
         self.assertAlmostEqual(v, (x(phi + h) - x(phi - h)) / (2 * h), places=8)
 
     def test_flow_velocity_is_the_derivative_in_s(self):
         s, h = 0.3, 1e-6
-        x = lambda q: objectives.noised(self.x0, self.eps, *objectives.flow_level(q))
+
+        def x(q):
+            return objectives.noised(self.x0, self.eps, *objectives.flow_level(q))
         self.assertAlmostEqual(objectives.target("flow", self.x0, self.eps, *objectives.flow_level(s)),
                                (x(s + h) - x(s - h)) / (2 * h), places=8)
 

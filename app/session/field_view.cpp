@@ -68,12 +68,9 @@ std::vector<std::string> field_quantity_names() {
   return names;
 }
 
-Family run_family(const DiffusionModel& model, const std::optional<Family>& prediction_type,
-                  const SchedulerConfig* config) {
+Family gui_family(const DiffusionModel& model, const std::optional<Family>& prediction_type) {
   if (model.family_in_file) return model.family.family;
-  if (prediction_type) return *prediction_type;
-  if (config && config->prediction_type) return *config->prediction_type;
-  return Family::Epsilon;
+  return prediction_type ? *prediction_type : model.family.family;  // a scheduler config never names it
 }
 
 bool t_start_is_index(Family f) { return !is_vp_family(f); }
@@ -86,9 +83,8 @@ IntRange family_t_start_range(const DiffusionModel& model, Family f, int steps) 
   return t_start_is_index(f) ? IntRange{0, std::max(0, steps - 1)} : t_start_range(model.schedule);
 }
 
-int family_default_t_start(const DiffusionModel& model, const std::optional<Family>& prediction_type,
-                           const SchedulerConfig* config) {
-  const Family f = run_family(model, prediction_type, config);
+int family_default_t_start(const DiffusionModel& model, const std::optional<Family>& prediction_type) {
+  const Family f = gui_family(model, prediction_type);
   // An analytic model's exact eps gives no data prediction at s = 1 (alpha = 0): its flow runs start at index 1
   // (as plan_run's default).
   if (t_start_is_index(f)) return model.mixture && f == Family::Flow ? 1 : 0;

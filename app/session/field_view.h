@@ -23,10 +23,10 @@ const char* field_quantity_name(FieldQuantity q);
 FieldQuantity parse_field_quantity(const std::string& v);
 std::vector<std::string> field_quantity_names();
 
-// The family a run of `model` takes (SEMANTICS §2): the file's when it names one (family_in_file), else the
-// prediction_type override, else the scheduler config's prediction_type, else epsilon.
-Family run_family(const DiffusionModel& model, const std::optional<Family>& prediction_type,
-                  const SchedulerConfig* config);
+// The family the app runs `model` in (SEMANTICS §2): the file's when it names one (family_in_file; the app then
+// leaves the override out of the request and notes it: ignored_override_note), else the prediction_type override,
+// else the file's default (epsilon; an analytic model's own).
+Family gui_family(const DiffusionModel& model, const std::optional<Family>& prediction_type);
 // Whether runs of family `f` step along a list of noise levels (flow, edm: FAMILIES.md): t_start is then the index
 // of the first step in the list, in [0, steps - 1], default 0; on the VP families it is a timestep in [0, T - 1].
 bool t_start_is_index(Family f);
@@ -35,11 +35,10 @@ bool t_start_is_index(Family f);
 bool on_family_list(const StepTable& tab);
 // t_start's range for a run of `steps` steps: [0, steps - 1] on a list, else t_start_range(model.schedule).
 IntRange family_t_start_range(const DiffusionModel& model, Family f, int steps);
-// t_start's default for a run of `model` with that override and config: on a list 0 (an analytic model's flow
+// t_start's default for a run of `model` with that override: on a list 0 (an analytic model's flow
 // list: 1, past alpha = 0), on sample / v_prediction T - 1, on epsilon t_start_max_usable (T - 1, or below the
 // first unusable t; run/finite_checks.h).
-int family_default_t_start(const DiffusionModel& model, const std::optional<Family>& prediction_type,
-                           const SchedulerConfig* config);
+int family_default_t_start(const DiffusionModel& model, const std::optional<Family>& prediction_type);
 // steps' range: [1, T] on a list, else [1, t_start + 1] (sample_steps_range).
 IntRange family_steps_range(const DiffusionModel& model, Family f, int t_start);
 // "" or, when the file names its own family and the override names another, the note the UI shows:

@@ -27,15 +27,15 @@ double now_ms() {
 void SamplingSession::load_model(const std::string& path) {
   auto m = std::make_unique<DiffusionModel>(load_diffusion_model(path));  // throws InvalidInput
   if (m_scheduler_config) apply_scheduler_config(*m, *m_scheduler_config);
-  const bool index_before = m_model && t_start_is_index(run_family(*m_model, m_settings.prediction_type, m_scheduler_config.get()));
+  const bool index_before = m_model && t_start_is_index(gui_family(*m_model, m_settings.prediction_type));
   m_model = std::move(m);
   m_settings.model_path = path;
   m_have_good = false;  // a new model starts a new history of good runs
   m_have_checked = false;
   if (!m_have_settings) return;
   // t_start means another thing on the new model (a timestep, or an index into a list): its default there.
-  if (t_start_is_index(run_family(*m_model, m_settings.prediction_type, m_scheduler_config.get())) != index_before)
-    m_settings.t_start = family_default_t_start(*m_model, m_settings.prediction_type, m_scheduler_config.get());
+  if (t_start_is_index(gui_family(*m_model, m_settings.prediction_type)) != index_before)
+    m_settings.t_start = family_default_t_start(*m_model, m_settings.prediction_type);
   m_settings = clamp_to_model(m_settings);
   start_run();
 }
@@ -82,7 +82,7 @@ SamplingSettings SamplingSession::clamp_to_model(const SamplingSettings& asked) 
   SamplingSettings s = asked;
   const Schedule& sch = m_model->schedule;
   const bool gpu = m_path && m_path->is_gpu();
-  const Family family = run_family(*m_model, s.prediction_type, m_scheduler_config.get());
+  const Family family = gui_family(*m_model, s.prediction_type);
   // steps and steps/launch are clamped by other settings (t_start, steps): what the user asked for is kept,
   // so that typing t_start 400 (through "4" and "40") or dragging it low and back does not lose steps 50.
   // A value the UI did not change since the last apply is the clamped one: use the remembered request.

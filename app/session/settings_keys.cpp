@@ -32,9 +32,9 @@ void check_model_ranges(const SamplingSettings& s, const Schedule& schedule, boo
     if (canonical_setting_key(key) == "steps") check_range(arg, s.steps, sample_steps_range(s.t_start));
 }
 
-void check_model_ranges(const SamplingSettings& s, const DiffusionModel& model, const SchedulerConfig* config, bool gpu,
+void check_model_ranges(const SamplingSettings& s, const DiffusionModel& model, bool gpu,
                         const std::vector<std::pair<std::string, std::string>>& given) {
-  const Family family = run_family(model, s.prediction_type, config);
+  const Family family = gui_family(model, s.prediction_type);
   if (!t_start_is_index(family)) return check_model_ranges(s, model.schedule, gpu, given);
   for (const auto& [key, arg] : given) {  // a list of levels: steps first, t_start an index into it
     const std::string k = canonical_setting_key(key);

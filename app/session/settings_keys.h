@@ -31,9 +31,9 @@ void apply_setting(AppSettings& s, const std::string& key, const std::string& va
 void check_model_ranges(const SamplingSettings& s, const Schedule& schedule, bool gpu,
                         const std::vector<std::pair<std::string, std::string>>& given);
 
-// The same for a run of `model` (with the scheduler config applied, or nullptr): on a list of levels (flow, edm:
+// The same for a run of `model`: on a list of levels (flow, edm:
 // session/field_view.h) steps in [1, T] and t_start, an index, in [0, steps - 1]; else the schedule's ranges.
-void check_model_ranges(const SamplingSettings& s, const DiffusionModel& model, const SchedulerConfig* config, bool gpu,
+void check_model_ranges(const SamplingSettings& s, const DiffusionModel& model, bool gpu,
                         const std::vector<std::pair<std::string, std::string>>& given);
 
 }  // namespace diffscope

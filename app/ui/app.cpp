@@ -110,10 +110,9 @@ void App::init(float scale) {
   if (m_session->has_model() && !is_given("t_start") && m_settings.sampling.t_start == SamplingSettings{}.t_start &&
       t_start_max_usable(m_session->model().schedule) >= 0)
     m_settings.sampling.t_start =
-        family_default_t_start(m_session->model(), m_settings.sampling.prediction_type, m_session->scheduler_config());
+        family_default_t_start(m_session->model(), m_settings.sampling.prediction_type);
   if (m_session->has_model()) {
-    check_model_ranges(m_settings.sampling, m_session->model(), m_session->scheduler_config(),
-                       m_session->compute_path()->is_gpu(), given);
+    check_model_ranges(m_settings.sampling, m_session->model(), m_session->compute_path()->is_gpu(), given);
     if (m_opts.persist)
       m_settings_note +=
           model_clamp_note(m_settings.sampling, m_session->model().schedule, is_given("t_start"), is_given("steps"));
@@ -192,7 +191,7 @@ void App::load_model(const std::string& name_or_path, bool t_start_follows) {
   const std::string path = resolve_model(name_or_path);  // bundled names ("digits8x8") or paths
   try {
     const SamplingSettings& s = m_settings.sampling;
-    const auto index = [&] { return t_start_is_index(run_family(m_session->model(), s.prediction_type, m_session->scheduler_config())); };
+    const auto index = [&] { return t_start_is_index(gui_family(m_session->model(), s.prediction_type)); };
     const bool had = m_session->has_model(), index_before = had && index();
     const bool at_top = had && !index_before && s.t_start == t_start_max_usable(m_session->model().schedule);
     m_session->load_model(path);
@@ -200,7 +199,7 @@ void App::load_model(const std::string& name_or_path, bool t_start_follows) {
     // edm) to the new family's default.
     if (t_start_follows && had && index() != index_before)
       m_settings.sampling.t_start =
-          family_default_t_start(m_session->model(), s.prediction_type, m_session->scheduler_config());
+          family_default_t_start(m_session->model(), s.prediction_type);
     else if (t_start_follows && at_top && t_start_max_usable(m_session->model().schedule) >= 0)
       m_settings.sampling.t_start = t_start_max_usable(m_session->model().schedule);
     m_exporter->remember_model(m_session->model().path);

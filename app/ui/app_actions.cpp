@@ -97,9 +97,9 @@ void App::set_setting(const std::string& key, const std::string& value) {
   if (!m_session->has_model()) return;
   const DiffusionModel& m = m_session->model();
   // A new family whose t_start means another thing (a timestep, or an index into a list): its default there.
-  if (t_start_is_index(run_family(m, before, config)) != t_start_is_index(run_family(m, m_settings.sampling.prediction_type, config)))
-    m_settings.sampling.t_start = family_default_t_start(m, m_settings.sampling.prediction_type, config);
-  check_model_ranges(m_settings.sampling, m, config, m_session->compute_path() && m_session->compute_path()->is_gpu(),
+  if (t_start_is_index(gui_family(m, before)) != t_start_is_index(gui_family(m, m_settings.sampling.prediction_type)))
+    m_settings.sampling.t_start = family_default_t_start(m, m_settings.sampling.prediction_type);
+  check_model_ranges(m_settings.sampling, m, m_session->compute_path() && m_session->compute_path()->is_gpu(),
                      {{key, "set " + key}});
 }
 

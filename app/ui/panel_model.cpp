@@ -6,6 +6,7 @@
 #include <string>
 
 #include "platform/paths.h"
+#include "run/run_plan.h"
 #include "session/field_view.h"
 #include "ui/app.h"
 #include "ui/layout_audit.h"
@@ -57,19 +58,14 @@ void panel_scheduler_config(Panel& p) {
 // prediction_type override for a file that names no family, and the note when the file's own family wins.
 void model_family_rows(Panel& p, const DiffusionModel& m) {
   SamplingSettings& s = p.settings.sampling;
-  const SchedulerConfig* config = p.app.session().scheduler_config();
-  FamilyParams shown = m.family;
-  const Family family = run_family(m, s.prediction_type, config);
-  if (!m.family_in_file && family != m.family.family) {  // the override (or the config) names the family
-    shown.family = family;
-    shown.time_input = default_time_input(family);
-  }
+  // The run's family parameters as plan_run resolves them (the override only for a file that names none).
+  const FamilyParams shown = run_family(m, m.family_in_file ? std::nullopt : s.prediction_type, "prediction_type");
+  const Family family = shown.family;
   ImGui::TextWrapped("convention: %s", convention_line(shown).c_str());
   p.ui.name_item("convention");
-  const char* source = m.family_in_file ? "named by the file" : s.prediction_type ? "the prediction_type override"
-                                                            : config && config->prediction_type ? "the scheduler config's"
-                                                                                                : "the file names none";
-  tip((std::string("the model family (SEMANTICS §2): ") + source).c_str());
+  tip((std::string("the model family (SEMANTICS §2): ") +
+       (m.family_in_file ? "named by the file" : s.prediction_type ? "the prediction_type override" : "the file names none"))
+          .c_str());
   const std::string preview = s.prediction_type ? family_name(*s.prediction_type) : "from file";
   if (ImGui::BeginCombo("family", preview.c_str())) {
     const bool index_before = t_start_is_index(family);
@@ -80,13 +76,13 @@ void model_family_rows(Panel& p, const DiffusionModel& m) {
     if (picked != s.prediction_type) {
       s.prediction_type = picked;
       // t_start means another thing in the new family (a timestep or a list index): its default there.
-      if (t_start_is_index(run_family(m, picked, config)) != index_before)
-        s.t_start = family_default_t_start(m, picked, config);
+      if (t_start_is_index(gui_family(m, picked)) != index_before)
+        s.t_start = family_default_t_start(m, picked);
     }
     ImGui::EndCombo();
   }
-  tip("prediction_type: the family of a file that names none (from file: epsilon, or the scheduler config's); a "
-      "file that names its own keeps it");
+  tip("prediction_type: the family of a file that names none (from file: epsilon); a file that names its own keeps "
+      "it");
   if (const std::string note = ignored_override_note(m, s.prediction_type); !note.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.8f, 0.4f, 1));
     ImGui::TextWrapped("%s", note.c_str());

@@ -23,7 +23,7 @@ namespace {
 // The family the run of these settings takes (session/field_view.h run_family).
 Family settings_family(const Panel& p) {
   const SamplingSession& ss = p.app.session();
-  return ss.has_model() ? run_family(ss.model(), p.settings.sampling.prediction_type, ss.scheduler_config())
+  return ss.has_model() ? gui_family(ss.model(), p.settings.sampling.prediction_type)
                         : Family::Epsilon;
 }
 

@@ -30,17 +30,14 @@ DiffusionModel constant_output_model(float c0, float c1) {
   return m;
 }
 
-TEST(FieldView, RunFamilyIsTheFilesThenTheOverrideThenTheConfigs) {
+TEST(FieldView, TheAppsFamilyIsTheFilesThenTheOverride) {
   DiffusionModel m = constant_output_model(0, 0);
-  SchedulerConfig config;
-  EXPECT_EQ(run_family(m, std::nullopt, nullptr), Family::Epsilon);
-  config.prediction_type = Family::Edm;
-  EXPECT_EQ(run_family(m, std::nullopt, &config), Family::Edm);
-  EXPECT_EQ(run_family(m, Family::Flow, &config), Family::Flow);
+  EXPECT_EQ(gui_family(m, std::nullopt), Family::Epsilon);
+  EXPECT_EQ(gui_family(m, Family::Flow), Family::Flow);
   EXPECT_EQ(ignored_override_note(m, Family::Flow), "");  // the file names none: the override applies
   m.family_in_file = true;
   m.family.family = Family::VPrediction;
-  EXPECT_EQ(run_family(m, Family::Flow, &config), Family::VPrediction);
+  EXPECT_EQ(gui_family(m, Family::Flow), Family::VPrediction);
   EXPECT_EQ(ignored_override_note(m, Family::Flow),
             "prediction_type flow is ignored: the file names v_prediction (SEMANTICS §2)");
   EXPECT_EQ(ignored_override_note(m, Family::VPrediction), "");
@@ -48,9 +45,12 @@ TEST(FieldView, RunFamilyIsTheFilesThenTheOverrideThenTheConfigs) {
   EXPECT_TRUE(t_start_is_index(Family::Edm));
   EXPECT_FALSE(t_start_is_index(Family::Sample));
   m.family.family = Family::Flow;
-  EXPECT_EQ(family_default_t_start(m, std::nullopt, nullptr), 0);
+  EXPECT_EQ(family_default_t_start(m, std::nullopt), 0);
+  m.family = FamilyParams{};  // a file that names none
   m.family_in_file = false;
-  EXPECT_EQ(family_default_t_start(m, std::nullopt, nullptr), 999);
+  EXPECT_EQ(family_default_t_start(m, std::nullopt), 999);
+  EXPECT_EQ(family_default_t_start(m, Family::VPrediction), 999);
+  EXPECT_EQ(family_default_t_start(m, Family::Edm), 0);
 }
 
 TEST(FieldView, TheRequestCarriesTheOverrideOnlyForAFileThatNamesNoFamily) {
@@ -99,13 +99,13 @@ TEST(FieldView, OnAFlowListTStartIsAnIndexIntoTheSteps) {
   // Named values (scripts, --set): t_start past steps - 1 is refused with the index's range.
   s.steps = 20, s.t_start = 20;
   try {
-    check_model_ranges(s, session.model(), nullptr, false, {{"t_start", "set t_start"}});
+    check_model_ranges(s, session.model(), false, {{"t_start", "set t_start"}});
     ADD_FAILURE() << "t_start 20 of 20 steps";
   } catch (const InvalidInput& e) {
     EXPECT_NE(std::string(e.what()).find("set t_start = 20 is out of range; valid: [0, 19]"), std::string::npos) << e.what();
   }
   s.t_start = 19;
-  EXPECT_NO_THROW(check_model_ranges(s, session.model(), nullptr, false, {{"t_start", "set t_start"}}));
+  EXPECT_NO_THROW(check_model_ranges(s, session.model(), false, {{"t_start", "set t_start"}}));
 }
 
 // An edm run's start is pure noise at its first level, sigma_max = 80 (karras, SEMANTICS §3): the seed's unit

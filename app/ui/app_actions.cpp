@@ -149,6 +149,9 @@ AppSettings App::settings_to_persist() const {
   if (const SchedulerConfig* c = m_session ? m_session->scheduler_config() : nullptr;
       c && m_spacing_before_config && s.sampling.spacing == c->spacing)
     s.sampling.spacing = *m_spacing_before_config;
+  // A family override is for the session, as a scheduler config is: a relaunch reads every file's own family (an
+  // override saved would make the next session's default model, which names no family, run as another).
+  s.sampling.prediction_type.reset();
   return s;
 }
 

@@ -246,6 +246,23 @@ TEST_F(GuiHeadless, SchedulerConfigSpacingIsNotSavedAndClearRestoresTheUsers) {
   EXPECT_EQ(saved_spacing(), "trailing");
 }
 
+// A prediction_type override is for the session, as a scheduler config is: the settings file keeps from_file, so
+// the next launch's model (moons: its file names no family) runs as epsilon again; the export's sidecar keeps it.
+TEST_F(GuiHeadless, FamilyOverrideIsNotSaved) {
+  const std::string cfg = m_dir.file("cfg"), model = guitest::model_2d();
+  write("a.txt", "set prediction_type v_prediction
+set steps 5
+wait_complete 2000
+export state " +
+                     m_dir.file("v.npy") + "
+");
+  const Result r = run_gui("--config-dir '" + cfg + "' --size 640x480 --n 64 --model '" + model + "' --script '" +
+                           m_dir.file("a.txt") + "'");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_EQ(nlohmann::json::parse(guitest::slurp(m_dir.file("v.json")))["prediction_type"], "v_prediction");
+  EXPECT_EQ(nlohmann::json::parse(guitest::slurp(cfg + "/settings.json"))["sampling"]["prediction_type"], "from_file");
+}
+
 // Single-key shortcuts act only when no widget has the keyboard. Keys typed right after a click on a text field
 // (in the click's own frame: a slow CPU frame collects them) are the field's: no snapshot, no video, the UI
 // stays shown and playback untouched; the same keys with no field focused do act.

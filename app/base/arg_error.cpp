@@ -6,7 +6,8 @@ namespace diffscope {
 namespace {
 constexpr Arg kArgs[] = {Arg::N, Arg::Sampler, Arg::Spacing, Arg::StepsOffset, Arg::Eta, Arg::Steps, Arg::TStart,
                          Arg::FromData, Arg::TrajectoryStride, Arg::Frame, Arg::SchedulerConfig, Arg::Config,
-                         Arg::Precision, Arg::Backend, Arg::X, Arg::Threads};
+                         Arg::Precision, Arg::Backend, Arg::X, Arg::Threads, Arg::PredictionType, Arg::Sigmas,
+                         Arg::FlowShift, Arg::FlowMu};
 }  // namespace
 
 const char* arg_id(Arg a) {
@@ -27,6 +28,10 @@ const char* arg_id(Arg a) {
     case Arg::Backend: return "backend";
     case Arg::X: return "x";
     case Arg::Threads: return "threads";
+    case Arg::PredictionType: return "prediction_type";
+    case Arg::Sigmas: return "sigmas";
+    case Arg::FlowShift: return "flow_shift";
+    case Arg::FlowMu: return "flow_mu";
   }
   return "?";
 }

@@ -27,6 +27,67 @@ void check_eta(double eta, const std::string& arg) {
   }
 }
 
+namespace {
+// A number as typed back in messages: "0.5", "1e-30", "14.6146".
+std::string number_text(double v) {
+  std::ostringstream os;
+  os.precision(17);
+  os << v;
+  return os.str();
+}
+}  // namespace
+
+void check_sigmas(const std::vector<double>& s) {
+  const std::string ref = arg_ref(Arg::Sigmas);
+  const char* rule = "finite levels, strictly decreasing, > 0 but the last (which may be 0)";
+  if (s.empty()) throw ArgumentError(Arg::Sigmas, "(empty)", rule, ref + " is empty; valid: at least one level");
+  if (static_cast<int64_t>(s.size()) > kMaxSigmas)
+    throw ArgumentError(Arg::Sigmas, std::to_string(s.size()) + " levels", "at most 1000000 levels",
+                        ref + " has " + std::to_string(s.size()) + " levels; valid: at most 1000000");
+  for (size_t i = 0; i < s.size(); ++i) {
+    const std::string at = ref + "[" + std::to_string(i) + "] = " + number_text(s[i]);
+    const bool last = i + 1 == s.size();
+    if (!std::isfinite(s[i])) throw ArgumentError(Arg::Sigmas, number_text(s[i]), rule, at + " is not finite; valid: " + rule);
+    if (s[i] < 0 || (s[i] == 0 && !last))
+      throw ArgumentError(Arg::Sigmas, number_text(s[i]), rule,
+                          at + (last ? " is negative" : " is not > 0 (only the last level may be 0)") + "; valid: " + rule);
+    if (i > 0 && !(s[i] < s[i - 1]))
+      throw ArgumentError(Arg::Sigmas, number_text(s[i]), rule,
+                          at + " is not below the level before it (" + number_text(s[i - 1]) + "); valid: " + rule);
+  }
+}
+
+void check_flow_shift(double shift) {
+  if (!(std::isfinite(shift) && shift > 0))
+    throw ArgumentError(Arg::FlowShift, number_text(shift), "> 0",
+                        arg_ref(Arg::FlowShift) + " = " + number_text(shift) + " is out of range; valid: a finite number > 0");
+}
+
+void check_flow_mu(double mu) {
+  if (!std::isfinite(mu))
+    throw ArgumentError(Arg::FlowMu, number_text(mu), "finite",
+                        arg_ref(Arg::FlowMu) + " = " + number_text(mu) + " is not finite; valid: a finite number");
+}
+
+FamilyParams family_with_prediction_type(const DiffusionModel& model, Family f, std::string* note) {
+  if (model.family_in_file) {
+    if (model.family.family == f) return model.family;
+    throw ArgumentError(Arg::PredictionType, family_name(f), family_name(model.family.family),
+                        arg_ref(Arg::PredictionType) + " = " + family_name(f) + " contradicts the model file, whose " +
+                            "prediction_type is " + family_name(model.family.family) + "; valid: " +
+                            family_name(model.family.family) + " or leave it out");
+  }
+  FamilyParams p = model.family;
+  p.family = f;
+  // The file's own time_input, read for the family it runs as (one that family has no such input for is refused).
+  const auto ti = model.metadata.find("time_input");
+  p.time_input = ti == model.metadata.end() ? default_time_input(f) : parse_time_input(ti->second, f);
+  if (note && f != model.family.family)
+    *note += "the model file names no prediction_type: it runs as " + std::string(family_name(f)) +
+             ", network time input " + time_input_name(p.time_input) + "\n";
+  return p;
+}
+
 void validate_denoise_inputs(const DiffusionModel& model, const float* x, int64_t B, int64_t x_cols,
                              const int64_t* t_start, int64_t n_t_start, int64_t S) {
   const int dim = model.net.dim;

@@ -259,6 +259,57 @@ def overflowing_model(path):
     open(path, "wb").write(raw)
 
 
+class FamilyKeywords(unittest.TestCase):
+    """The model-family keywords (prediction_type, sigmas, flow_shift, flow_mu) and Model's family properties: bad
+    values raise ValueError naming the keyword, the value and the valid values, as the CLI's options do."""
+
+    def test_model_family_properties(self):
+        m = diffscope.load("moons")
+        self.assertEqual(m.prediction_type, "epsilon")
+        self.assertTrue(m.convention.startswith("epsilon: x_t = sqrt(abar) x0 + sqrt(1 - abar) eps"), m.convention)
+        self.assertIn("time input t/T (T = 1000)", m.convention)
+
+    def test_bad_values_name_the_keyword(self):
+        m = diffscope.load("moons")
+        rule = "finite levels, strictly decreasing, > 0 but the last (which may be 0)"
+        cases = [
+            (dict(prediction_type="x0"), "prediction_type = 'x0' is not a known value; supported: epsilon, sample, "
+                                         "v_prediction, flow (or flow_prediction), edm"),
+            (dict(prediction_type=1), "prediction_type = 1 is not a str; valid: None or one of epsilon"),
+            (dict(sigmas=[1.0, 2.0, 0.0]), "sigmas[1] = 2 is not below the level before it (1); valid: " + rule),
+            (dict(sigmas=np.array([3.0, 0.0, 0.0])), "sigmas[1] = 0 is not > 0 (only the last level may be 0)"),
+            (dict(sigmas=[3.0, float("nan")]), "sigmas[1] = nan is not finite"),
+            (dict(sigmas=[]), "sigmas is empty; valid: at least one level"),
+            (dict(sigmas="14.6,0"), "sigmas = '14.6,0' is not a 1-D sequence of numbers"),
+            (dict(sigmas=[[2.0, 1.0]]), "sigmas = [[2.0, 1.0]] (dtype float64, 2 dimensions) is not a 1-D sequence"),
+            (dict(sigmas=[True, False]), "(dtype bool, 1 dimensions) is not a 1-D sequence of numbers"),
+            (dict(flow_shift=0.0), "flow_shift = 0 is out of range; valid: a finite number > 0"),
+            (dict(flow_shift=-1), "flow_shift = -1 is out of range; valid: a finite number > 0"),
+            (dict(flow_shift=True), "flow_shift = True is not a real number; valid: None or a number"),
+            (dict(flow_shift="3"), "flow_shift = '3' is not a real number"),
+            (dict(flow_mu=float("inf")), "flow_mu = inf is not finite; valid: a finite number"),
+        ]
+        for kwargs, message in cases:
+            with self.subTest(kwargs), self.assertRaises(ValueError) as e:
+                m.sample(16, steps=4, **kwargs)
+            self.assertIn(message, str(e.exception))
+        with self.assertRaises(ValueError) as e:
+            m.denoise(np.zeros((2, 2), np.float32), 10, 2, prediction_type="velocity")
+        self.assertIn("prediction_type = 'velocity' is not a known value", str(e.exception))
+
+    def test_accepted_values(self):
+        m = diffscope.load("moons")
+        x = m.sample(16, steps=4, seed=2, prediction_type=None, sigmas=None, flow_shift=None, flow_mu=None)
+        self.assertTrue(np.array_equal(x, m.sample(16, steps=4, seed=2)))
+        # numpy scalars and integers are real numbers
+        for v in (np.float32(2.5), np.int64(3), 3):
+            with self.subTest(repr(v)):
+                try:
+                    m.sample(16, steps=4, flow_shift=v)
+                except ValueError as e:  # a VP model may refuse a flow shift, but not as a type error
+                    self.assertNotIn("is not a real number", str(e))
+
+
 class ResultsAndArguments(unittest.TestCase):
     """SEMANTICS §9 for the module: a non-finite result is a ValueError as in the CLI, never a returned array;
     t_start takes numpy integers; paths take os.PathLike."""

@@ -145,12 +145,15 @@ void eps_batch(const EpsModelT<Real>& model, const Schedule& sched, const Real* 
 }
 
 // A step table's per-step arrays in Real (the float path's A, C, S equal the table's A32, C32, S32).
+// A family table (StepTable::has_family_rows) adds the network's input scale and time value per step and heun's map.
 template <class Real>
 struct TableCoefficients {
   std::vector<Real> A, C, S, P, Dx, De, H;
+  std::vector<Real> c_in, time, c_in2, time2, Gx, Go, Gx2, Go2;
   explicit TableCoefficients(const StepTable& tab)
       : A(cast(tab.A)), C(cast(tab.C)), S(cast(tab.S)), P(cast(tab.P)), Dx(cast(tab.Dx)), De(cast(tab.De)),
-        H(cast(tab.H)) {}
+        H(cast(tab.H)), c_in(cast(tab.c_in)), time(cast(tab.time)), c_in2(cast(tab.c_in2)), time2(cast(tab.time2)),
+        Gx(cast(tab.Gx)), Go(cast(tab.Go)), Gx2(cast(tab.Gx2)), Go2(cast(tab.Go2)) {}
   static std::vector<Real> cast(const std::vector<double>& v) { return std::vector<Real>(v.begin(), v.end()); }
 };
 
@@ -227,11 +230,28 @@ void denoise_block(const EpsModelT<Real>& net, const std::vector<Real>& A, const
   }
 }
 
+// The network's input rows for one evaluation: s.U = [c_in x, time] (a family table) or [x, t_net / T] (§2's plain
+// network), s.abar the level an analytic model reads.
+template <class Real>
+void set_inputs(Scratch<Real>& s, const MatrixMap<Real>& X, const StepTable& tab, const TableCoefficients<Real>& c,
+                int k, bool second) {
+  const int dim = static_cast<int>(X.cols());
+  if (tab.has_family_rows()) {
+    s.U.leftCols(dim) = (second ? c.c_in2 : c.c_in)[k] * X;
+    s.U.col(dim).setConstant((second ? c.time2 : c.time)[k]);
+  } else {
+    s.U.leftCols(dim) = X;
+    s.U.col(dim).setConstant(static_cast<Real>(second ? tab.t_net2[k] : tab.t_net[k]) / static_cast<Real>(tab.T));
+  }
+  s.abar.assign(X.rows(), second ? tab.abar2[k] : tab.abar[k]);
+}
+
 // Steps [k_begin, k_end) of a step table on one block of n rows (SEMANTICS §3, the update of StepTable):
-// x <- A[k] x + C[k] eps(x, t_net[k]) + P[k] prev + S[k] z, z from Philox with counter row `first_row + r`,
-// step_key noise_key[k] (SEMANTICS §7; drawn only when S[k] != 0); heun adds H[k] (eps(y, t_net2[k]) - eps);
-// prev (n, dim), the previous data prediction, is read and rewritten when the table uses it. frames: optional,
-// the state after step k_begin at frames, after step k at frames + (k - k_begin) frame_stride.
+// x <- A[k] x + C[k] o + P[k] prev + S[k] z, o the network's output at step k's input (set_inputs), z from Philox
+// with counter row `first_row + r`, step_key noise_key[k] (SEMANTICS §7; drawn only when S[k] != 0); heun adds
+// H[k] (g2 - g) (g = o, or on a family table Gx x + Go o and g2 = Gx2 y + Go2 o2); prev (n, dim), the previous data
+// prediction Dx x + De o, is read and rewritten when the table uses it. frames: optional, the state after step
+// k_begin at frames, after step k at frames + (k - k_begin) frame_stride.
 template <class Real>
 void run_steps_block(const EpsModelT<Real>& net, const StepTable& tab, const TableCoefficients<Real>& c, int k_begin,
                      int k_end, Real* x, int n, uint64_t seed, uint32_t first_row, Real* frames, int64_t frame_stride,
@@ -242,12 +262,13 @@ void run_steps_block(const EpsModelT<Real>& net, const StepTable& tab, const Tab
   Matrix<Real> X0, E1;
   std::vector<Real> z(dim);
   s.U.resize(n, dim + 1);
+  const bool heun_map = !c.Gx.empty();
   for (int k = k_begin; k < k_end; ++k) {
-    s.U.leftCols(dim) = X;
-    s.U.col(dim).setConstant(static_cast<Real>(tab.t_net[k]) / static_cast<Real>(tab.T));
-    s.abar.assign(n, tab.abar[k]);
+    set_inputs(s, X, tab, c, k, false);
     eps_rows(net, s);
     if (prev) X0 = c.Dx[k] * X + c.De[k] * s.E;
+    const bool second = !c.H.empty() && c.H[k] != Real(0);
+    if (second) E1 = heun_map ? (c.Gx[k] * X + c.Go[k] * s.E).eval() : s.E;
     X = c.A[k] * X + c.C[k] * s.E;
     if (prev && c.P[k] != Real(0)) X += c.P[k] * MatrixMap<Real>(prev, n, dim);
     if (c.S[k] != Real(0)) {
@@ -256,12 +277,10 @@ void run_steps_block(const EpsModelT<Real>& net, const StepTable& tab, const Tab
         for (int d = 0; d < dim; ++d) X(r, d) += c.S[k] * z[d];
       }
     }
-    if (!c.H.empty() && c.H[k] != Real(0)) {  // Heun's correction at the Euler point y (Karras et al. 2022 Alg. 1)
-      E1 = s.E;
-      s.U.leftCols(dim) = X;
-      s.U.col(dim).setConstant(static_cast<Real>(tab.t_net2[k]) / static_cast<Real>(tab.T));
-      s.abar.assign(n, tab.abar2[k]);
+    if (second) {  // Heun's correction at the Euler point y (Karras et al. 2022 Alg. 1)
+      set_inputs(s, X, tab, c, k, true);
       eps_rows(net, s);
+      if (heun_map) s.E = c.Gx2[k] * X + c.Go2[k] * s.E;
       X += c.H[k] * (s.E - E1);
     }
     if (prev) MatrixMap<Real>(prev, n, dim) = X0;

@@ -32,6 +32,14 @@ void fill_start_noise(const DiffusionModel& model, uint64_t seed, int n, float* 
   });
 }
 
+void scale_start_noise(const StepTable& tab, size_t count, float* x) {
+  const Family f = tab.family.family;
+  if (tab.levels.empty() || f == Family::Epsilon || f == Family::Sample || f == Family::VPrediction) return;
+  const NoiseLevel& lv = tab.levels.front();
+  const float scale = static_cast<float>(std::sqrt(lv.alpha * lv.alpha + lv.sigma * lv.sigma));
+  for (size_t i = 0; i < count; ++i) x[i] *= scale;
+}
+
 StartScales start_from_data_scales(const Schedule& sched, int t_start) {
   const double abar = sched.alphas_cumprod[t_start];
   return {static_cast<float>(std::sqrt(abar)), static_cast<float>(std::sqrt(1.0 - abar))};
@@ -39,13 +47,20 @@ StartScales start_from_data_scales(const Schedule& sched, int t_start) {
 
 void fill_start_from_data(const DiffusionModel& model, int t_start, uint64_t seed, int n, float* x,
                           uint32_t row_offset) {
-  const int dim = model.net.dim;
   if (model.n_data <= 0)
     throw ArgumentError(Arg::FromData, "true", "a model with data_samples",
                         arg_ref(Arg::FromData) + ": the model '" + model.path + "' has no data_samples tensor");
   if (t_start < 0 || t_start >= model.schedule.T)
     check_arg_range(Arg::TStart, t_start, 0, model.schedule.T - 1);
-  const StartScales sc = start_from_data_scales(model.schedule, t_start);
+  fill_start_from_data(model, start_from_data_scales(model.schedule, t_start), seed, n, x, row_offset);
+}
+
+void fill_start_from_data(const DiffusionModel& model, StartScales sc, uint64_t seed, int n, float* x,
+                          uint32_t row_offset) {
+  const int dim = model.net.dim;
+  if (model.n_data <= 0)
+    throw ArgumentError(Arg::FromData, "true", "a model with data_samples",
+                        arg_ref(Arg::FromData) + ": the model '" + model.path + "' has no data_samples tensor");
   const float a = sc.data, b = sc.noise;
   const uint32_t key = kFromDataNoiseKey(static_cast<uint32_t>(model.schedule.T));
   for_rows(n, [&](int i) {

@@ -58,12 +58,16 @@ std::vector<std::string> names_of(const Named<E> (&table)[N]) {
 
 // round half to even, as numpy's round (the FE_TONEAREST mode every caller runs in).
 double round_half_even(double v) { return std::nearbyint(v); }
+}  // namespace
 
 void fill_float_copies(StepTable& tab) {
   tab.for_each_coefficient([](const char*, const std::vector<double>& f64, std::vector<float>& f32) {
     f32.assign(f64.begin(), f64.end());
   });
 }
+
+namespace {
+
 
 // ddpm / ddpm-mean step at t: A = c1, C = -c1 c2, S = sigma (ddpm) or 0 (ddpm-mean).
 void push_ddpm_step(StepTable& tab, const Schedule& s, int t, bool with_noise) {
@@ -90,13 +94,17 @@ void ddim_coefficients(StepTable& tab, double a, double ap) {
 double ve_sigma(double abar) { return std::sqrt((1.0 - abar) / abar); }
 double log_snr_half(double abar) { return 0.5 * std::log(abar / (1.0 - abar)); }  // lambda = log(alpha/sigma)
 
-// The new solvers' coefficients over abar[0..N-1] and abar_N = 1 (SEMANTICS §3, each with its source).
-void new_solver_coefficients(StepTable& tab) {
-  const int N = tab.steps();
-  auto next = [&](int k) { return k + 1 < N ? tab.abar[k + 1] : 1.0; };
+}  // namespace
+
+// The new solvers' coefficients over abar[0..N-1] and abar_N = abar_end (SEMANTICS §3, each with its source). A
+// step to abar = 1 is the last step of its solver (dpmpp returns the data prediction, heun takes Euler only,
+// euler-ancestral adds no noise).
+void vp_solver_rows(StepTable& tab, double abar_end) {
+  const int N = static_cast<int>(tab.abar.size());
+  auto next = [&](int k) { return k + 1 < N ? tab.abar[k + 1] : abar_end; };
   for (int k = 0; k < N; ++k) {
     const double a = tab.abar[k], an = next(k);
-    const bool last = k + 1 == N;
+    const bool last = an >= 1.0;
     const double s = ve_sigma(a), sn = last ? 0.0 : ve_sigma(an);
     const double dx = 1.0 / std::sqrt(a), de = -std::sqrt(1.0 - a) / std::sqrt(a);  // x0 = dx x + de eps
     double A = 0, C = 0, S = 0, P = 0, H = 0;
@@ -163,8 +171,6 @@ void new_solver_coefficients(StepTable& tab) {
   }
 }
 
-}  // namespace
-
 Sampler parse_sampler(const std::string& name, const char* arg) {
   return parse_named(kSamplers, name, arg, Arg::Sampler, "sampler", sampler_choices());
 }
@@ -194,6 +200,14 @@ int64_t StepTable::evaluations(int k_begin, int k_end) const {
   int64_t n = 0;
   for (int k = k_begin; k < k_end; ++k) n += (!H.empty() && H[k] != 0.0) ? 2 : 1;
   return n;
+}
+
+void fill_vp_levels(StepTable& tab, const Schedule& sched) {
+  tab.levels.clear();
+  for (int k = 0; k < tab.steps(); ++k) tab.levels.push_back(NoiseLevel::vp(tab.abar[k], tab.t_net[k]));
+  const int t_last = tab.t.empty() ? 0 : tab.t.back();
+  tab.levels.push_back(!ends_clean(tab) && t_last > 0 ? NoiseLevel::vp(sched.alphas_cumprod[t_last - 1], t_last - 1)
+                                                      : NoiseLevel::vp(1.0, 0.0));
 }
 
 namespace {
@@ -294,15 +308,20 @@ StepTable build_step_table(const Schedule& sched, Sampler sampler, int t_start, 
                         arg_ref(Arg::Spacing) + " = " + spacing_name(spacing) + " does not apply to " +
                             arg_ref(Arg::Sampler) + " " + sampler_name(sampler) + " (one timestep per step); valid: default");
 
+  if (sampler == Sampler::FlowHeun)
+    throw ArgumentError(Arg::Sampler, sampler_name(sampler), "a flow model's sampler",
+                        arg_ref(Arg::Sampler) + " = flow-heun steps in the flow level s: it runs flow models only; "
+                                                "valid here: heun (the same method in the VP model's level)");
   StepTable tab;
   tab.sampler = sampler;
   tab.spacing = spacing;
   tab.T = sched.T;
-  tab.eta = sampler == Sampler::Ddim ? eta : 0.0;
+  tab.eta = sampler == Sampler::Ddim ? eta : 0.0;  // flow-euler: ddim's step with eta 0
   tab.steps_offset = spacing == Spacing::Leading ? steps_offset : 0;
   if (sampler == Sampler::Ddpm || sampler == Sampler::DdpmMean) {
     for (int k = 0; k < n_steps; ++k) push_ddpm_step(tab, sched, t_start - k, sampler == Sampler::Ddpm);
     fill_float_copies(tab);
+    fill_vp_levels(tab, sched);
     return tab;
   }
   // The step list: integer timesteps with abar from the schedule, or karras sigmas with continuous t.
@@ -326,12 +345,13 @@ StepTable build_step_table(const Schedule& sched, Sampler sampler, int t_start, 
   // SEMANTICS §7: an integer spacing (distinct timesteps) keys step k's noise by t[k]; karras by T + 2 + k.
   for (int k = 0; k < n_steps; ++k)
     tab.noise_key.push_back(continuous ? static_cast<uint32_t>(sched.T + 2 + k) : static_cast<uint32_t>(tab.t[k]));
-  if (sampler == Sampler::Ddim) {
+  if (sampler == Sampler::Ddim || sampler == Sampler::FlowEuler) {
     for (int i = 0; i < n_steps; ++i) ddim_coefficients(tab, tab.abar[i], i + 1 < n_steps ? tab.abar[i + 1] : 1.0);
   } else {
-    new_solver_coefficients(tab);
+    vp_solver_rows(tab);
   }
   fill_float_copies(tab);
+  fill_vp_levels(tab, sched);
   return tab;
 }
 

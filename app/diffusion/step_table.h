@@ -124,6 +124,18 @@ struct StepTable {
 StepTable build_step_table(const Schedule& sched, Sampler sampler, int t_start, int n_steps, double eta = 0.0,
                            Spacing spacing = Spacing::Default, int steps_offset = 0);
 
+// §3's rows of dpmpp-2m, dpmpp-2m-sde, euler-ancestral or heun (tab.sampler) over tab.abar (N values) and the
+// level after the last step abar_end, for an eps model on the VP state: fills A, C, S and P, Dx, De (dpmpp) or H,
+// abar2, t_net2 (heun; t_net2 from tab.t_net). A step to abar = 1 is its solver's last step.
+void vp_solver_rows(StepTable& tab, double abar_end = 1.0);
+
+// Fills tab.levels with the VP levels of tab.abar and tab.t_net and the level after the last step (abar = 1, or for
+// ddpm / ddpm-mean stopping before t = 0 the schedule's abar[t_last - 1]).
+void fill_vp_levels(StepTable& tab, const Schedule& sched);
+
+// Fills every float copy (A32, ...) from its float64 array (StepTable::for_each_coefficient).
+void fill_float_copies(StepTable& tab);
+
 // ddpm-mean coefficients indexed by t itself (length T): A[t] = c1[t], C[t] = -c1[t] c2[t], S[t] = 0.
 // This is what `denoise` (SEMANTICS §4, per-row t_start) uses.
 StepTable build_t_indexed_ddpm_mean(const Schedule& sched);

@@ -142,9 +142,10 @@ FamilyParams family_from_metadata(const std::map<std::string, std::string>& md, 
       throw InvalidInput(label + ": __metadata__ " + e.what());
     }
   };
-  if (const std::string* v = get("prediction_type")) wrap([&] { p.family = parse_family(*v); });
+  if (const std::string* v = get("prediction_type")) wrap([&] { p.family = parse_family(*v, "'prediction_type'"); });
   p.time_input = default_time_input(p.family);
-  if (const std::string* v = get("time_input")) wrap([&] { p.time_input = parse_time_input(*v, p.family); });
+  if (const std::string* v = get("time_input"))
+    wrap([&] { p.time_input = parse_time_input(*v, p.family, "'time_input'"); });
   // Keys of one family only: on another family's file they would change nothing, so they are refused.
   const auto only = [&](const char* key, Family f) -> const std::string* {
     const std::string* v = get(key);

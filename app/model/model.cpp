@@ -196,6 +196,12 @@ DiffusionModel build_diffusion_model(const SafetensorsFile& f, std::vector<std::
   m.path = L;
   m.metadata = f.metadata();
   attempt([&] { check_parameterization(m.metadata, L); });  // SEMANTICS §6: keys that change the maths
+  attempt([&] {  // SEMANTICS §2 "How a file says it"; T is the schedule's (checked with it below)
+    std::map<std::string, std::string> keys = m.metadata;
+    keys.erase("T");
+    m.family = family_from_metadata(keys, L);
+    m.family_in_file = m.metadata.count("prediction_type") > 0;
+  });
 
   std::set<std::string> used = {"betas", "data_samples"};
   const auto kind = m.metadata.find("kind");
@@ -214,6 +220,7 @@ DiffusionModel build_diffusion_model(const SafetensorsFile& f, std::vector<std::
   const int64_t d = m.net.dim;
   if (attempt([&] { m.schedule = schedule_from(f, m.warnings); }))
     attempt([&] { compare_schedule_buffers(f, m.schedule, m.warnings); });
+  m.family.T = m.schedule.T;
   m.schedule_in_file = f.find("betas") || m.metadata.count("T") || m.metadata.count("schedule") ||
                        m.metadata.count("beta_start") || m.metadata.count("beta_end");
 

@@ -63,7 +63,10 @@ void check_run_coefficients(const Schedule& sched, const StepTable& table, int k
   int t_max = from_data_t_start;
   for (int k = 0; k < k_end; ++k) t_max = std::max(t_max, static_cast<int>(table.t[k]));
   // alphas_cumprod is non-increasing, so sigma grows with t: the largest visited t decides.
-  const int bad = first_unusable_t(sched);
+  // A family table (model/family.h) is judged by its coefficients alone: its levels need not be the schedule's,
+  // and sample / v_prediction / flow may start at alpha = 0 (SEMANTICS §3 "Zero terminal SNR").
+  const bool family = table.has_family_rows();
+  const int bad = family ? -1 : first_unusable_t(sched);
   if (bad >= 0 && t_max >= bad) {
     const double abar = sched.alphas_cumprod[bad];
     const int zero = first_zero_alphas_cumprod(sched);
@@ -83,17 +86,27 @@ void check_run_coefficients(const Schedule& sched, const StepTable& table, int k
       if (std::isfinite(f64[k]) && std::isfinite(f32[k])) continue;
       const int t = table.t[k];
       const double abar = t >= 0 && t < static_cast<int>(sched.alphas_cumprod.size()) ? sched.alphas_cumprod[t] : NAN;
-      throw InvalidInput(who + ", step " + std::to_string(k) + " (t = " + std::to_string(t) + "): coefficient " + name +
-                         " = " + g(f64[k]) + (std::isfinite(f64[k]) ? " overflows float32 (largest " +
-                                                                          g(std::numeric_limits<float>::max()) + ")"
-                                                                    : " is not finite") +
-                         "; alphas_cumprod[" + std::to_string(t) + "] = " + g(abar) +
+      const std::string what = who + ", step " + std::to_string(k) + " (t = " + std::to_string(t) + "): coefficient " +
+                               name + " = " + g(f64[k]) +
+                               (std::isfinite(f64[k]) ? " overflows float32 (largest " +
+                                                            g(std::numeric_limits<float>::max()) + ")"
+                                                      : " is not finite");
+      if (family && k < static_cast<int>(table.levels.size()))
+        throw InvalidInput(what + " at the " + family_name(table.family.family) + " level alpha = " +
+                           g(table.levels[k].alpha) + ", sigma = " + g(table.levels[k].sigma) +
+                           (table.family.family == Family::Epsilon
+                                ? " (an epsilon model's data prediction divides by alpha)"
+                                : "") +
+                           "; valid: a later start (t_start) or another list (SEMANTICS §3)");
+      throw InvalidInput(what + "; alphas_cumprod[" + std::to_string(t) + "] = " + g(abar) +
                          " is too small for this run; valid: a smaller t_start (or more steps for ddim) "
                          "(SEMANTICS §3)");
     }
   });
   if (from_data_t_start >= 0) {
-    const StartScales sc = start_from_data_scales(sched, from_data_t_start);
+    const NoiseLevel& lv = table.levels.empty() ? NoiseLevel{} : table.levels.front();
+    const StartScales sc = family ? StartScales{float(lv.alpha), float(lv.sigma)}
+                                  : start_from_data_scales(sched, from_data_t_start);
     if (!std::isfinite(sc.data) || !std::isfinite(sc.noise))
       throw InvalidInput(who + ": --from-data at t_start = " + std::to_string(from_data_t_start) +
                          ": the start scales sqrt(abar) = " + g(sc.data) + ", sqrt(1 - abar) = " + g(sc.noise) +

@@ -4,11 +4,14 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstring>
+#include <sstream>
 
 #include "base/errors.h"
 #include "base/ranges.h"
 #include "base/words.h"
+#include "diffusion/family_table.h"
 #include "diffusion/input_checks.h"
 #include "diffusion/sampling.h"
 #include "run/finite_checks.h"
@@ -22,7 +25,9 @@ bool SampleRequest::operator==(const SampleRequest& o) const {
          n == o.n && seed == o.seed && from_data == o.from_data && precision == o.precision && gpu == o.gpu &&
          scheduler_config == o.scheduler_config && keep_frames == o.keep_frames &&
          trajectory_stride == o.trajectory_stride && memory_budget_mb == o.memory_budget_mb && frame == o.frame &&
-         frame_past_end_is_last == o.frame_past_end_is_last && model_name == o.model_name;
+         frame_past_end_is_last == o.frame_past_end_is_last && model_name == o.model_name &&
+         prediction_type == o.prediction_type && sigmas == o.sigmas && flow_shift == o.flow_shift &&
+         flow_mu == o.flow_mu;
 }
 
 std::vector<int> kept_frames(int N, int s) {
@@ -32,11 +37,47 @@ std::vector<int> kept_frames(int N, int s) {
   return f;
 }
 
+namespace {
+
+std::string format_number(double v) {
+  std::ostringstream o;
+  o.precision(17);
+  o << v;
+  return o.str();
+}
+
+// A typed list: finite, > 0 but a last 0, strictly decreasing, at least one step.
+void check_sigmas(const SampleRequest& r) {
+  const std::vector<double>& s = r.sigmas;
+  if (s.empty()) return;
+  const std::string name = r.name(Arg::Sigmas);
+  const auto bad = [&](size_t i, const std::string& why) {
+    throw ArgumentError(Arg::Sigmas, format_number(s[i]), why,
+                        name + ": value " + std::to_string(i) + " = " + format_number(s[i]) + " is out of range; valid: " +
+                            why);
+  };
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (!std::isfinite(s[i]) || s[i] < 0) bad(i, "finite levels >= 0");
+    if (s[i] == 0 && i + 1 < s.size()) bad(i, "> 0 (only the last level may be 0)");
+    if (i > 0 && !(s[i] < s[i - 1])) bad(i, "strictly decreasing levels (below " + format_number(s[i - 1]) + ")");
+  }
+  if (s.size() == 1 && s[0] == 0) bad(0, "at least one level > 0");
+}
+
+}  // namespace
+
 void check_sample_request(const SampleRequest& r) {
   if (r.steps_offset) check_range(r.name(Arg::StepsOffset), *r.steps_offset, {0, INT_MAX});
   check_range(r.name(Arg::N), r.n, sample_count_range(r.gpu));
   check_eta(r.eta, r.name(Arg::Eta).c_str());
   if (r.trajectory_stride) check_range(r.name(Arg::TrajectoryStride), *r.trajectory_stride, {1, INT_MAX});
+  if (r.flow_shift && !(*r.flow_shift > 0 && std::isfinite(*r.flow_shift)))
+    throw ArgumentError(Arg::FlowShift, format_number(*r.flow_shift), "> 0",
+                        r.name(Arg::FlowShift) + " = " + format_number(*r.flow_shift) + " is out of range; valid: > 0");
+  if (r.flow_mu && !std::isfinite(*r.flow_mu))
+    throw ArgumentError(Arg::FlowMu, format_number(*r.flow_mu), "a finite number",
+                        r.name(Arg::FlowMu) + " = " + format_number(*r.flow_mu) + " is not finite; valid: a finite number");
+  check_sigmas(r);
 }
 
 namespace {
@@ -79,6 +120,8 @@ void resolve_steps(RunPlan& p, const Schedule& schedule, const NoteSink& on_note
   if (r.t_start) {
     check_range(r.name(Arg::TStart), *r.t_start, t_start_range(schedule));
     p.t_start = static_cast<int>(*r.t_start);
+  } else if (p.family.family != Family::Epsilon) {
+    p.t_start = schedule.T - 1;  // sample / v_prediction may start at abar = 0 (SEMANTICS §3 "Zero terminal SNR")
   } else {
     std::string note;
     p.t_start = default_t_start(schedule, &note);
@@ -102,6 +145,96 @@ void note_unused(RunPlan& p, const NoteSink& on_note) {
              r.name(Arg::StepsOffset) + " has no effect with " + r.name(Arg::Spacing) + " " +
                  spacing_name(p.spacing) + " (only leading adds it)",
              on_note);
+}
+
+// The run's family (SEMANTICS §2 "How a file says it"): the file's; the request's prediction_type (else the scheduler
+// config's) for a file or an analytic model that names none, with a note; one naming another family than the file
+// is refused.
+FamilyParams resolve_family(RunPlan& p, const DiffusionModel& model, const NoteSink& on_note) {
+  const SampleRequest& r = p.request;
+  const bool from_request = r.prediction_type.has_value();
+  std::optional<Family> want = r.prediction_type;
+  if (!want && r.scheduler_config) want = r.scheduler_config->prediction_type;
+  FamilyParams f = model.family;
+  if (!want || *want == f.family) return f;
+  const std::string who = from_request ? r.name(Arg::PredictionType) : r.name(Arg::SchedulerConfig) + "'s prediction_type";
+  if (model.family_in_file)
+    throw ArgumentError(Arg::PredictionType, family_name(*want), family_name(f.family),
+                        who + " = " + family_name(*want) + " contradicts the model file's prediction_type = " +
+                            family_name(f.family) + "; valid: " + family_name(f.family) + " (or leave it out)");
+  f = FamilyParams{};
+  f.family = *want;
+  f.time_input = default_time_input(f.family);
+  f.T = model.schedule.T;
+  add_note(p, RunNote::Kind::FamilyOverride,
+           std::string("the model ") + (model.mixture ? "is analytic" : "file names no prediction_type") +
+               ": the run reads it as " + family_name(f.family) + " (" + who + "; SEMANTICS §2)",
+           on_note);
+  return f;
+}
+
+// A family list's levels in the family's own level (N + 1 values): the typed sigmas (a final 0 appended when
+// missing), else flow's FlowMatchEuler list or edm's karras list with N = the given steps (default T).
+std::vector<double> family_list_levels(const RunPlan& p, const DiffusionModel& model) {
+  const SampleRequest& r = p.request;
+  if (!r.sigmas.empty()) {
+    std::vector<double> s = r.sigmas;
+    if (s.back() != 0) s.push_back(0.0);
+    if (r.steps && *r.steps != int64_t(s.size()) - 1)
+      throw ArgumentError(Arg::Steps, std::to_string(*r.steps), std::to_string(s.size() - 1),
+                          r.name(Arg::Steps) + " = " + std::to_string(*r.steps) + " disagrees with " +
+                              r.name(Arg::Sigmas) + " (" + std::to_string(s.size() - 1) + " steps); valid: " +
+                              std::to_string(s.size() - 1) + " (or leave it out)");
+    return s;
+  }
+  const int64_t N = r.steps.value_or(model.schedule.T);
+  check_range(r.name(Arg::Steps), N, {1, 1000000});
+  if (p.family.family == Family::Flow) {
+    FlowMatchEulerConfig c;
+    c.T = p.family.T;
+    c.shift = r.flow_shift.value_or(p.family.flow_shift);
+    return flow_match_euler_levels(c, static_cast<int>(N)).levels;
+  }
+  EdmConfig c;
+  c.sigma_data = p.family.sigma_data;
+  return edm_levels(c, static_cast<int>(N)).levels;
+}
+
+// The step table of a family run: on the VP families' schedule (the spacings and t_start of SEMANTICS §3) or on a
+// family list (t_start the index of the first step, default 0; an analytic model's default skips a first level with
+// alpha = 0, where its exact eps gives no data prediction).
+void plan_family_table(RunPlan& p, const DiffusionModel& model, const NoteSink& on_note) {
+  const SampleRequest& r = p.request;
+  const bool analytic = model.mixture.has_value();
+  p.family_list = !r.sigmas.empty() || !is_vp_family(p.family.family);
+  if (!p.family_list) {
+    resolve_steps(p, model.schedule, on_note);
+    const Sampler list_sampler = one_timestep_per_step(r.sampler) || r.sampler == Sampler::FlowHeun ? r.sampler
+                                                                                                      : Sampler::Ddim;
+    const StepTable vp = build_step_table(model.schedule, list_sampler, p.t_start, p.steps,
+                                          r.sampler == Sampler::Ddim ? r.eta : 0.0, p.spacing, p.steps_offset);
+    p.table = build_family_table(p.family, analytic, vp_level_run(model.schedule, vp), r.sampler, r.eta,
+                                 model.schedule.T);
+    return;
+  }
+  const std::vector<double> levels = family_list_levels(p, model);
+  p.list_steps = static_cast<int>(levels.size()) - 1;
+  if (r.t_start) {
+    check_range(r.name(Arg::TStart), *r.t_start, {0, p.list_steps - 1});
+    p.t_start = static_cast<int>(*r.t_start);
+  } else {
+    p.t_start = 0;
+    if (analytic && noise_levels(p.family.family, {levels[0]})[0].alpha == 0 && p.list_steps > 1) {
+      p.t_start = 1;
+      add_note(p, RunNote::Kind::DefaultTStart,
+               r.name(Arg::TStart) + " 1: an analytic model's exact eps gives no data prediction at the list's first "
+                                     "level (alpha = 0), so the run starts at the second (SEMANTICS §3)",
+               on_note);
+    }
+  }
+  p.steps = p.list_steps - p.t_start;
+  p.table = build_family_table(p.family, analytic, list_level_run(p.family.family, model.schedule, levels, p.t_start),
+                               r.sampler, r.eta, model.schedule.T);
 }
 
 // The stride, the frame and the kept frames.
@@ -136,8 +269,14 @@ RunPlan plan_run(const SampleRequest& request, const DiffusionModel& model, cons
   check_sample_request(request);
   p.n = static_cast<int>(request.n);
   resolve_spacing(p, on_note);
-  resolve_steps(p, model.schedule, on_note);
-  p.table = build_step_table(model.schedule, request.sampler, p.t_start, p.steps, request.eta, p.spacing, p.steps_offset);
+  p.family = resolve_family(p, model, on_note);
+  if (is_plain_epsilon(p.family) && request.sigmas.empty()) {
+    resolve_steps(p, model.schedule, on_note);
+    p.table =
+        build_step_table(model.schedule, request.sampler, p.t_start, p.steps, request.eta, p.spacing, p.steps_offset);
+  } else {
+    plan_family_table(p, model, on_note);
+  }
   note_unused(p, on_note);
   if (request.from_data && model.n_data <= 0)
     throw InvalidInput(request.name(Arg::FromData) + ": the model '" + request.model_name +
@@ -163,12 +302,18 @@ namespace {
 // The start state (frame 0): the given one, the data noised to t_start, or the backend's noise for the seed.
 void fill_start(const RunPlan& p, const DiffusionModel& model, DenoiserBackend& backend, const RunBuffers& out) {
   const SampleRequest& r = p.request;
-  if (r.from_data)
+  const bool family = p.table.has_family_rows();
+  const NoiseLevel& first = p.table.levels.front();
+  if (r.from_data && family) {
+    fill_start_from_data(model, StartScales{float(first.alpha), float(first.sigma)}, r.seed, p.n, out.x);
+  } else if (r.from_data) {
     fill_start_from_data(model, p.t_start, r.seed, p.n, out.x);
-  else if (out.start)
+  } else if (out.start) {
     std::copy(out.start, out.start + size_t(p.n) * model.net.dim, out.x);
-  else
+  } else {
     backend.start_noise(model, r.seed, p.n, out.x);  // where the GUI draws it on this backend (SEMANTICS §7)
+    scale_start_noise(p.table, p.n * size_t(model.net.dim), out.x);
+  }
 }
 
 // The step counts after which run_plan stops: the kept frames (none with stride 1: the backend writes every

@@ -67,7 +67,7 @@ struct SampleRequest {
 // shows (the CLI all of them on stderr, Python ScheduleWarning, ConfigSampler and DefaultTStart as UserWarnings).
 struct RunNote {
   enum class Kind { ConfigSampler, ConfigSpacing, DefaultTStart, IgnoredEta, IgnoredStepsOffset, NoisyEnd,
-                    FramePastEnd };
+                    FramePastEnd, FamilyOverride };
   Kind kind;
   std::string text;  // one line, no "note: " prefix, no newline
   bool operator==(const RunNote& o) const { return kind == o.kind && text == o.text; }
@@ -77,7 +77,12 @@ struct RunPlan {
   SampleRequest request;  // as given
   Spacing spacing = Spacing::Default;
   int steps_offset = 0;   // as resolved (the table keeps it for the leading spacing only)
+  // t_start: the VP families' start timestep; on a family list (flow, edm, a typed sigmas list) the index of the
+  // first step in the list (SEMANTICS §3). steps: the steps the run takes (on a family list N - t_start).
   int t_start = 0, steps = 0, n = 0;
+  FamilyParams family;    // the run's family (the file's, or the request's prediction_type for a file naming none)
+  bool family_list = false;  // the run steps through a flow / edm / typed list, not the schedule's timesteps
+  int list_steps = 0;        // on a family list: its N (steps + t_start)
   StepTable table;        // table.steps() == steps
   int stride = 1;         // kept frames: 0, stride, 2 stride, ..., N
   std::vector<int> frames;  // the frames a trajectory keeps, ascending, with frame

@@ -105,19 +105,22 @@ TEST(ModelLoad, MissingTensorRefusedWithExpectedShape) {
   EXPECT_TRUE(has(invalid_input_message([&] { load_image(c); }), "missing tensor 'eps_net.0.weight'"));
 }
 
-// SEMANTICS §6 "Keys that change the maths": a file that says its network is not §2's eps-predictor fed t / T is
-// refused naming the key, the value and what is supported; an unknown value is refused too; the values that mean
-// §2's network load. The prediction-type report's files among them (a 2-16-16-2 network re-saved with each value).
-TEST(ModelLoad, MetadataThatChangesTheMathsIsRefused) {
+// SEMANTICS §2 "How a file says it", §6 "Keys that change the maths": the family keys are read (each family's
+// prediction_type loads as that family); other codebases' names for them load only with their eps value and are
+// otherwise refused naming prediction_type; an unknown value, a key of another family and a time input of another
+// family are refused naming the key, the value and the valid values. The prediction-type report's files among them
+// (a 2-16-16-2 network re-saved with each value) now load in their family.
+TEST(ModelLoad, MetadataOfTheFamiliesIsReadAndOtherValuesRefused) {
   struct Case {
     const char* key;
     const char* value;
     bool loads;
   };
   const std::vector<Case> cases = {
-      {"prediction_type", "epsilon", true},     {"prediction_type", "v_prediction", false},
-      {"prediction_type", "sample", false},     {"prediction_type", "flow_prediction", false},
-      {"prediction_type", "flow", false},       {"prediction_type", "velocity-ish", false},
+      {"prediction_type", "epsilon", true},     {"prediction_type", "v_prediction", true},
+      {"prediction_type", "sample", true},      {"prediction_type", "flow_prediction", true},
+      {"prediction_type", "flow", true},        {"prediction_type", "edm", true},
+      {"prediction_type", "velocity-ish", false},
       {"prediction_type", "", false},           {"parameterization", "eps", true},
       {"parameterization", "v", false},         {"parameterization", "x0", false},
       {"objective", "pred_noise", true},        {"objective", "pred_v", false},
@@ -125,19 +128,23 @@ TEST(ModelLoad, MetadataThatChangesTheMathsIsRefused) {
       {"target", "velocity", false},            {"model_type", "EPS", true},
       {"model_type", "V_PREDICTION", false},    {"model_type", "FLOW", false},
       {"sigma_data", "0.5", false},             {"time_input", "t/T", true},
-      {"time_input", "sigma", false},           {"time_input", "t", false},
+      {"time_input", "sigma", false},           {"time_input", "t", true},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(std::string(c.key) + " = " + c.value);
     StBuilder b = eps_net_builder(2, 4);
     b.meta(c.key, c.value);
     if (c.loads) {
-      EXPECT_EQ(load_image(b).metadata.at(c.key), c.value);
+      const DiffusionModel m = load_image(b);
+      EXPECT_EQ(m.metadata.at(c.key), c.value);
+      if (std::string(c.key) == "prediction_type")
+        EXPECT_EQ(family_name(m.family.family), std::string(c.value) == "flow_prediction" ? "flow" : c.value);
       continue;
     }
     const std::string msg = invalid_input_message([&] { load_image(b); });
     EXPECT_EQ(msg.rfind(std::string("m.safetensors: __metadata__ '") + c.key + "' = '" + c.value + "'", 0), 0u) << msg;
-    EXPECT_TRUE(has(msg, "supported: ")) << msg;
+    EXPECT_TRUE(has(msg, "supported: ") || has(msg, "valid for epsilon: t/T, t") ||
+                has(msg, "is read only by the edm family")) << msg;
   }
   // The same keys spelt another way say the same and are refused, not ignored (a newcomer trial's
   // `Prediction_Type = v_prediction` sampled as eps).
@@ -150,26 +157,25 @@ TEST(ModelLoad, MetadataThatChangesTheMathsIsRefused) {
   }
   const std::string d = test::data_path("reported/prediction-type/");
   EXPECT_EQ(load_diffusion_model(d + "epsilon.safetensors").net.hidden, 16);
-  for (const char* f : {"v_prediction", "sample", "flow", "unknown"}) {
-    const std::string msg = invalid_input_message([&] { load_diffusion_model(d + f + ".safetensors"); });
-    EXPECT_TRUE(has(msg, "__metadata__ 'prediction_type' = '")) << msg;
-    EXPECT_TRUE(has(msg, "supported: epsilon")) << msg;
-  }
-  EXPECT_TRUE(has(invalid_input_message([&] { load_diffusion_model(d + "unknown.safetensors"); }),
-                  "'velocity-ish' (what the network predicts) is not a known value"));
+  EXPECT_EQ(load_diffusion_model(d + "v_prediction.safetensors").family.family, Family::VPrediction);
+  EXPECT_EQ(load_diffusion_model(d + "sample.safetensors").family.family, Family::Sample);
+  EXPECT_EQ(load_diffusion_model(d + "flow.safetensors").family.family, Family::Flow);
+  const std::string msg = invalid_input_message([&] { load_diffusion_model(d + "unknown.safetensors"); });
+  EXPECT_TRUE(has(msg, "__metadata__ 'prediction_type' = 'velocity-ish' is not a known value; supported: epsilon"))
+      << msg;
 }
 
 // What `info` shows of a file that does not load: every problem, and what could still be read.
 TEST(ModelLoad, InspectListsProblemsAndWhatItCouldRead) {
   StBuilder b = eps_net_builder(2, 8);
   b.header().erase("eps_net.4.bias");
-  b.meta("prediction_type", "v_prediction").meta("T", "500");
+  b.meta("prediction_type", "velocity-ish").meta("T", "500");
   const SafetensorsFile f = SafetensorsFile::from_bytes(b.build(), "m.safetensors");
   EXPECT_TRUE(has(invalid_input_message([&] { diffusion_model_from(f); }), "prediction_type"));
   std::vector<std::string> problems;
   const DiffusionModel m = inspect_diffusion_model(f, problems);
   ASSERT_EQ(problems.size(), 2u);
-  EXPECT_EQ(problems[0].rfind("__metadata__ 'prediction_type' = 'v_prediction'", 0), 0u) << problems[0];
+  EXPECT_EQ(problems[0].rfind("__metadata__ 'prediction_type' = 'velocity-ish'", 0), 0u) << problems[0];
   EXPECT_EQ(problems[1], "missing tensor 'eps_net.4.bias' (expected shape (2,) = (dim,))");
   EXPECT_EQ(m.net.dim, 2);
   EXPECT_EQ(m.net.hidden, 8);

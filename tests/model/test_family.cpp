@@ -119,7 +119,7 @@ TEST(FamilyParse, MetadataDefaultsAndKeysOfAnotherFamily) {
             std::string::npos);
   EXPECT_NE(message_of([] {
               family_from_metadata({{"prediction_type", "eps"}}, "m");
-            }).find("m: __metadata__ prediction_type = 'eps' is not a known value"),
+            }).find("m: __metadata__ 'prediction_type' = 'eps' is not a known value"),
             std::string::npos);
   EXPECT_NE(convention_line(flow).find("velocity eps - x0, noise at s = 1, shift 3; time input T*s (T = 1000)"),
             std::string::npos)

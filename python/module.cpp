@@ -141,8 +141,8 @@ struct Model {
     SampleArgs a;
     a.prediction_type = prediction_type_arg(prediction_type);
     a.sigmas = sigmas_arg(sigmas);
-    a.flow_shift = real_arg(flow_shift, "flow_shift", &check_flow_shift);
-    a.flow_mu = real_arg(flow_mu, "flow_mu", &check_flow_mu);
+    a.flow_shift = real_arg(flow_shift, "flow_shift");
+    a.flow_mu = real_arg(flow_mu, "flow_mu");
     a.precision = parse_precision(precision_text);
     check_backend_precision(backend_name, a.precision);
     a.sampler = parse_sampler(sampler_text);
@@ -177,11 +177,11 @@ struct Model {
     a.backend = backend_name;
     a.trajectory = trajectory;
     a.model_name = name;
-    // The config's sampler note and a t_start default below T - 1 become UserWarnings.
+    // The config's sampler note, a t_start default below T - 1 and a prediction_type override become UserWarnings.
     const RunPlan plan = plan_run(sample_request(a), run_model, [](const RunNote& note) {
       std::string text;
       if (note.kind == RunNote::Kind::ConfigSampler) text = "scheduler_config: " + note.text;
-      if (note.kind == RunNote::Kind::DefaultTStart) text = note.text;
+      if (note.kind == RunNote::Kind::DefaultTStart || note.kind == RunNote::Kind::FamilyOverride) text = note.text;
       if (!text.empty() && PyErr_WarnEx(PyExc_UserWarning, text.c_str(), 2) != 0) throw py::error_already_set();
     });
     const std::vector<int> frames = trajectory ? plan.frames : std::vector<int>{};

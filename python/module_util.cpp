@@ -6,9 +6,7 @@
 
 #include <atomic>
 
-#include "base/arg_error.h"
 #include "base/errors.h"
-#include "diffusion/input_checks.h"
 #include "python/cuda_arrays.h"
 
 #ifdef DIFFSCOPE_HAVE_CUDA
@@ -218,20 +216,17 @@ std::vector<double> sigmas_arg(const py::handle& v) {
                             : std::string()) +
                        " is not a 1-D sequence of numbers" + valid);
   const auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(raw);
-  std::vector<double> levels(a.data(), a.data() + a.size());
-  check_sigmas(levels);  // ArgumentError: what() names `sigmas`
-  return levels;
+  if (a.size() == 0) throw InvalidInput("sigmas is empty; valid: None or at least one level");
+  return std::vector<double>(a.data(), a.data() + a.size());
 }
 
-std::optional<double> real_arg(const py::handle& v, const char* arg, void (*check)(double)) {
+std::optional<double> real_arg(const py::handle& v, const char* arg) {
   if (v.is_none()) return std::nullopt;
   // numbers.Real: int, float, numpy's integer and float scalars; not bool, numpy.bool_, complex or str.
   const py::object real_type = py::module_::import("numbers").attr("Real");
   const bool real = !py::isinstance<py::bool_>(v) && PyObject_IsInstance(v.ptr(), real_type.ptr()) == 1;
   if (!real) throw InvalidInput(std::string(arg) + " = " + repr_text(v) + " is not a real number; valid: None or a number");
-  const double x = v.cast<double>();
-  check(x);
-  return x;
+  return v.cast<double>();
 }
 
 }  // namespace diffscope::python

@@ -6,16 +6,15 @@
 #include <cstdio>
 #include <fstream>
 
-#include "base/arg_error.h"
 #include "base/errors.h"
 #include "cli/cli_util.h"
-#include "diffusion/input_checks.h"
 #include "formats/npy.h"
 
 namespace diffscope::cli {
 namespace {
 
 const char* kSigmasValid = "valid: finite numbers, strictly decreasing, > 0 but the last (which may be 0)";
+constexpr int64_t kMaxSigmas = 1'000'000;  // levels read from a list or a file
 
 // One number, the whole of `v` (std::from_chars: no locale); `where` names it in the message.
 double parse_level(const std::string& v, const std::string& where) {
@@ -51,16 +50,6 @@ std::vector<double> read_levels_file(const std::string& path) {
   return levels;
 }
 
-// An ArgumentError of the core's checks, spelt with the CLI's flags.
-template <class F>
-void spelt(F&& f, const ArgSpelling& spell = cli_flag) {
-  try {
-    f();
-  } catch (const ArgumentError& e) {
-    throw InvalidInput(e.message(spell));
-  }
-}
-
 }  // namespace
 
 void add_family_options(CLI::App* sub, FamilyOptions& f, bool lists) {
@@ -84,7 +73,7 @@ std::optional<Family> parse_prediction_type_flag(const std::string& text) {
   return parse_family(text, "--prediction-type");
 }
 
-std::vector<double> parse_sigmas_flag(const std::string& text, const ArgSpelling& spell) {
+std::vector<double> parse_sigmas_flag(const std::string& text) {
   if (text.empty()) return {};
   std::vector<double> levels;
   if (text[0] == '@') {
@@ -100,15 +89,7 @@ std::vector<double> parse_sigmas_flag(const std::string& text, const ArgSpelling
       at = comma + 1;
     }
   }
-  spelt([&] { check_sigmas(levels); }, spell);
   return levels;
-}
-
-void check_flow_flags(const FamilyOptions& f) {
-  spelt([&] {
-    if (f.flow_shift_option && f.flow_shift_option->count() > 0) check_flow_shift(f.flow_shift);
-    if (f.flow_mu_option && f.flow_mu_option->count() > 0) check_flow_mu(f.flow_mu);
-  });
 }
 
 std::string sigmas_text(const std::vector<double>& levels) {

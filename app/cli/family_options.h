@@ -6,8 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "base/arg_error.h"
-#include "cli/cli_util.h"
 #include "model/family.h"
 
 namespace CLI {
@@ -33,13 +31,10 @@ void add_family_options(CLI::App* sub, FamilyOptions& f, bool lists);
 std::optional<Family> parse_prediction_type_flag(const std::string& text);
 
 // --sigmas' levels ("" -> empty): a comma list ("14.6,5.2,0") or @FILE, a text file with one number a line (blank
-// lines skipped) or a .npy (float16/32/64) of shape (N,); then check_sigmas (diffusion/input_checks.h). InvalidInput
-// naming --sigmas, the entry (its index, or the file's line) and the valid values; check_sigmas' errors spelt by
-// `spell` (a --config sidecar's values name the sidecar).
-std::vector<double> parse_sigmas_flag(const std::string& text, const ArgSpelling& spell = cli_flag);
-
-// The checks of --flow-shift (finite, > 0) and --flow-mu (finite) when given, as InvalidInput naming the flag.
-void check_flow_flags(const FamilyOptions& f);
+// lines skipped) or a .npy (float16/32/64) of shape (N,), at most 1000000 levels. InvalidInput naming --sigmas, the
+// entry (its index, or the file's line) and the valid values. The values themselves (finite, strictly decreasing,
+// > 0 but the last) are check_sample_request's (run/run_plan.h), as for every front end.
+std::vector<double> parse_sigmas_flag(const std::string& text);
 
 // A list as --sigmas takes it back ("14.614599999999999,5.2,0"): every value to 17 significant digits.
 std::string sigmas_text(const std::vector<double>& levels);

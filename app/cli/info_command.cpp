@@ -28,6 +28,9 @@ struct InfoOptions {
 // A number read off the file, or "?" where the file did not give it (0: see inspect_diffusion_model).
 std::string known(int v) { return v > 0 ? std::to_string(v) : "?"; }
 
+// The file names a prediction_type that was not read (its value is one of the problems): no convention to show.
+bool family_unread(const DiffusionModel& m) { return !m.family_in_file && m.metadata.count("prediction_type") > 0; }
+
 void print_schedule_text(const Schedule& s, std::ostream& os) {
   if (s.T == 0) return;
   char buf[160];
@@ -50,8 +53,11 @@ void print_text(const DiffusionModel& m, const SafetensorsFile& f, const std::ve
   os << "dim:             " << known(m.net.dim) << "\n";
   os << "hidden:          " << (m.mixture ? "0" : known(m.net.hidden)) << "\n";
   if (m.mixture) os << "kind:            gaussian_mixture, K = " << m.mixture->K << " (exact eps, SEMANTICS §6)\n";
-  os << "convention:      " << convention_line(m.family)
-     << (m.family_in_file ? "" : " (the file names no prediction_type: --prediction-type may set it)") << "\n";
+  if (family_unread(m))
+    os << "convention:      (not read: see problems)\n";
+  else
+    os << "convention:      " << convention_line(m.family)
+       << (m.family_in_file ? "" : " (the file names no prediction_type: --prediction-type may set it)") << "\n";
   os << "T:               " << known(s.T) << "\n";
   os << "schedule:        " << (s.T > 0 ? s.source : "(unreadable)") << "\n";
   print_schedule_text(s, os);
@@ -70,8 +76,14 @@ void print_text(const DiffusionModel& m, const SafetensorsFile& f, const std::ve
 }
 
 // The model family's keys (SEMANTICS §2 "How a file says it"): prediction_type, prediction_type_in_file,
-// time_input, convention, and sigma_data (edm) / flow_shift and flow_velocity (flow) where they apply.
+// time_input, convention, and sigma_data (edm) / flow_shift and flow_velocity (flow) where they apply; null where
+// the family keys could not be read.
 void put_family(const DiffusionModel& m, nlohmann::json& j) {
+  if (family_unread(m)) {
+    j["prediction_type"] = j["time_input"] = j["convention"] = nullptr;
+    j["prediction_type_in_file"] = true;
+    return;
+  }
   const FamilyParams& f = m.family;
   j["prediction_type"] = family_name(f.family);
   j["prediction_type_in_file"] = m.family_in_file;

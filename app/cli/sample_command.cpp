@@ -419,7 +419,7 @@ SampleRequest sample_request(const SampleOptions& o, int budget_mb) {
   if (o.given("--frame") || (o.frame_from_config && o.frame != -1)) r.frame = o.frame;
   r.frame_past_end_is_last = o.frame_from_config && !o.given("--frame");
   r.prediction_type = parse_prediction_type_flag(o.family.prediction_type);
-  r.sigmas = parse_sigmas_flag(o.family.sigmas, [&o](Arg a) { return cli_arg_name(o, a); });
+  r.sigmas = parse_sigmas_flag(o.family.sigmas);
   if (o.given("--flow-shift") || o.flow_shift_from_config) r.flow_shift = o.family.flow_shift;
   if (o.given("--flow-mu") || o.flow_mu_from_config) r.flow_mu = o.family.flow_mu;
   r.model_name = o.model;
@@ -451,7 +451,6 @@ void prepare_options(SampleOptions& o, AppSettings& pic, bool* camera_given, boo
   check_range("--steps-offset", o.steps_offset, {0, INT_MAX});
   if (!o.write_scheduler_config.empty()) check_output_path("--write-scheduler-config", o.write_scheduler_config);
   o.seed = parse_seed(o.seed_text);
-  check_flow_flags(o.family);
   if (o.given("--sigmas") && o.family.sigmas.empty())
     throw InvalidInput("--sigmas is empty; valid: a list such as 14.6,5.2,0 or @FILE");
   check_sample_request(sample_request(o, 0));

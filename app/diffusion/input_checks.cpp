@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "base/errors.h"
+#include "diffusion/family_table.h"
 
 namespace diffscope {
 
@@ -25,48 +26,6 @@ void check_eta(double eta, const std::string& arg) {
     if (arg.empty()) throw ArgumentError(Arg::Eta, std::to_string(eta), "[0, 1]", os.str());
     throw InvalidInput(os.str());
   }
-}
-
-namespace {
-// A number as typed back in messages: "0.5", "1e-30", "14.6146".
-std::string number_text(double v) {
-  std::ostringstream os;
-  os.precision(17);
-  os << v;
-  return os.str();
-}
-}  // namespace
-
-void check_sigmas(const std::vector<double>& s) {
-  const std::string ref = arg_ref(Arg::Sigmas);
-  const char* rule = "finite levels, strictly decreasing, > 0 but the last (which may be 0)";
-  if (s.empty()) throw ArgumentError(Arg::Sigmas, "(empty)", rule, ref + " is empty; valid: at least one level");
-  if (static_cast<int64_t>(s.size()) > kMaxSigmas)
-    throw ArgumentError(Arg::Sigmas, std::to_string(s.size()) + " levels", "at most 1000000 levels",
-                        ref + " has " + std::to_string(s.size()) + " levels; valid: at most 1000000");
-  for (size_t i = 0; i < s.size(); ++i) {
-    const std::string at = ref + "[" + std::to_string(i) + "] = " + number_text(s[i]);
-    const bool last = i + 1 == s.size();
-    if (!std::isfinite(s[i])) throw ArgumentError(Arg::Sigmas, number_text(s[i]), rule, at + " is not finite; valid: " + rule);
-    if (s[i] < 0 || (s[i] == 0 && !last))
-      throw ArgumentError(Arg::Sigmas, number_text(s[i]), rule,
-                          at + (last ? " is negative" : " is not > 0 (only the last level may be 0)") + "; valid: " + rule);
-    if (i > 0 && !(s[i] < s[i - 1]))
-      throw ArgumentError(Arg::Sigmas, number_text(s[i]), rule,
-                          at + " is not below the level before it (" + number_text(s[i - 1]) + "); valid: " + rule);
-  }
-}
-
-void check_flow_shift(double shift) {
-  if (!(std::isfinite(shift) && shift > 0))
-    throw ArgumentError(Arg::FlowShift, number_text(shift), "> 0",
-                        arg_ref(Arg::FlowShift) + " = " + number_text(shift) + " is out of range; valid: a finite number > 0");
-}
-
-void check_flow_mu(double mu) {
-  if (!std::isfinite(mu))
-    throw ArgumentError(Arg::FlowMu, number_text(mu), "finite",
-                        arg_ref(Arg::FlowMu) + " = " + number_text(mu) + " is not finite; valid: a finite number");
 }
 
 FamilyParams family_with_prediction_type(const DiffusionModel& model, Family f, std::string* note) {
@@ -92,6 +51,10 @@ void validate_denoise_inputs(const DiffusionModel& model, const float* x, int64_
                              const int64_t* t_start, int64_t n_t_start, int64_t S) {
   const int dim = model.net.dim;
   const std::string x_ref = arg_ref(Arg::X), t_ref = arg_ref(Arg::TStart);
+  if (!is_plain_epsilon(model.family))
+    throw InvalidInput("the model '" + model.path + "' runs as " + convention_line(model.family) +
+                       "; denoise (the fused ddpm-mean call, SEMANTICS §4) runs epsilon models fed t/T only; valid: an "
+                       "epsilon model, or sample --sampler ddpm-mean, which runs every family");
   if (B < 1) throw ArgumentError(Arg::X, std::to_string(B) + " rows", "at least 1", x_ref + " has " + std::to_string(B) + " rows; valid: at least 1");
   if (x_cols != dim) {
     throw ArgumentError(Arg::X, "width " + std::to_string(x_cols), "(B, " + std::to_string(dim) + ")",

@@ -3,7 +3,6 @@
 #pragma once
 #include <cstdint>
 #include <string>
-#include <vector>
 
 #include "base/ranges.h"
 #include "model/model.h"
@@ -17,17 +16,10 @@ constexpr double kEtaMin = 0.0, kEtaMax = 1.0;
 // eta in [0, 1]: InvalidInput naming `arg` (the caller's spelling), or with arg "" an ArgumentError (Arg::Eta).
 void check_eta(double eta, const std::string& arg = "");
 
-// SEMANTICS §4 input checks for denoise: B >= 1, x finite, x width == dim, 0 <= t_start[b] <= T-1, S >= 1.
+// SEMANTICS §4 input checks for denoise: B >= 1, x finite, x width == dim, 0 <= t_start[b] <= T-1, S >= 1, and a
+// model of the plain epsilon family (fed t / T: the fused ddpm-mean call has no family rows; any other family is
+// refused naming it, never run as epsilon).
 // x_cols is the width of the x array as given. Messages name the argument, the index and the value.
-// Model families (SEMANTICS §2 "How a file says it", §3 "Noise-level lists of the families"). The checks of a
-// request's family values that need no model, each an ArgumentError naming the argument, the value and the rule:
-// sigmas: 1 to kMaxSigmas finite values, strictly decreasing, > 0 but the last, which may be 0 (the family decides
-// the upper bound: plan_run); flow_shift: finite and > 0; flow_mu: finite.
-constexpr int64_t kMaxSigmas = 1'000'000;
-void check_sigmas(const std::vector<double>& sigmas);
-void check_flow_shift(double shift);
-void check_flow_mu(double mu);
-
 // The model's family with a front end's prediction_type `f` (SEMANTICS §2 "How a file says it"): a file that
 // names no prediction_type runs as `f` with its own time_input key read for `f` (InvalidInput when `f` has no such
 // input), else `f`'s default, and `note` (when given) gets one line saying so; a file that names `f` itself is unchanged; a file that names another family is refused

@@ -62,21 +62,22 @@ TEST_F(FamilyCli, FamilyOptionsReachTheRequestAsPythonsKeywordsDo) {
 // Each bad value: exit 2, one message naming the option, the value and the valid values; nothing written.
 TEST_F(FamilyCli, BadFamilyValuesExit2NamingTheOption) {
   const std::string valid = "valid: finite numbers, strictly decreasing, > 0 but the last (which may be 0)";
-  const std::string rule = "finite levels, strictly decreasing, > 0 but the last (which may be 0)";
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"--prediction-type x0", "--prediction-type = 'x0' is not a known value; supported: epsilon, sample, "
                                "v_prediction, flow (or flow_prediction), edm"},
       {"--sigmas 14.6,abc,0", "--sigmas[1] = 'abc' is not a number; " + valid},
       {"--sigmas 14.6,,0", "--sigmas[1] = '' is not a number; " + valid},
-      {"--sigmas 1,2,0", "--sigmas[1] = 2 is not below the level before it (1); valid: " + rule},
-      {"--sigmas 3,0,0", "--sigmas[1] = 0 is not > 0 (only the last level may be 0); valid: " + rule},
-      {"--sigmas 3,-1", "--sigmas[1] = -1 is negative; valid: " + rule},
-      {"--sigmas 3,nan,0", "--sigmas[1] = nan is not finite; valid: " + rule},
-      {"--sigmas inf,1", "--sigmas[0] = inf is not finite; valid: " + rule},
+      {"--sigmas 1,2,0", "--sigmas: value 1 = 2 is out of range; valid: strictly decreasing levels (below 1)"},
+      {"--sigmas 3,0,0", "--sigmas: value 1 = 0 is out of range; valid: > 0 (only the last level may be 0)"},
+      {"--sigmas 3,-1", "--sigmas: value 1 = -1 is out of range; valid: finite levels >= 0"},
+      {"--sigmas 3,nan,0", "--sigmas: value 1 = nan is out of range; valid: finite levels >= 0"},
+      {"--sigmas inf,1", "--sigmas: value 0 = inf is out of range; valid: finite levels >= 0"},
+      {"--sigmas 0", "--sigmas: value 0 = 0 is out of range; valid: at least one level > 0"},
       {"--sigmas ''", "--sigmas is empty; valid: a list such as 14.6,5.2,0 or @FILE"},
-      {"--flow-shift 0", "--flow-shift = 0 is out of range; valid: a finite number > 0"},
-      {"--flow-shift -2", "--flow-shift = -2 is out of range; valid: a finite number > 0"},
-      {"--flow-shift inf", "--flow-shift = inf is out of range; valid: a finite number > 0"},
+      {"--sigmas 14.6,5.2,0 --steps 3", "--steps = 3 disagrees with --sigmas (2 steps); valid: 2 (or leave it out)"},
+      {"--flow-shift 0", "--flow-shift = 0 is out of range; valid: > 0"},
+      {"--flow-shift -2", "--flow-shift = -2 is out of range; valid: > 0"},
+      {"--flow-shift inf", "--flow-shift = inf is out of range; valid: > 0"},
       {"--flow-mu inf", "--flow-mu = inf is not finite; valid: a finite number"},
       {"--flow-shift abc", "--flow-shift = 'abc' is not a number"},
   };
@@ -95,18 +96,29 @@ TEST_F(FamilyCli, SigmasFromAFileAreCheckedLikeTheList) {
   const std::string missing = in.file("missing.txt");
   expect_refused(sample_args("--sigmas @" + in.file("bad.txt")), 2,
                  {"--sigmas @" + in.file("bad.txt") + " line 4 = 'five' is not a number"});
-  expect_refused(sample_args("--sigmas @" + in.file("up.txt")), 2, {"--sigmas[1] = 2 is not below the level before it (1)"});
+  expect_refused(sample_args("--sigmas @" + in.file("up.txt")), 2, {"--sigmas: value 1 = 2 is out of range"});
   expect_refused(sample_args("--sigmas @" + in.file("two_d.npy")), 2,
                  {"--sigmas @" + in.file("two_d.npy") + " has 2 dimensions; valid: a .npy of shape (N,)"});
   expect_refused(sample_args("--sigmas @" + missing), 2, {"--sigmas @" + missing + ": cannot be read"});
 }
 
-// denoise takes --prediction-type as sample does.
-TEST_F(FamilyCli, DenoiseRefusesAnUnknownPredictionType) {
-  const std::string args = "denoise --model '" + m_golden + "' --x '" + test::data_path("golden/d2_h256_s16_x.npy") +
-                           "' --t-start '" + test::data_path("golden/d2_h256_s16_t_start.npy") + "' --steps 2 --out '" +
-                           out("y.npy") + "' --prediction-type velocity";
-  expect_refused(args, 2, {"--prediction-type = 'velocity' is not a known value; supported: epsilon"});
+// denoise takes --prediction-type as sample does; the fused ddpm-mean call runs plain epsilon models only, so a
+// model of another family (its file's, or the override's) is refused naming it, never run as epsilon.
+TEST_F(FamilyCli, DenoiseTakesThePredictionTypeAndRefusesOtherFamilies) {
+  const std::string npys = " --x '" + test::data_path("golden/d2_h256_s16_x.npy") + "' --t-start '" +
+                           test::data_path("golden/d2_h256_s16_t_start.npy") + "' --steps 2 --out '" + out("y.npy") + "'";
+  const std::string v_file = reported("prediction-type/v_prediction.safetensors");
+  expect_refused("denoise --model '" + m_golden + "'" + npys + " --prediction-type velocity", 2,
+                 {"--prediction-type = 'velocity' is not a known value; supported: epsilon"});
+  expect_refused("denoise --model '" + m_golden + "'" + npys + " --prediction-type v_prediction", 2,
+                 {"runs as v_prediction: x_t = sqrt(abar) x0", "denoise (the fused ddpm-mean call, SEMANTICS §4) runs "
+                  "epsilon models fed t/T only; valid: an epsilon model, or sample --sampler ddpm-mean"});
+  expect_refused("denoise --model '" + v_file + "'" + npys, 2, {"runs as v_prediction"});
+  expect_refused("denoise --model '" + v_file + "'" + npys + " --prediction-type epsilon", 2,
+                 {"--prediction-type = epsilon contradicts the model file, whose prediction_type is v_prediction; "
+                  "valid: v_prediction or leave it out"});
+  const Result same = run("denoise --model '" + m_golden + "'" + npys + " --prediction-type epsilon");
+  EXPECT_EQ(same.code, 0) << same.err;
 }
 
 // A family value of a --config sidecar of the wrong type is refused naming the sidecar and its key.
@@ -122,7 +134,7 @@ TEST_F(FamilyCli, ConfigFamilyValuesAreChecked) {
   expect_refused(side({{"prediction_type", 5}}), 2, {at + "prediction_type = 5 is not valid; valid: epsilon"});
   expect_refused(side({{"prediction_type", "x0"}}), 2, {at + "prediction_type = 'x0' is not a known value"});
   expect_refused(side({{"sigmas", "14.6,0"}}), 2, {at + "sigmas = \"14.6,0\" is not valid; valid: a list of numbers"});
-  expect_refused(side({{"sigmas", {3.0, 5.0}}}), 2, {at + "sigmas[1] = 5 is not below the level before it (3)"});
+  expect_refused(side({{"sigmas", {3.0, 5.0}}}), 2, {at + "sigmas: value 1 = 5 is out of range"});
   expect_refused(side({{"flow_shift", 0}}), 2, {at + "flow_shift = 0 is not valid; valid: a finite number > 0"});
   expect_refused(side({{"flow_mu", "x"}}), 2, {at + "flow_mu = \"x\" is not valid; valid: a finite number"});
 }
@@ -181,7 +193,7 @@ TEST_F(FamilyCli, SidecarWithAFamilyReproducesTheRun) {
   EXPECT_NEAR(abar[0], 1.0 / (1.0 + 40.0 * 40.0), 1e-12);
   EXPECT_NEAR(abar[1], 1.0 / (1.0 + 1.5 * 1.5), 1e-12);
   EXPECT_EQ(abar[2], 1.0);
-  EXPECT_TRUE(has(j.at("command_line").get<std::string>(), "--prediction-type v_prediction --sigmas 40,6,1.5,0.25"))
+  EXPECT_TRUE(has(j.at("command_line").get<std::string>(), "--prediction-type v_prediction --sigmas '40,6,1.5,0.25'"))
       << j.at("command_line");
   const Result again = run("sample --config '" + out("a.json") + "' --out '" + out("b.npy") + "'");
   ASSERT_EQ(again.code, 0) << again.err;

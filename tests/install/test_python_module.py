@@ -195,17 +195,21 @@ class Errors(unittest.TestCase):
             m.sample(steps_offset=-1)
         self.assertTrue(str(e.exception).startswith("steps_offset = -1 is out of range"), str(e.exception))
 
-    def test_model_metadata_that_changes_the_maths_refused_on_load(self):
-        """A file whose __metadata__ says its network is not an eps-predictor (the prediction-type report) raises
-        ValueError naming the key, the value and what is supported, as the CLI refuses it."""
+    def test_model_metadata_that_changes_the_maths_read_or_refused_on_load(self):
+        """The prediction-type report's files: a family the file names is read (Model.prediction_type, and sample
+        runs it); a made-up value raises ValueError on load naming the key, the value and the families, as the CLI
+        refuses it."""
         d = os.path.join(ROOT, "tests", "data", "reported", "prediction-type")
-        for name, value in [("v_prediction", "v_prediction"), ("sample", "sample"), ("flow", "flow"),
-                            ("unknown", "velocity-ish")]:
-            with self.subTest(name), self.assertRaises(ValueError) as e:
-                diffscope.load(os.path.join(d, name + ".safetensors"))
-            self.assertIn("__metadata__ 'prediction_type' = '%s'" % value, str(e.exception))
-            self.assertIn("supported: epsilon", str(e.exception))
-        self.assertEqual(diffscope.load(os.path.join(d, "epsilon.safetensors")).sample(4, steps=3).shape, (4, 2))
+        for name in ("epsilon", "v_prediction", "sample", "flow"):
+            with self.subTest(name):
+                m = diffscope.load(os.path.join(d, name + ".safetensors"))
+                self.assertEqual(m.prediction_type, name)
+                self.assertTrue(m.convention.startswith(name + ": "), m.convention)
+                self.assertEqual(m.sample(4, steps=3).shape, (4, 2))
+        with self.assertRaises(ValueError) as e:
+            diffscope.load(os.path.join(d, "unknown.safetensors"))
+        self.assertIn("__metadata__ 'prediction_type' = 'velocity-ish' is not a known value", str(e.exception))
+        self.assertIn("supported: epsilon, sample, v_prediction, flow (or flow_prediction), edm", str(e.exception))
 
     def test_default_t_start_is_the_models_last_usable(self):
         """t_start defaults to T - 1 of the model (T = 500: the same samples as t_start=499 and as the CLI's
@@ -271,31 +275,47 @@ class FamilyKeywords(unittest.TestCase):
 
     def test_bad_values_name_the_keyword(self):
         m = diffscope.load("moons")
-        rule = "finite levels, strictly decreasing, > 0 but the last (which may be 0)"
         cases = [
             (dict(prediction_type="x0"), "prediction_type = 'x0' is not a known value; supported: epsilon, sample, "
                                          "v_prediction, flow (or flow_prediction), edm"),
             (dict(prediction_type=1), "prediction_type = 1 is not a str; valid: None or one of epsilon"),
-            (dict(sigmas=[1.0, 2.0, 0.0]), "sigmas[1] = 2 is not below the level before it (1); valid: " + rule),
-            (dict(sigmas=np.array([3.0, 0.0, 0.0])), "sigmas[1] = 0 is not > 0 (only the last level may be 0)"),
-            (dict(sigmas=[3.0, float("nan")]), "sigmas[1] = nan is not finite"),
-            (dict(sigmas=[]), "sigmas is empty; valid: at least one level"),
+            (dict(sigmas=[1.0, 2.0, 0.0]), "sigmas: value 1 = 2 is out of range; valid: strictly decreasing levels"),
+            (dict(sigmas=np.array([3.0, 0.0, 0.0])), "sigmas: value 1 = 0 is out of range; valid: > 0 (only the last"),
+            (dict(sigmas=[3.0, float("nan")]), "sigmas: value 1 = nan is out of range; valid: finite levels >= 0"),
+            (dict(sigmas=[]), "sigmas is empty; valid: None or at least one level"),
             (dict(sigmas="14.6,0"), "sigmas = '14.6,0' is not a 1-D sequence of numbers"),
             (dict(sigmas=[[2.0, 1.0]]), "sigmas = [[2.0, 1.0]] (dtype float64, 2 dimensions) is not a 1-D sequence"),
             (dict(sigmas=[True, False]), "(dtype bool, 1 dimensions) is not a 1-D sequence of numbers"),
-            (dict(flow_shift=0.0), "flow_shift = 0 is out of range; valid: a finite number > 0"),
-            (dict(flow_shift=-1), "flow_shift = -1 is out of range; valid: a finite number > 0"),
+            (dict(sigmas=[2.0, 1.0, 0.0], steps=5), "steps = 5 disagrees with sigmas (2 steps)"),
+            (dict(flow_shift=0.0), "flow_shift = 0 is out of range; valid: > 0"),
+            (dict(flow_shift=-1), "flow_shift = -1 is out of range; valid: > 0"),
             (dict(flow_shift=True), "flow_shift = True is not a real number; valid: None or a number"),
             (dict(flow_shift="3"), "flow_shift = '3' is not a real number"),
             (dict(flow_mu=float("inf")), "flow_mu = inf is not finite; valid: a finite number"),
         ]
         for kwargs, message in cases:
             with self.subTest(kwargs), self.assertRaises(ValueError) as e:
-                m.sample(16, steps=4, **kwargs)
+                m.sample(16, **{"steps": 4, **kwargs})
             self.assertIn(message, str(e.exception))
         with self.assertRaises(ValueError) as e:
             m.denoise(np.zeros((2, 2), np.float32), 10, 2, prediction_type="velocity")
         self.assertIn("prediction_type = 'velocity' is not a known value", str(e.exception))
+        with self.assertRaises(ValueError) as e, self.assertWarns(UserWarning):  # the override's note, then:
+            m.denoise(np.zeros((2, 2), np.float32), 10, 2, prediction_type="v_prediction")  # epsilon models only
+        self.assertIn("runs epsilon models fed t/T only", str(e.exception))
+
+    def test_prediction_type_override_warns_and_runs_that_family(self):
+        m = diffscope.load(os.path.join(ROOT, "assets", "models", "gaussians8-exact.safetensors"))
+        with self.assertWarns(UserWarning) as w:
+            v = m.sample(64, steps=10, seed=3, prediction_type="v_prediction")
+        self.assertIn("v_prediction", str(w.warning))
+        eps = m.sample(64, steps=10, seed=3)  # the mixture's v is its exact eps in another form: the same ODE
+        self.assertLess(float(np.abs(v - eps).max()), 1e-4)
+        with self.assertRaises(ValueError) as e:  # a file that names its family refuses another
+            diffscope.load(os.path.join(ROOT, "tests", "data", "reported", "prediction-type",
+                                        "v_prediction.safetensors")).sample(8, steps=2, prediction_type="flow")
+        self.assertIn("prediction_type = flow contradicts the model file's prediction_type = v_prediction",
+                      str(e.exception))
 
     def test_accepted_values(self):
         m = diffscope.load("moons")

@@ -7,6 +7,9 @@
 # The bundled checkerboard and rings were retrained afterwards (session 2, assets/models/README.md) with small
 # timesteps favoured:  python3 tools/train_denoiser.py --datasets gaussians8,checkerboard,rings --out OUTDIR \
 #   --steps 2000000 --time-limit 170 --eval --batch 4096 --lr 1e-3 --t-power 2   (gaussians8 was not kept)
+# The moons models in the other families (assets/models/README.md, "The moons model families"): one ensemble,
+#   python3 tools/train_denoiser.py --datasets moons --objective sample,v_prediction,flow --out OUTDIR \
+#   --steps 60000 --batch 4096 --lr 1e-3 --time-limit 200 --eval --eval-seeds 5 --eval-samples
 set -u
 OUT_DIR=${1:?usage: gpu_make_all.sh OUTDIR [TIME_LIMIT_S]}
 LIMIT=${2:-120}

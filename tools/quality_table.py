@@ -11,7 +11,8 @@ the splits, and the table gives mean ± sd over the seeds (the data row: mean ±
 ratio of the means. The shape checks (rings, checkerboard) pool every seed's samples. Pure noise: the
 sampler's own start noise (tools/philox.py, step_key T), seed 0. Needs numpy only (scikit-learn for the
 digits' --calibrate). --cache DIR keeps the sampled .npy files (named model_sampler_nN_sSTEPS_seedS.npy) and
-reuses those already there.
+reuses those already there. A model in another family than epsilon (`prediction_type`, SEMANTICS §2) is sampled in
+its family: flow models from the start of FlowMatchEuler's list (t_start 0), their ddim column flow-euler.
 
 Writes <models>/quality.json and prints a markdown table; with --card it replaces the table between the
 markers `<!-- quality-table -->` and `<!-- /quality-table -->` in <models>/README.md. For digits8x8 it also
@@ -99,22 +100,29 @@ def scatter_panel(pts, size=200, lim=2.6):
 BACKEND = "cpu"  # --backend: the CLI's backend for every sample (cpu: float64-checked reference path)
 
 
-def run_sample(binary, model, sampler, n, seed, out, steps=1000):
-    cmd = [binary, "sample", "--model", model, "--n", str(n), "--sampler", sampler, "--eta", "0",
-           "--steps", str(steps), "--t-start", "999", "--seed", str(seed), "--backend", BACKEND, "--out", out]
+def run_sample(binary, model, sampler, n, seed, out, steps=1000, family="epsilon"):
+    """`diffscope sample` from pure noise: the VP families from t_start 999; a flow model from the start of
+    FlowMatchEuler's list (t_start 0, its `--steps` levels), its deterministic sampler flow-euler (ddim with
+    eta 0 on that list)."""
+    sampler_args = ["--sampler", sampler, "--eta", "0", "--t-start", "999"]
+    if family in ("flow", "flow_prediction"):
+        sampler_args = ["--sampler", "flow-euler" if sampler == "ddim" else sampler, "--t-start", "0"]
+    cmd = [binary, "sample", "--model", model, "--n", str(n), *sampler_args, "--steps", str(steps),
+           "--seed", str(seed), "--backend", BACKEND, "--out", out]
     t0 = time.time()
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     return np.load(out).astype(np.float64), time.time() - t0
 
 
-def samples(binary, path, dataset, sampler, n, seed, steps, cache):
-    """The model's samples: from --cache if present there, else sampled (and kept in the cache)."""
-    name = "%s_%s_n%d_s%d_seed%d.npy" % (dataset, sampler, n, steps, seed)
+def samples(binary, path, model, sampler, n, seed, steps, cache, family="epsilon"):
+    """The model's samples: from --cache if present there, else sampled (and kept in the cache). model: the
+    file's name (moons, moons_v, ...), which names the cached file."""
+    name = "%s_%s_n%d_s%d_seed%d.npy" % (model, sampler, n, steps, seed)
     if cache and os.path.exists(os.path.join(cache, name)):
         return np.load(os.path.join(cache, name)).astype(np.float64)
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(cache, name) if cache else os.path.join(tmp, name)
-        x, secs = run_sample(binary, path, sampler, n, seed, out + ".tmp.npy", steps)
+        x, secs = run_sample(binary, path, sampler, n, seed, out + ".tmp.npy", steps, family)
         os.replace(out + ".tmp.npy", out)
         print("  sampled %s (%.1f s)" % (name, secs), flush=True)
         return x
@@ -126,15 +134,17 @@ def measure(binary, path, seeds, steps=1000, samplers=("ddim", "ddpm"), cache=""
         return None, None
     held = data["data_samples"]
     dataset = meta.get("dataset", os.path.basename(path))
+    model = os.path.basename(path)[:-len(".safetensors")]
+    family = meta.get("prediction_type", "epsilon")
     ref = qm.SplitReference(held)
     dd = ref.data_vs_data()
     T = int(meta.get("T", "1000"))
-    row = {"dataset": dataset, "dim": held.shape[1], "n": ref.n, "n_half_a": len(held) // 2, "steps": steps,
+    row = {"dataset": dataset, "model": model, "family": family, "dim": held.shape[1], "n": ref.n, "n_half_a": len(held) // 2, "steps": steps,
            "splits": len(ref.splits), "data_vs_data": qm.mean_sd(dd),
            "noise": float(ref.samples_vs_a(philox.normal_noise(0, T, ref.n, held.shape[1])).mean())}
     first = None
     for s in samplers:
-        xs = [samples(binary, path, dataset, s, ref.n, seed, steps, cache) for seed in range(seeds)]
+        xs = [samples(binary, path, model, s, ref.n, seed, steps, cache, family) for seed in range(seeds)]
         per_seed = [float(ref.samples_vs_a(x).mean()) for x in xs]
         row[s + "_seeds"] = per_seed
         row[s] = qm.mean_sd(per_seed)
@@ -173,7 +183,7 @@ def markdown(rows):
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         lines.append("| %s | %d (%d) | %s | %s | %.2f | %s | %.2f | %.3f | %s | %s |" % (
-            r["dataset"], r["n"], r["n_half_a"], _ms(r["data_vs_data"]), _ms(r["ddim"]), r["ddim_ratio"],
+            r.get("model", r["dataset"]), r["n"], r["n_half_a"], _ms(r["data_vs_data"]), _ms(r["ddim"]), r["ddim_ratio"],
             _ms(r["ddpm"]), r["ddpm_ratio"], r["noise"], _shape(r, "ddim"), _shape(r, "ddpm")))
     return "\n".join(lines)
 

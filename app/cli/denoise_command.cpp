@@ -57,7 +57,7 @@ void run_denoise(const DenoiseOptions& o) {
   const int B = static_cast<int>(x.rows), dim = model.net.dim, S = o.steps;
   // SEMANTICS §3 "Finite coefficients": the t-indexed table is read at t = 0 .. max(t_start).
   const int64_t t_max = *std::max_element(t_start.begin(), t_start.end());
-  check_run_coefficients(model.schedule, build_t_indexed_ddpm_mean(model.schedule), static_cast<int>(t_max) + 1);
+  check_run_coefficients(model.schedule, build_t_indexed_ddpm_mean(model.schedule, model.family), static_cast<int>(t_max) + 1);
   // Sizes in 64 bits: S + 1 frames overflow int at S = 2^31 - 1 (SEMANTICS §9: refuse before any work what
   // cannot be allocated or written).
   const std::vector<int64_t> out_shape{B, dim}, traj_shape{static_cast<int64_t>(S) + 1, B, dim};

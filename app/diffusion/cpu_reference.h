@@ -293,7 +293,7 @@ void run_steps_block(const EpsModelT<Real>& net, const StepTable& tab, const Tab
 template <class Real>
 void denoise(const DiffusionModel& model, Real* x, const int64_t* t_start, int B, int S, Real* trajectory) {
   const EpsModelT<Real> net(model);
-  const StepTable tab = build_t_indexed_ddpm_mean(model.schedule);
+  const StepTable tab = build_t_indexed_ddpm_mean(model.schedule, model.family);
   const TableCoefficients<Real> c(tab);
   const int dim = net.dim;
   const int64_t frame_stride = static_cast<int64_t>(B) * dim;

@@ -30,11 +30,23 @@ std::vector<double> replay(const ExactLabRequest& req, const StepTable& tab, boo
 
 bool cancelled(const std::atomic<bool>* c) { return c && c->load(); }
 
+// The factor from frame j's state to the VP state (flow and edm runs: sqrt(alpha^2 + sigma^2)^-1; else 1).
+double to_vp(const StepTable& tab, int j) {
+  const Family f = tab.family.family;
+  if (tab.levels.empty() || f == Family::Epsilon || f == Family::Sample || f == Family::VPrediction) return 1.0;
+  return tab.levels[j].vp_scale();
+}
+
+std::vector<double> scaled(std::vector<double> v, double k) {
+  for (double& x : v) x *= k;
+  return v;
+}
+
 }  // namespace
 
 bool follows_the_ode(const StepTable& tab) {
   return (tab.sampler == Sampler::Ddim && tab.eta == 0.0) || tab.sampler == Sampler::Heun ||
-         tab.sampler == Sampler::Dpmpp2m;
+         tab.sampler == Sampler::Dpmpp2m || tab.sampler == Sampler::FlowEuler || tab.sampler == Sampler::FlowHeun;
 }
 
 std::vector<double> frame_errors_vs_exact(const ExactLabRequest& req, const std::atomic<bool>* cancel,
@@ -45,7 +57,7 @@ std::vector<double> frame_errors_vs_exact(const ExactLabRequest& req, const std:
   const std::vector<double> frames = replay(req, tab, true);
   const size_t frame_size = static_cast<size_t>(rows) * dim;
   std::vector<double> err{0.0};  // frame 0 is the start state itself
-  std::vector<double> exact_vp = req.x_start;
+  std::vector<double> exact_vp = scaled(req.x_start, to_vp(tab, 0));
   double sigma = ve_sigma(tab.abar[0]);
   for (int j = 1; j <= N && !cancelled(cancel); ++j) {
     const double sigma_j = j < N ? ve_sigma(tab.abar[j]) : 0.0;
@@ -55,7 +67,9 @@ std::vector<double> frame_errors_vs_exact(const ExactLabRequest& req, const std:
       for (size_t i = 0; i < ve.size(); ++i) exact_vp[i] = ve[i] * to_vp;
       sigma = sigma_j;
     }
-    err.push_back(rms_distance(frames.data() + (j - 1) * frame_size, exact_vp.data(), rows, dim));
+    const double k = to_vp(tab, j);
+    const std::vector<double> frame(frames.begin() + (j - 1) * frame_size, frames.begin() + j * frame_size);
+    err.push_back(rms_distance(scaled(frame, k).data(), exact_vp.data(), rows, dim));
     if (progress) *progress = 0.5 * j / N;
   }
   return err;
@@ -64,10 +78,12 @@ std::vector<double> frame_errors_vs_exact(const ExactLabRequest& req, const std:
 EvalPoint final_error_vs_exact(const ExactLabRequest& req, int steps) {
   const StepTable& shown = req.table;
   const DiffusionModel& m = *req.model;
-  const StepTable tab =
-      build_step_table(m.schedule, shown.sampler, req.t_start, steps, shown.eta, shown.spacing, shown.steps_offset);
-  const std::vector<double> x = replay(req, tab, false);
-  const std::vector<double> exact = mixture_ode_solve(*m.mixture, req.x_start.data(), req.rows, ve_sigma(tab.abar[0]), 0.0);
+  const StepTable tab = req.table_for_steps ? req.table_for_steps(steps)
+                                            : build_step_table(m.schedule, shown.sampler, req.t_start, steps, shown.eta,
+                                                               shown.spacing, shown.steps_offset);
+  const std::vector<double> x = scaled(replay(req, tab, false), to_vp(tab, tab.steps()));
+  const std::vector<double> start_vp = scaled(req.x_start, to_vp(tab, 0));
+  const std::vector<double> exact = mixture_ode_solve(*m.mixture, start_vp.data(), req.rows, ve_sigma(tab.abar[0]), 0.0);
   return {steps, tab.evaluations(0, steps), rms_distance(x.data(), exact.data(), req.rows, m.mixture->dim)};
 }
 

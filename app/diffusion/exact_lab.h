@@ -32,6 +32,10 @@ struct ExactLabRequest {
   uint64_t seed = 0;
   int t_start = 0;
   std::vector<int> step_counts;     // N of the error-vs-evaluations curve (same sampler/spacing/t_start/eta)
+  // The table of the same run with N steps for the curve (a family run's: its plan with another N); unset: §3's
+  // build_step_table of the shown table's sampler, spacing, t_start and eta. Frames and x_start are in the family's
+  // state (SEMANTICS §2); errors are measured in the VP state of the same signal-to-noise ratio.
+  std::function<StepTable(int steps)> table_for_steps;
 };
 
 struct EvalPoint {

@@ -7,7 +7,6 @@
 #include <sstream>
 
 #include "base/errors.h"
-#include "diffusion/family_table.h"
 
 namespace diffscope {
 
@@ -51,10 +50,6 @@ void validate_denoise_inputs(const DiffusionModel& model, const float* x, int64_
                              const int64_t* t_start, int64_t n_t_start, int64_t S) {
   const int dim = model.net.dim;
   const std::string x_ref = arg_ref(Arg::X), t_ref = arg_ref(Arg::TStart);
-  if (!is_plain_epsilon(model.family))
-    throw InvalidInput("the model '" + model.path + "' runs as " + convention_line(model.family) +
-                       "; denoise (the fused ddpm-mean call, SEMANTICS §4) runs epsilon models fed t/T only; valid: an "
-                       "epsilon model, or sample --sampler ddpm-mean, which runs every family");
   if (B < 1) throw ArgumentError(Arg::X, std::to_string(B) + " rows", "at least 1", x_ref + " has " + std::to_string(B) + " rows; valid: at least 1");
   if (x_cols != dim) {
     throw ArgumentError(Arg::X, "width " + std::to_string(x_cols), "(B, " + std::to_string(dim) + ")",

@@ -16,9 +16,7 @@ constexpr double kEtaMin = 0.0, kEtaMax = 1.0;
 // eta in [0, 1]: InvalidInput naming `arg` (the caller's spelling), or with arg "" an ArgumentError (Arg::Eta).
 void check_eta(double eta, const std::string& arg = "");
 
-// SEMANTICS §4 input checks for denoise: B >= 1, x finite, x width == dim, 0 <= t_start[b] <= T-1, S >= 1, and a
-// model of the plain epsilon family (fed t / T: the fused ddpm-mean call has no family rows; any other family is
-// refused naming it, never run as epsilon).
+// SEMANTICS §4 input checks for denoise: B >= 1, x finite, x width == dim, 0 <= t_start[b] <= T-1, S >= 1.
 // x_cols is the width of the x array as given. Messages name the argument, the index and the value.
 // The model's family with a front end's prediction_type `f` (SEMANTICS §2 "How a file says it"): a file that
 // names no prediction_type runs as `f` with its own time_input key read for `f` (InvalidInput when `f` has no such

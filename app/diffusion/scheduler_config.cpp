@@ -1,6 +1,7 @@
-// scheduler_config.cpp — diffusers' scheduler_config.json read and written (SEMANTICS §3 "diffusers
-// scheduler_config.json"). Key names, defaults and formulas follow diffusers' DDIMScheduler.__init__ and
-// set_timesteps; nlohmann-json parses and writes.
+// scheduler_config.cpp — diffusers' scheduler_config.json read and written for the VP classes (SEMANTICS §3
+// "diffusers scheduler_config.json"), the checked key reads every class shares, and the entry points. Key names,
+// defaults and formulas follow diffusers' DDIMScheduler.__init__ and set_timesteps (and DPMSolverMultistep's
+// use_flow_sigmas); nlohmann-json parses and writes. The family classes: scheduler_config_family.cpp.
 #include "diffusion/scheduler_config.h"
 
 #include <algorithm>
@@ -15,22 +16,18 @@
 #include "base/arg_error.h"
 
 #include "base/errors.h"
+#include "diffusion/scheduler_config_keys.h"
 #include "formats/json_bounded.h"
 #include "model/model_load.h"
 #include "platform/file_read.h"
 
 namespace diffscope {
-namespace {
+namespace config_keys {
 
-using nlohmann::json;
-
-constexpr int kMaxTrainTimesteps = 1'000'000;
-
-[[noreturn]] void bad(const std::string& label, const std::string& key, const json& v, const std::string& valid) {
+void bad(const std::string& label, const std::string& key, const json& v, const std::string& valid) {
   throw InvalidInput(label + ": '" + key + "' = " + v.dump() + " (valid: " + valid + ")");
 }
 
-// The value under `key`, or nullptr when it is missing or null (diffusers writes null for unset options).
 const json* find(const json& j, const char* key) {
   auto it = j.find(key);
   return it == j.end() || it->is_null() ? nullptr : &*it;
@@ -47,13 +44,6 @@ int get_int(const json& j, const std::string& label, const char* key, int def, i
   return static_cast<int>(i);
 }
 
-double get_beta(const json& j, const std::string& label, const char* key, double def) {
-  const json* v = find(j, key);
-  if (!v) return def;
-  if (!v->is_number() || !(v->get<double>() > 0.0 && v->get<double>() < 1.0)) bad(label, key, *v, "a number in (0, 1)");
-  return v->get<double>();
-}
-
 bool get_bool(const json& j, const std::string& label, const char* key, bool def) {
   const json* v = find(j, key);
   if (!v) return def;
@@ -62,7 +52,7 @@ bool get_bool(const json& j, const std::string& label, const char* key, bool def
 }
 
 std::string get_choice(const json& j, const std::string& label, const char* key, const std::string& def,
-                       const std::vector<std::string>& choices, const std::string& hint = "") {
+                       const std::vector<std::string>& choices, const std::string& hint) {
   const json* v = find(j, key);
   if (!v) return def;
   std::string valid;
@@ -70,6 +60,47 @@ std::string get_choice(const json& j, const std::string& label, const char* key,
   if (!v->is_string() || std::find(choices.begin(), choices.end(), v->get<std::string>()) == choices.end())
     bad(label, key, *v, valid + hint);
   return v->get<std::string>();
+}
+
+double get_number(const json& j, const std::string& label, const char* key, double def, double lo, bool lo_open,
+                  double hi, const std::string& valid) {
+  const json* v = find(j, key);
+  if (!v) return def;
+  if (!v->is_number()) bad(label, key, *v, valid);
+  const double x = v->get<double>();
+  if (!std::isfinite(x) || (lo_open ? !(x > lo) : !(x >= lo)) || !(x < hi)) bad(label, key, *v, valid);
+  return x;
+}
+
+double get_positive(const json& j, const std::string& label, const char* key, double def) {
+  return get_number(j, label, key, def, 0.0, true, HUGE_VAL, "a finite number > 0");
+}
+
+void require_false(const json& j, const std::string& label, const char* key, const std::string& what) {
+  if (get_bool(j, label, key, false)) bad(label, key, true, "false: " + what + ", which diffscope does not do (SEMANTICS §3)");
+}
+
+void refuse_unknown_keys(const json& j, const std::string& label, const std::set<std::string>& known,
+                         const std::string& whose) {
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (known.count(it.key())) continue;
+    throw InvalidInput(label + ": '" + it.key() + "' = " + it.value().dump().substr(0, 80) +
+                       " is not a scheduler_config key" + whose + " diffscope knows, and it may change the maths; "
+                       "valid: the keys SEMANTICS §3 lists (remove it, or ask for it to be supported)");
+  }
+}
+
+}  // namespace config_keys
+
+namespace {
+
+using namespace config_keys;
+
+double get_beta(const json& j, const std::string& label, const char* key, double def) {
+  const json* v = find(j, key);
+  if (!v) return def;
+  if (!v->is_number() || !(v->get<double>() > 0.0 && v->get<double>() < 1.0)) bad(label, key, *v, "a number in (0, 1)");
+  return v->get<double>();
 }
 
 // diffusers' schedulers whose default timestep_spacing is "linspace" (the k-diffusion-style ones).
@@ -117,29 +148,30 @@ const std::set<std::string> kInertKeys = {
     "_diffusers_version", "clip_sample_range", "dynamic_thresholding_ratio", "sample_max_value", "skip_prk_steps",
     "lower_order_final", "euler_at_final", "predict_x0", "disable_corrector", "solver_p"};
 
-// Keys that change the maths, each with the one value that leaves SEMANTICS §3's maths as it is (null and a
-// missing key are that value too) and what another value does. Any other value is refused.
+// Keys that change the maths on a VP class, each with the one value that leaves SEMANTICS §3's maths as it is
+// (null and a missing key are that value too) and what another value does. Any other value is refused. The
+// flow-sigma keys (use_flow_sigmas and those read with it) are read by read_vp_family instead when
+// use_flow_sigmas is true.
 struct MathKey {
   const char* key;
   json neutral;      // the value that changes nothing; a discarded json: no value does (any value is refused)
   const char* what;  // what a value other than `neutral` does, for the message
 };
 const std::vector<MathKey>& math_keys() {
-  static const char* const kFlow = "selects flow matching (x_t = (1 - sigma) x0 + sigma noise, a velocity-predicting "
-                                   "network), not the variance-preserving DDPM process of SEMANTICS §1";
+  static const char* const kFlowMatch = "a key of the FlowMatch schedulers (_class_name "
+                                        "FlowMatchEulerDiscreteScheduler), which this class does not read";
   static const std::vector<MathKey> kKeys = {
-      {"use_flow_sigmas", false, kFlow},
-      {"flow_shift", 1.0, "shifts flow-matching sigmas (with use_flow_sigmas)"},
-      {"shift", 1.0, "shifts flow-matching timesteps"},
-      {"use_dynamic_shifting", false, "shifts flow-matching timesteps by the image's sequence length"},
-      {"base_shift", json(json::value_t::discarded), "sets a flow-matching shift (with use_dynamic_shifting)"},
-      {"max_shift", json(json::value_t::discarded), "sets a flow-matching shift (with use_dynamic_shifting)"},
-      {"base_image_seq_len", json(json::value_t::discarded), "sets a flow-matching shift (with use_dynamic_shifting)"},
-      {"max_image_seq_len", json(json::value_t::discarded), "sets a flow-matching shift (with use_dynamic_shifting)"},
-      {"shift_terminal", json(json::value_t::discarded), "stretches flow-matching timesteps to end at this value"},
-      {"time_shift_type", json(json::value_t::discarded), "selects a flow-matching timestep shift"},
-      {"stochastic_sampling", false, "turns on flow-matching stochastic sampling"},
-      {"invert_sigmas", false, "inverts the sigmas (a flow-matching option)"},
+      {"flow_shift", 1.0, "shifts flow sigmas, read only with use_flow_sigmas: true"},
+      {"use_dynamic_shifting", false, "shifts flow sigmas by mu, read only with use_flow_sigmas: true"},
+      {"time_shift_type", "exponential", "selects the dynamic shift of flow sigmas"},
+      {"shift", 1.0, kFlowMatch},
+      {"base_shift", json(json::value_t::discarded), kFlowMatch},
+      {"max_shift", json(json::value_t::discarded), kFlowMatch},
+      {"base_image_seq_len", json(json::value_t::discarded), kFlowMatch},
+      {"max_image_seq_len", json(json::value_t::discarded), kFlowMatch},
+      {"shift_terminal", json(json::value_t::discarded), kFlowMatch},
+      {"stochastic_sampling", false, kFlowMatch},
+      {"invert_sigmas", false, "inverts the sigmas (a FlowMatch option)"},
       {"use_lu_lambdas", false, "spaces the steps uniformly in log-SNR"},
       {"final_sigmas_type", "zero", "ends the steps at sigma_min instead of sigma = 0 (abar = 1)"},
       {"sigma_min", json(json::value_t::discarded), "sets the smallest sigma of the steps"},
@@ -151,6 +183,10 @@ const std::vector<MathKey>& math_keys() {
   };
   return kKeys;
 }
+
+// The keys read with use_flow_sigmas: true (read_vp_family), exempt from math_keys' neutral values then.
+const std::set<std::string> kFlowSigmaKeys = {"use_flow_sigmas", "flow_shift", "use_dynamic_shifting",
+                                              "time_shift_type", "final_sigmas_type"};
 
 Schedule config_betas(const json& j, const std::string& label, int T) {
   if (const json* tb = find(j, "trained_betas")) {
@@ -203,39 +239,50 @@ const char* diffusers_class(Sampler s) {
     case Sampler::Dpmpp2mSde: return "DPMSolverMultistepScheduler";
     case Sampler::EulerAncestral: return "EulerAncestralDiscreteScheduler";
     case Sampler::Heun: return "HeunDiscreteScheduler";
-    case Sampler::FlowEuler: return "FlowMatchEulerDiscreteScheduler";
-    case Sampler::FlowHeun: return "FlowMatchHeunDiscreteScheduler";
+    case Sampler::FlowEuler: return "DDIMScheduler";  // the same deterministic step (eta 0) on VP levels
+    case Sampler::FlowHeun: break;
   }
-  return "DDIMScheduler";
+  throw InvalidInput(std::string("sampler ") + sampler_name(s) + " runs flow models only: it has no VP scheduler config");
 }
 
-}  // namespace
+// prediction_type, and DPM-Solver / UniPC's use_flow_sigmas list (with flow_shift, use_dynamic_shifting,
+// time_shift_type, final_sigmas_type) of a VP class. Returns whether use_flow_sigmas is on.
+bool read_vp_family(const json& j, const std::string& label, SchedulerConfig& c) {
+  const json* pt = find(j, "prediction_type");
+  if (pt)
+    c.prediction_type = parse_family(get_choice(j, label, "prediction_type", "epsilon",
+                                                {"epsilon", "sample", "v_prediction", "flow_prediction"}));
+  if (!get_bool(j, label, "use_flow_sigmas", false)) {
+    if (c.prediction_type == Family::Flow)
+      bad(label, "prediction_type", *pt, "epsilon, sample, v_prediction; flow_prediction needs \"use_flow_sigmas\": "
+          "true (DPMSolverMultistepScheduler, UniPCMultistepScheduler) or a FlowMatch _class_name");
+    return false;
+  }
+  if (c.class_name != "DPMSolverMultistepScheduler" && c.class_name != "UniPCMultistepScheduler")
+    bad(label, "use_flow_sigmas", true, "false with _class_name " + (c.class_name.empty() ? "missing" : c.class_name) +
+        "; flow sigmas are read for DPMSolverMultistepScheduler and UniPCMultistepScheduler");
+  if (!pt)
+    throw InvalidInput(label + ": 'prediction_type' is missing with 'use_flow_sigmas' = true, and " + c.class_name +
+                       "'s default is epsilon (an eps network on flow levels, not a family diffscope runs); valid: "
+                       "\"prediction_type\": \"flow_prediction\"");
+  if (c.prediction_type != Family::Flow)
+    bad(label, "prediction_type", *pt, "flow_prediction with use_flow_sigmas: true (an eps, x0 or v network on flow "
+        "levels is not a family diffscope runs)");
+  c.flow_sigmas_shift = get_positive(j, label, "flow_shift", 1.0);
+  c.flow_sigmas_dynamic = get_bool(j, label, "use_dynamic_shifting", false);
+  get_choice(j, label, "time_shift_type", "exponential", {"exponential"}, "; diffusers' flow sigmas shift by e^mu");
+  get_choice(j, label, "final_sigmas_type", "zero", {"zero"},
+             "; sigma_min is refused on flow lists (its level differs between diffusers' classes and versions)");
+  require_false(j, label, "use_karras_sigmas", "with use_flow_sigmas diffusers then takes Karras sigmas of the betas");
+  return true;
+}
 
-SchedulerConfig parse_scheduler_config(const std::string& text, const std::string& label) {
-  json j;
-  try {
-    j = parse_json_bounded(text);
-  } catch (const std::exception& e) {
-    throw InvalidInput(label + ": not valid JSON (" + e.what() + ")");
-  }
-  if (!j.is_object()) throw InvalidInput(label + ": a scheduler_config.json holds a JSON object, not " + j.dump().substr(0, 40));
-  SchedulerConfig c;
-  if (const json* cls = find(j, "_class_name")) {
-    if (!cls->is_string()) bad(label, "_class_name", *cls, "a diffusers scheduler class name");
-    c.class_name = cls->get<std::string>();
-  }
-  if (c.class_name.rfind("FlowMatch", 0) == 0)
-    throw InvalidInput(label + ": '_class_name' = \"" + c.class_name + "\" is a flow-matching scheduler (x_t = (1 - sigma) "
-                       "x0 + sigma noise, a velocity-predicting network); diffscope runs the variance-preserving DDPM process "
-                       "with eps-predicting networks (SEMANTICS §1-§3); valid: a DDPM-family scheduler such as "
-                       "DDIMScheduler, DDPMScheduler, DPMSolverMultistepScheduler, EulerAncestralDiscreteScheduler");
-  if (const json* pt = find(j, "prediction_type"); pt && pt->is_string() && pt->get<std::string>() == "flow_prediction")
-    bad(label, "prediction_type", *pt, "epsilon; flow_prediction is flow matching, not the DDPM process of SEMANTICS §1");
-  get_choice(j, label, "prediction_type", "epsilon", {"epsilon"},
-             "; diffscope's models predict eps (SEMANTICS §2): v_prediction and sample are not supported");
+// The keys of a VP class that change the maths: refused unless they hold their neutral value (math_keys), the
+// x0 clipping / thresholding and the last step's abar (require_bool, also through the class's default).
+void refuse_vp_math_keys(const json& j, const std::string& label, const SchedulerConfig& c, bool flow_sigmas) {
   for (const MathKey& k : math_keys()) {
     const json* v = find(j, k.key);
-    if (!v || (!k.neutral.is_discarded() && *v == k.neutral)) continue;
+    if (!v || (!k.neutral.is_discarded() && *v == k.neutral) || (flow_sigmas && kFlowSigmaKeys.count(k.key))) continue;
     bad(label, k.key, *v,
         (k.neutral.is_discarded() ? std::string("no value (the key absent or null)") : k.neutral.dump()) + ": " + k.key +
             " " + k.what + ", which diffscope does not run (SEMANTICS §3)");
@@ -250,6 +297,13 @@ SchedulerConfig parse_scheduler_config(const std::string& text, const std::strin
                "diffusers then thresholds the x0 prediction (dynamic thresholding) every step");
   require_bool(j, label, c.class_name, "set_alpha_to_one", c.class_name != "PNDMScheduler", true,
                "with false diffusers' last step ends at alphas_cumprod[0] instead of 1 (abar = 1 here)");
+}
+
+// A VP class's config (DDIM, DDPM, DPM-Solver, Euler, ...): the family, the betas, the spacing; with
+// use_flow_sigmas the flow list instead of the spacing.
+void parse_vp_config(const json& j, const std::string& label, SchedulerConfig& c) {
+  const bool flow_sigmas = read_vp_family(j, label, c);
+  refuse_vp_math_keys(j, label, c, flow_sigmas);
   if (const json* v = find(j, "algorithm_type")) {
     if (!v->is_string()) bad(label, "algorithm_type", *v, "a DPM-Solver algorithm name");
     c.algorithm_type = v->get<std::string>();
@@ -267,14 +321,36 @@ SchedulerConfig parse_scheduler_config(const std::string& text, const std::strin
   c.spacing = parse_spacing(spacing);
   if (get_bool(j, label, "use_karras_sigmas", false)) c.spacing = Spacing::Karras;
   c.steps_offset = get_int(j, label, "steps_offset", 0, 0, T - 1);
-  // A key this reader does not know may change the maths: refused, never ignored.
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    const std::string& k = it.key();
-    if (kReadKeys.count(k) || kInertKeys.count(k)) continue;
-    if (std::any_of(math_keys().begin(), math_keys().end(), [&](const MathKey& m) { return k == m.key; })) continue;
-    throw InvalidInput(label + ": '" + k + "' = " + it.value().dump().substr(0, 80) +
-                       " is not a scheduler_config key diffscope knows, and it may change the maths; valid: the keys "
-                       "SEMANTICS §3 lists (remove it, or ask for it to be supported)");
+  if (flow_sigmas) c.spacing = Spacing::Default;  // the flow list has no timestep spacing
+  std::set<std::string> known = kReadKeys;
+  known.insert(kInertKeys.begin(), kInertKeys.end());
+  known.insert(kFlowSigmaKeys.begin(), kFlowSigmaKeys.end());
+  for (const MathKey& m : math_keys()) known.insert(m.key);
+  refuse_unknown_keys(j, label, known, "");
+}
+
+}  // namespace
+
+SchedulerConfig parse_scheduler_config(const std::string& text, const std::string& label) {
+  json j;
+  try {
+    j = parse_json_bounded(text);
+  } catch (const std::exception& e) {
+    throw InvalidInput(label + ": not valid JSON (" + e.what() + ")");
+  }
+  if (!j.is_object()) throw InvalidInput(label + ": a scheduler_config.json holds a JSON object, not " + j.dump().substr(0, 40));
+  SchedulerConfig c;
+  if (const json* cls = find(j, "_class_name")) {
+    if (!cls->is_string()) bad(label, "_class_name", *cls, "a diffusers scheduler class name");
+    c.class_name = cls->get<std::string>();
+  }
+  if (is_family_class(c.class_name)) {
+    parse_family_class(j, label, c);
+  } else {
+    for (const char* prefix : {"FlowMatch", "EDM"})
+      if (c.class_name.rfind(prefix, 0) == 0)
+        bad(label, "_class_name", c.class_name, family_classes(prefix) + " (the " + prefix + " schedulers diffscope reads)");
+    parse_vp_config(j, label, c);
   }
   return c;
 }
@@ -285,7 +361,11 @@ std::vector<Sampler> config_samplers(const SchedulerConfig& c) {
   if (cls == "DDPMScheduler") return {Sampler::Ddpm, Sampler::DdpmMean};
   if (cls == "EulerAncestralDiscreteScheduler") return {Sampler::EulerAncestral};
   if (cls == "HeunDiscreteScheduler") return {Sampler::Heun};
-  if (cls == "DPMSolverMultistepScheduler" && c.solver_order == 2 && (c.solver_type.empty() || c.solver_type == "midpoint")) {
+  if (cls == "FlowMatchEulerDiscreteScheduler") return {Sampler::FlowEuler};
+  if (cls == "FlowMatchHeunDiscreteScheduler") return {Sampler::FlowHeun};
+  if (cls == "EDMEulerScheduler") return {Sampler::FlowEuler, Sampler::Ddim};  // its step: the deterministic one
+  const bool dpm = cls == "DPMSolverMultistepScheduler" || cls == "EDMDPMSolverMultistepScheduler";
+  if (dpm && c.solver_order == 2 && (c.solver_type.empty() || c.solver_type == "midpoint")) {
     if (c.algorithm_type.empty() || c.algorithm_type == "dpmsolver++") return {Sampler::Dpmpp2m};
     if (c.algorithm_type == "sde-dpmsolver++") return {Sampler::Dpmpp2mSde};
   }
@@ -297,15 +377,15 @@ std::string sampler_mismatch_note(const SchedulerConfig& c, Sampler sampler) {
   const std::vector<Sampler> named = config_samplers(c);
   if (std::find(named.begin(), named.end(), sampler) != named.end()) return "";
   std::string what = c.class_name;
-  if (c.class_name == "DPMSolverMultistepScheduler")
+  if (c.class_name == "DPMSolverMultistepScheduler" || c.class_name == "EDMDPMSolverMultistepScheduler")
     what += " (algorithm_type " + (c.algorithm_type.empty() ? std::string("dpmsolver++") : c.algorithm_type) +
             ", solver_order " + std::to_string(c.solver_order) + ")";
   std::string ours;
   for (Sampler s : named) ours += (ours.empty() ? "" : " / ") + std::string(sampler_name(s));
   const std::string label = c.path.empty() ? "the scheduler config" : c.path;
   return label + " names " + what + (ours.empty() ? ", which diffscope does not run" : ", diffscope's " + ours) +
-         "; the sampler that runs is " + sampler_name(sampler) +
-         " (the config gives the schedule and spacing, never the sampler)";
+         "; the sampler that runs is " + sampler_name(sampler) + " (the config gives the " +
+         (has_family_list(c) ? "noise-level list" : "schedule and spacing") + ", never the sampler)";
 }
 
 SchedulerConfig load_scheduler_config(const std::string& path) {
@@ -315,6 +395,8 @@ SchedulerConfig load_scheduler_config(const std::string& path) {
 }
 
 void apply_scheduler_config(DiffusionModel& model, const SchedulerConfig& config) {
+  check_config_family(config, model.family, model.family_in_file);
+  if (has_family_list(config)) return;  // no betas: the model keeps its schedule, the list is the config's
   const Schedule& own = model.schedule;
   const Schedule& cfg = config.schedule;
   const std::string label = config.path.empty() ? "scheduler config" : config.path;
@@ -331,7 +413,11 @@ void apply_scheduler_config(DiffusionModel& model, const SchedulerConfig& config
   }
 }
 
-std::string scheduler_config_json(const Schedule& s, Sampler sampler, Spacing spacing, int steps_offset) {
+std::string scheduler_config_json(const Schedule& s, Sampler sampler, Spacing spacing, int steps_offset,
+                                  Family family) {
+  if (family == Family::Flow || family == Family::Edm)
+    throw InvalidInput(std::string("prediction_type ") + family_name(family) + " has no VP scheduler config (betas "
+                       "and a timestep spacing); its config is written from its noise-level list");
   if (spacing == Spacing::Default)
     throw ArgumentError(Arg::Spacing, "default", "leading, linspace, trailing, karras",
                         arg_ref(Arg::Spacing) + " = default has no diffusers timestep_spacing; valid for a "
@@ -365,7 +451,7 @@ std::string scheduler_config_json(const Schedule& s, Sampler sampler, Spacing sp
   j["timestep_spacing"] = spacing == Spacing::Karras ? "linspace" : spacing_name(spacing);
   j["use_karras_sigmas"] = spacing == Spacing::Karras;
   j["steps_offset"] = steps_offset;
-  j["prediction_type"] = "epsilon";
+  j["prediction_type"] = family_name(family);
   j["clip_sample"] = false;
   j["thresholding"] = false;
   j["set_alpha_to_one"] = true;

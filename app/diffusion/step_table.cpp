@@ -355,11 +355,31 @@ StepTable build_step_table(const Schedule& sched, Sampler sampler, int t_start, 
   return tab;
 }
 
-StepTable build_t_indexed_ddpm_mean(const Schedule& sched) {
+StepTable build_t_indexed_ddpm_mean(const Schedule& sched, const FamilyParams& family) {
+  const Family f = family.family;
+  if ((f != Family::Epsilon && f != Family::Sample && f != Family::VPrediction) ||
+      family.time_input != TimeInput::TOverT)
+    throw ArgumentError(Arg::PredictionType, family_name(f), "epsilon, sample or v_prediction with time input t/T",
+                        std::string("denoise steps t -> t - 1 on the schedule with a network fed t / T: a ") +
+                            family_name(f) + " model with time input " + time_input_name(family.time_input) +
+                            " does not run there; valid: " + arg_ref(Arg::PredictionType) +
+                            " epsilon, sample or v_prediction with time input t/T (sample runs every family, "
+                            "SEMANTICS §4)");
   StepTable tab;
   tab.sampler = Sampler::DdpmMean;
   tab.T = sched.T;
-  for (int t = 0; t < sched.T; ++t) push_ddpm_step(tab, sched, t, false);
+  for (int t = 0; t < sched.T; ++t) {
+    push_ddpm_step(tab, sched, t, false);
+    if (f == Family::Epsilon) continue;
+    // The posterior mean in the family: the DDIM step with eta 1 between abar[t] and abar[t-1] without its noise
+    // (SEMANTICS §2 "The tables").
+    const NoiseLevel cur = NoiseLevel::vp(sched.alphas_cumprod[t], t);
+    const NoiseLevel next = NoiseLevel::vp(t > 0 ? sched.alphas_cumprod[t - 1] : 1.0, t - 1);
+    const StepRow r = family_ddim_row(family, cur, next, 1.0);
+    tab.A.back() = r.A;
+    tab.C.back() = r.C;
+  }
+  tab.family = family;
   fill_float_copies(tab);
   return tab;
 }

@@ -136,9 +136,11 @@ void fill_vp_levels(StepTable& tab, const Schedule& sched);
 // Fills every float copy (A32, ...) from its float64 array (StepTable::for_each_coefficient).
 void fill_float_copies(StepTable& tab);
 
-// ddpm-mean coefficients indexed by t itself (length T): A[t] = c1[t], C[t] = -c1[t] c2[t], S[t] = 0.
-// This is what `denoise` (SEMANTICS §4, per-row t_start) uses.
-StepTable build_t_indexed_ddpm_mean(const Schedule& sched);
+// ddpm-mean coefficients indexed by t itself (length T): A[t] = c1[t], C[t] = -c1[t] c2[t], S[t] = 0; for a sample
+// or v_prediction model the same posterior mean written on its output (family_ddim_row with eta 1, no noise).
+// This is what `denoise` (SEMANTICS §4, per-row t_start) uses. Throws ArgumentError (Arg::PredictionType) for the
+// flow and edm families and for a time input other than t/T (denoise feeds the network t / T).
+StepTable build_t_indexed_ddpm_mean(const Schedule& sched, const FamilyParams& family = {});
 
 // The default (anchored) step list for N steps from t_start (exposed for tests).
 std::vector<int32_t> ddim_timesteps(int t_start, int n_steps);

@@ -27,7 +27,6 @@
 #include "kernels/mixture/mixture_kernels.h"
 #include "kernels/solver/solver_kernels.h"
 #include "run/frame_probe.h"
-#include "run/frame_probe.h"
 
 namespace diffscope::gpu {
 
@@ -45,16 +44,19 @@ std::unique_ptr<DenoiserBackend> make_cuda_backend() { return std::make_unique<C
 
 namespace {
 
-// Tables that need the solver kernel: a previous data prediction, a second evaluation or float timesteps.
+// Tables that need the solver kernel: a previous data prediction, a second evaluation, float timesteps, or a model
+// family's network input and time values (SEMANTICS §3: never the integer-t fast kernels).
 bool needs_solver_kernel(const StepTable& t) {
-  return t.uses_prev() || t.uses_second_eval() || t.spacing == Spacing::Karras;
+  return t.uses_prev() || t.uses_second_eval() || t.spacing == Spacing::Karras || t.has_family_rows();
 }
 
 // Every array DeviceSolverTable::upload reads is equal (the float copies follow from the float64 arrays).
 bool same_solver_table(const StepTable& a, const StepTable& b) {
   return a.sampler == b.sampler && a.spacing == b.spacing && a.T == b.T && a.t == b.t && a.t_net == b.t_net &&
          a.noise_key == b.noise_key && a.abar == b.abar && a.A == b.A && a.C == b.C && a.S == b.S && a.P == b.P &&
-         a.Dx == b.Dx && a.De == b.De && a.H == b.H && a.t_net2 == b.t_net2 && a.abar2 == b.abar2;
+         a.Dx == b.Dx && a.De == b.De && a.H == b.H && a.t_net2 == b.t_net2 && a.abar2 == b.abar2 &&
+         a.time == b.time && a.time2 == b.time2 && a.c_in == b.c_in && a.c_in2 == b.c_in2 && a.Gx == b.Gx &&
+         a.Go == b.Go && a.Gx2 == b.Gx2 && a.Go2 == b.Go2;
 }
 
 }  // namespace
@@ -209,7 +211,7 @@ void CudaBackend::set_model(const DiffusionModel& model) {
   m->have_model = true;
   m->schedule = model.schedule;
   // A new run of the same model uploads nothing and waits for nothing (the GUI's loop starts one every frame).
-  if (m->t_indexed.upload(build_t_indexed_ddpm_mean(model.schedule), s) || !same_net) {
+  if (m->t_indexed.upload(build_t_indexed_ddpm_mean(model.schedule, model.family), s) || !same_net) {
     CUDA_CHECK_THROW(cudaStreamSynchronize(s));
     count_sync();
   }
@@ -217,7 +219,8 @@ void CudaBackend::set_model(const DiffusionModel& model) {
 
 void CudaBackend::set_step_table(const StepTable& t) {
   // The fast kernels run tables of (t, A, C, S) with integer t (network input t/T, noise key t); the others
-  // (previous data prediction, second evaluation, float timesteps) run kernels/solver/denoise_solver.cu (SEMANTICS §3).
+  // (previous data prediction, second evaluation, float timesteps, a model family's rows) run the solver kernels
+  // (kernels/solver/, SEMANTICS §3), and every table of an analytic model the mixture kernel.
   m->solver_mode = needs_solver_kernel(t) || m->mixture_mode;
   if (m->solver_mode) {
     const kernels::DeviceNet& net = m->net.view();
@@ -311,10 +314,12 @@ void CudaBackend::run_steps_device_unfused(int k_begin, int k_end, float* d_x, i
                                            Precision p, cudaStream_t stream, uint32_t row_offset) {
   require_model(m->have_model);
   require_network(m->mixture_mode, "the unfused baseline");
-  if (m->solver_mode)
+  if (m->solver_mode) {
+    const StepTable& t = m->solver_table.host();
     throw InvalidInput(std::string("the unfused baseline runs ddim/ddpm/ddpm-mean/euler-ancestral tables only, not ") +
-                       sampler_name(m->solver_table.host().sampler) + " on " +
-                       spacing_name(m->solver_table.host().spacing));
+                       sampler_name(t.sampler) + " on " + spacing_name(t.spacing) +
+                       (t.has_family_rows() ? std::string(" of a ") + family_name(t.family.family) + " model" : ""));
+  }
   kernels::DenoiseArgs a;
   a.net = m->net.view();
   a.tab = m->table.view();

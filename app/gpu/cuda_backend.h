@@ -47,10 +47,10 @@ class CudaBackend : public DenoiserBackend {
   // (same path and weights) is set again. An analytic (gaussian_mixture) model runs its step tables in
   // kernels/mixture/mixture_steps.cu (denoise and the eps field refuse it); InvalidInput when it is too large for that kernel.
   void set_model(const DiffusionModel& m);
-  // Uploads the step table (t, A32, C32, S32). Tables that need a previous data prediction, a second evaluation
-  // or float timesteps (dpmpp-2m, dpmpp-2m-sde, heun; the karras spacing) run kernels/solver/denoise_solver.cu (fp32,
-  // the previous data prediction kept on the device between run_steps_device calls); throws InvalidInput
-  // naming `--backend cpu` when that kernel cannot hold the network.
+  // Uploads the step table (t, A32, C32, S32). Tables that need a previous data prediction, a second evaluation,
+  // float timesteps or a model family's rows (dpmpp-2m, dpmpp-2m-sde, heun; the karras spacing; has_family_rows())
+  // run the solver kernels of kernels/solver/ (fp32, the previous data prediction kept on the device between
+  // run_steps_device calls); throws InvalidInput naming `--backend cpu` when that kernel cannot hold the network.
   void set_step_table(const StepTable& t);
   // Runs steps [k_begin, k_end) of the current table on d_x (B, dim) in place; writes the state after each step
   // into d_frames (k_end - k_begin, B, dim) if non-null (frame stride = B*dim floats); noise rows row_offset+i.

@@ -31,15 +31,22 @@ class DeviceStepTable {
   std::vector<float> m_hA, m_hC, m_hS;
 };
 
+// A family table's per-step network input scales and heun map on the device (null where they change nothing).
+struct FamilyBuffers {
+  GpuBuffer<float> d_c_in, d_c_in2, d_Gx, d_Go, d_Gx2, d_Go2;
+  bool c_in = false, c_in2 = false, G = false, G2 = false;  // which arrays the kernels read
+};
+
 class DeviceSolverTable {
  public:
-  // Uploads every array of `tab` the solver and mixture kernels read (tt = t_net / T as the CPU computes it,
-  // 1 - abar in double then float) and waits on `s`. Keeps a copy of `tab` for view().
+  // Uploads every array of `tab` the solver and mixture kernels read (tt = t_net / T as the CPU computes it, or
+  // time32 / time2_32 for a table with has_family_rows(); the family arrays c_in32 ... Go2_32 unless they are
+  // the identity; 1 - abar in double then float) and waits on `s`. Keeps a copy of `tab` for view().
   void upload(const StepTable& tab, cudaStream_t s);
   int steps() const { return m_n; }
   const StepTable& host() const { return m_host; }
   // The kernels' table: P/Dx/De only when the table uses the previous data prediction, H/tt2 only for a second
-  // evaluation (the kernels test those pointers).
+  // evaluation, the family arrays only where they change the arithmetic (the kernels test those pointers).
   kernels::SolverSteps view() const;
   // abar, abar2 and their complements for kernels::MixtureStepArgs.
   void mixture_levels(kernels::MixtureStepArgs& a) const;
@@ -48,6 +55,7 @@ class DeviceSolverTable {
   StepTable m_host;
   GpuBuffer<float> m_tt, m_tt2, m_A, m_C, m_S, m_P, m_Dx, m_De, m_H, m_abar, m_abar2, m_omab, m_omab2;
   GpuBuffer<uint32_t> m_key;
+  FamilyBuffers m_family;
   int m_n = 0;
 };
 

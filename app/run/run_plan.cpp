@@ -155,21 +155,10 @@ FamilyParams resolve_family(RunPlan& p, const DiffusionModel& model, const NoteS
   const bool from_request = r.prediction_type.has_value();
   std::optional<Family> want = r.prediction_type;
   if (!want && r.scheduler_config) want = r.scheduler_config->prediction_type;
-  FamilyParams f = model.family;
-  if (!want || *want == f.family) return f;
   const std::string who = from_request ? r.name(Arg::PredictionType) : r.name(Arg::SchedulerConfig) + "'s prediction_type";
-  if (model.family_in_file)
-    throw ArgumentError(Arg::PredictionType, family_name(*want), family_name(f.family),
-                        who + " = " + family_name(*want) + " contradicts the model file's prediction_type = " +
-                            family_name(f.family) + "; valid: " + family_name(f.family) + " (or leave it out)");
-  f = FamilyParams{};
-  f.family = *want;
-  f.time_input = default_time_input(f.family);
-  f.T = model.schedule.T;
-  add_note(p, RunNote::Kind::FamilyOverride,
-           std::string("the model ") + (model.mixture ? "is analytic" : "file names no prediction_type") +
-               ": the run reads it as " + family_name(f.family) + " (" + who + "; SEMANTICS §2)",
-           on_note);
+  std::string note;
+  const FamilyParams f = run_family(model, want, who, &note);
+  if (!note.empty()) add_note(p, RunNote::Kind::FamilyOverride, note, on_note);
   return f;
 }
 
@@ -262,6 +251,24 @@ void resolve_frames(RunPlan& p, const DiffusionModel& model, const NoteSink& on_
 }
 
 }  // namespace
+
+FamilyParams run_family(const DiffusionModel& model, std::optional<Family> requested, const std::string& who,
+                        std::string* note) {
+  FamilyParams f = model.family;
+  if (!requested || *requested == f.family) return f;
+  if (model.family_in_file)
+    throw ArgumentError(Arg::PredictionType, family_name(*requested), family_name(f.family),
+                        who + " = " + family_name(*requested) + " contradicts the model file's prediction_type = " +
+                            family_name(f.family) + "; valid: " + family_name(f.family) + " (or leave it out)");
+  f = FamilyParams{};
+  f.family = *requested;
+  f.time_input = default_time_input(f.family);
+  f.T = model.schedule.T;
+  if (note)
+    *note = std::string("the model ") + (model.mixture ? "is analytic" : "file names no prediction_type") +
+            ": the run reads it as " + family_name(f.family) + " (" + who + "; SEMANTICS §2)";
+  return f;
+}
 
 RunPlan plan_run(const SampleRequest& request, const DiffusionModel& model, const NoteSink& on_note) {
   RunPlan p;

@@ -109,6 +109,13 @@ void check_sample_request(const SampleRequest& request);
 // last with a FramePastEnd note); the kept frames 0, s, 2s, ..., N and the frame. Throws InvalidInput.
 RunPlan plan_run(const SampleRequest& request, const DiffusionModel& model, const NoteSink& on_note = {});
 
+// The family a run of `model` takes (SEMANTICS §2 "How a file says it"): the file's; `requested` for a file (or an
+// analytic model) that names none, with its default time input and one line in *note; a requested family that
+// contradicts the file's prediction_type throws ArgumentError (Arg::PredictionType) naming `who` (the front end's
+// spelling of the argument), the value and the file's family. plan_run and `denoise` call it.
+FamilyParams run_family(const DiffusionModel& model, std::optional<Family> requested, const std::string& who,
+                        std::string* note = nullptr);
+
 // Frames kept with stride s over N steps: 0, s, 2s, ... and always N (SEMANTICS §3).
 std::vector<int> kept_frames(int N, int s);
 

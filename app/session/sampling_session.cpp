@@ -34,6 +34,7 @@ void SamplingSession::load_model(const std::string& path) {
 }
 
 void SamplingSession::set_scheduler_config(std::shared_ptr<const SchedulerConfig> config) {
+  if (config && m_model) check_config_family(*config, m_model->family, m_model->family_in_file);
   m_scheduler_config = std::move(config);
   if (!m_model) return;
   const std::string path = m_model->path;  // a copy: load_model replaces the model that holds it

@@ -31,7 +31,8 @@ class SamplingSession {
 
   // A diffusers scheduler_config.json applied to every model loaded (SEMANTICS §3 "Which schedule wins") and its
   // steps_offset to every run; nullptr clears it. Reloads the current model file (its own schedule first); the
-  // run restarts. Throws InvalidInput when the file cannot be read again (the config is kept).
+  // run restarts. Throws InvalidInput, changing nothing, for a config of another family than the current model's
+  // (check_config_family), and when the file cannot be read again (the config is kept).
   void set_scheduler_config(std::shared_ptr<const SchedulerConfig> config);
   const SchedulerConfig* scheduler_config() const { return m_scheduler_config.get(); }
 

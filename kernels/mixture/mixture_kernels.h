@@ -17,7 +17,8 @@ struct DeviceMixture {
 
 // Steps [k_begin, k_end) of a step table on x (B, dim), one thread per row: eps is the mixture's exact eps at
 // abar[k] (heun's second evaluation at abar2[k]); the update, prev, frames and noise as in SolverArgs `run`
-// (its net, tab.tt/tt2 and e1 unused).
+// (its net, tab.tt/tt2 and e1 unused). A family table: the output o is that eps at c_in[k] x (c_in2[k] y), the
+// heun map Gx ... Go2 as in SolverSteps.
 // one_minus_abar (and 2): 1 - abar computed in double on the host (near abar = 1 the fp32 difference 1 - abar
 // loses every digit: at sigma(0) ~ 0.01, 1 - abar ~ 1e-4 carries a 6e-4 relative error).
 struct MixtureStepArgs {

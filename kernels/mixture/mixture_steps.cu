@@ -1,6 +1,8 @@
 // mixture_steps.cu — step tables on the analytic Gaussian mixture (mixture_kernels.h, SEMANTICS §3, §6): one
 // thread per row, the exact eps in fp32 (log-sum-exp over the components), the extended step update of
-// kernels/solver/denoise_solver.cu, Philox noise keyed by the table (SEMANTICS §7).
+// kernels/solver/denoise_solver.cu, Philox noise keyed by the table (SEMANTICS §7). A family table (SEMANTICS §3)
+// reads the mixture's eps at the VP state c_in x as the model's output o, and heun's correction differences its
+// g = Gx x + Go o.
 #include <cuda_runtime.h>
 
 #include "base/philox_normal.h"
@@ -41,11 +43,17 @@ __global__ void kernel_mixture_steps(const MixtureStepArgs ma) {
   const int r = blockIdx.x * blockDim.x + threadIdx.x;
   if (r >= a.B) return;
   const int d = ma.mix.dim;
-  float x[kMixtureMaxDim], e[kMixtureMaxDim], y[kMixtureMaxDim], e2[kMixtureMaxDim];
+  float x[kMixtureMaxDim], e[kMixtureMaxDim], y[kMixtureMaxDim], e2[kMixtureMaxDim], xin[kMixtureMaxDim];
   float* xr = a.x + static_cast<size_t>(r) * d;
   for (int j = 0; j < d; ++j) x[j] = xr[j];
   for (int k = a.k_begin; k < a.k_end; ++k) {
-    mixture_eps(ma.mix, x, __ldg(ma.abar + k), __ldg(ma.one_minus_abar + k), e);
+    const float* xe = x;  // where eps is read: x, or a family table's VP state c_in x
+    if (a.tab.c_in) {
+      const float c = __ldg(a.tab.c_in + k);
+      for (int j = 0; j < d; ++j) xin[j] = c * x[j];
+      xe = xin;
+    }
+    mixture_eps(ma.mix, xe, __ldg(ma.abar + k), __ldg(ma.one_minus_abar + k), e);
     const float A = __ldg(a.tab.A + k), C = __ldg(a.tab.C + k), S = __ldg(a.tab.S + k);
     const float P = a.tab.P ? __ldg(a.tab.P + k) : 0.f;
     for (int j = 0; j < d; ++j) y[j] = A * x[j] + C * e[j];
@@ -66,8 +74,20 @@ __global__ void kernel_mixture_steps(const MixtureStepArgs ma) {
     }
     const float H = a.tab.H ? __ldg(a.tab.H + k) : 0.f;
     if (H != 0.f) {  // Heun's correction at the Euler point
-      mixture_eps(ma.mix, y, __ldg(ma.abar2 + k), __ldg(ma.one_minus_abar2 + k), e2);
-      for (int j = 0; j < d; ++j) y[j] += H * (e2[j] - e[j]);
+      const float* ye = y;
+      if (a.tab.c_in2) {
+        const float c = __ldg(a.tab.c_in2 + k);
+        for (int j = 0; j < d; ++j) xin[j] = c * y[j];
+        ye = xin;
+      }
+      mixture_eps(ma.mix, ye, __ldg(ma.abar2 + k), __ldg(ma.one_minus_abar2 + k), e2);
+      if (a.tab.Gx || a.tab.Gx2) {  // a family table's differenced quantity g = Gx x + Go o (solver_kernels.h)
+        const float gx = a.tab.Gx ? __ldg(a.tab.Gx + k) : 0.f, go = a.tab.Gx ? __ldg(a.tab.Go + k) : 1.f;
+        const float gx2 = a.tab.Gx2 ? __ldg(a.tab.Gx2 + k) : 0.f, go2 = a.tab.Gx2 ? __ldg(a.tab.Go2 + k) : 1.f;
+        for (int j = 0; j < d; ++j) y[j] += H * ((gx2 * y[j] + go2 * e2[j]) - (gx * x[j] + go * e[j]));
+      } else {
+        for (int j = 0; j < d; ++j) y[j] += H * (e2[j] - e[j]);
+      }
     }
     for (int j = 0; j < d; ++j) x[j] = y[j];
     if (a.frames) {

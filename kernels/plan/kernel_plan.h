@@ -93,8 +93,8 @@ bool denoise_path_supported(DenoisePath path, const DenoiseProblem& pr, Precisio
 DenoisePlan plan_denoise(const DenoiseProblem& pr, Precision p, const DeviceCaps& caps, const KernelOptions& o,
                          DenoisePath force = DenoisePath::Auto);
 
-// The solver kernel (dpmpp-2m, dpmpp-2m-sde, heun, karras tables; SEMANTICS §3): fp32 arithmetic whatever the
-// precision, the tiled kernel where the shape has one unless force is General. Returns Tiled or General.
+// The solver kernel (dpmpp-2m, dpmpp-2m-sde, heun, karras tables, family tables; SEMANTICS §3): fp32 arithmetic
+// whatever the precision, the tiled kernel where the shape has one unless force is General. Returns Tiled or General.
 DenoisePath plan_solver(const DenoiseProblem& pr, DenoisePath force = DenoisePath::Auto);
 
 // ---- The fused 3-layer MLP ----------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
-// solver_kernels.h — the fused kernel of the multistep and second-order solvers (dpmpp-2m, dpmpp-2m-sde, heun; any solver on the
-// karras spacing): the step table of diffusion/step_table.h with float network timesteps, the previous data
-// prediction per row and Heun's second evaluation (SEMANTICS §3). Plain C++ header; device pointers.
+// solver_kernels.h — the fused kernels of the multistep and second-order solvers (dpmpp-2m, dpmpp-2m-sde, heun; any
+// solver on the karras spacing or on a model family's table): the step table of diffusion/step_table.h with float
+// network time values, the previous data prediction per row, Heun's second evaluation and a family's network input
+// scale and heun map (SEMANTICS §3). Plain C++ header; device pointers.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -10,18 +11,30 @@
 
 namespace diffscope::kernels {
 
-// Per-step arrays (length n) of a StepTable as float: tt = t_net / T, tt2 = t_net2 / T (the network's time
-// inputs), A, C, S, P, Dx, De, H as in StepTable, key = noise_key. P/Dx/De (dpmpp) and H/tt2 (heun) may be null.
+// Per-step arrays (length n) of a StepTable as float: tt, tt2 the network's time values (t_net / T, t_net2 / T;
+// a family table's time, time2), A, C, S, P, Dx, De, H as in StepTable, key = noise_key. P/Dx/De (dpmpp) and
+// H/tt2 (heun) may be null.
+// The family arrays (StepTable's c_in ... Go2, SEMANTICS §3 "Every solver on every family"): the network reads
+// c_in[k] x (c_in2[k] y for heun's second evaluation; null: x itself), and heun's correction is
+// x <- y + H[k] (g2 - g1) with g1 = Gx[k] x + Go[k] o at the step's start state x and g2 = Gx2[k] y + Go2[k] o2
+// at the Euler point y (null Gx/Go: g1 = o; null Gx2/Go2: g2 = o2). With every family array null the kernels run
+// the epsilon table as written (the same arithmetic, bit for bit, as without them). The kernels run one instance
+// per kind: scaled() (the network reads a scaled state), heun_map() (only the heun map set), or neither.
 struct SolverSteps {
   const float *tt = nullptr, *tt2 = nullptr;
   const float *A = nullptr, *C = nullptr, *S = nullptr, *P = nullptr, *Dx = nullptr, *De = nullptr, *H = nullptr;
+  const float *c_in = nullptr, *c_in2 = nullptr, *Gx = nullptr, *Go = nullptr, *Gx2 = nullptr, *Go2 = nullptr;
   const uint32_t* key = nullptr;
   int n = 0;
+  bool scaled() const { return c_in || c_in2; }
+  bool heun_map() const { return Gx || Gx2; }
 };
 
 // Steps [k_begin, k_end) on x (B, dim) in place, fp32 FMA arithmetic (any dim; hidden up to what fits 96 KB of
 // shared memory for 8 rows). prev (B, dim): read and rewritten when tab.P is set. e1 (B, dim): workspace when
 // tab.H is set. frames optional (k_end - k_begin, B, dim). Noise: Philox row row_offset + r, step_key key[k].
+// With tab.scaled() the state lives in x (global memory) during the launch and shared memory holds the network's
+// input c_in x; otherwise the state is the network's input itself, in shared memory.
 struct SolverArgs {
   DeviceNet net;
   SolverSteps tab;

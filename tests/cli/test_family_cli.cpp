@@ -102,23 +102,35 @@ TEST_F(FamilyCli, SigmasFromAFileAreCheckedLikeTheList) {
   expect_refused(sample_args("--sigmas @" + missing), 2, {"--sigmas @" + missing + ": cannot be read"});
 }
 
-// denoise takes --prediction-type as sample does; the fused ddpm-mean call runs plain epsilon models only, so a
-// model of another family (its file's, or the override's) is refused naming it, never run as epsilon.
-TEST_F(FamilyCli, DenoiseTakesThePredictionTypeAndRefusesOtherFamilies) {
+// denoise takes --prediction-type as sample does: the family of a file that names none (a note), refused when the
+// file names another; a family denoise cannot step (flow, edm) is refused naming it.
+TEST_F(FamilyCli, DenoiseTakesThePredictionType) {
   const std::string npys = " --x '" + test::data_path("golden/d2_h256_s16_x.npy") + "' --t-start '" +
                            test::data_path("golden/d2_h256_s16_t_start.npy") + "' --steps 2 --out '" + out("y.npy") + "'";
   const std::string v_file = reported("prediction-type/v_prediction.safetensors");
   expect_refused("denoise --model '" + m_golden + "'" + npys + " --prediction-type velocity", 2,
                  {"--prediction-type = 'velocity' is not a known value; supported: epsilon"});
-  expect_refused("denoise --model '" + m_golden + "'" + npys + " --prediction-type v_prediction", 2,
-                 {"runs as v_prediction: x_t = sqrt(abar) x0", "denoise (the fused ddpm-mean call, SEMANTICS §4) runs "
-                  "epsilon models fed t/T only; valid: an epsilon model, or sample --sampler ddpm-mean"});
-  expect_refused("denoise --model '" + v_file + "'" + npys, 2, {"runs as v_prediction"});
+  expect_refused("denoise --model '" + m_golden + "'" + npys + " --prediction-type flow", 2,
+                 {"a flow model with time input T*s does not run there; valid: --prediction-type epsilon, sample or "
+                  "v_prediction"});
   expect_refused("denoise --model '" + v_file + "'" + npys + " --prediction-type epsilon", 2,
                  {"--prediction-type = epsilon contradicts the model file, whose prediction_type is v_prediction; "
                   "valid: v_prediction or leave it out"});
-  const Result same = run("denoise --model '" + m_golden + "'" + npys + " --prediction-type epsilon");
+  const Result v = run("denoise --model '" + m_golden + "'" + npys + " --prediction-type v_prediction");
+  EXPECT_EQ(v.code, 0) << v.err;
+  EXPECT_TRUE(has(v.err, "note: the model file names no prediction_type: it runs as v_prediction")) << v.err;
+  const Result same = run("denoise --model '" + v_file + "'" + npys + " --prediction-type v_prediction");
   EXPECT_EQ(same.code, 0) << same.err;
+}
+
+// info of a file whose prediction_type could not be read shows no convention (the problem says why).
+TEST_F(FamilyCli, InfoOfAnUnreadableFamilyShowsNoConvention) {
+  const Result r = run("info --model '" + reported("prediction-type/unknown.safetensors") + "'");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_TRUE(has(r.out, "convention:      (not read: see problems)\n")) << r.out;
+  const Result j = run("info --json --model '" + reported("prediction-type/unknown.safetensors") + "'");
+  EXPECT_EQ(j.code, 2) << j.err;
+  EXPECT_TRUE(nlohmann::json::parse(j.out).at("prediction_type").is_null()) << j.out;
 }
 
 // A family value of a --config sidecar of the wrong type is refused naming the sidecar and its key.

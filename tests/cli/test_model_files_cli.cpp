@@ -56,43 +56,38 @@ TEST_F(ModelFilesCli, NonUtf8ModelPathInJson) {
 
 // Found by the public bug reports (tests/data/reported/).
 // prediction-type: a 2-16-16-2 network saved with __metadata__ prediction_type v_prediction, sample, flow or a
-// made-up value sampled as an eps model with exit 0, and info warned nothing. The families are read now (SEMANTICS
-// §2): sample runs them (tests/cli/test_family_ddim_numpy.py checks v against diffusers' DDIM), info shows their
-// convention, denoise (epsilon only) refuses them naming the family; a made-up value is refused on every CLI path
-// naming the key, the value and the families: sample, denoise, a sidecar naming it (--config), and info, which still
-// shows the file and says it cannot be sampled.
-TEST_F(ModelFilesCli, ModelMetadataThatChangesTheMathsIsReadOrRefusedOnEveryCliPath) {
+// made-up value sampled as an eps model with exit 0, and info warned nothing. The families now run as what they say
+// (SEMANTICS §2; their maths: tests/diffusion/test_family_table.cpp); a made-up value is refused on every CLI path
+// naming the key, the value and what is supported: sample, denoise, a sidecar naming it (--config), and info, which
+// still shows the file and says it cannot be sampled. denoise (t -> t - 1 on the VP schedule) refuses flow.
+TEST_F(ModelFilesCli, ModelFamiliesRunAndUnknownPredictionTypesAreRefusedOnEveryCliPath) {
   const std::string npys = " --x '" + reported("new-dtypes/x.npy") + "' --t-start '" + reported("new-dtypes/t.npy") +
                            "' --steps 3 --out '" + out("d.npy") + "'";
-  for (const std::string value : {"v_prediction", "sample", "flow"}) {
-    SCOPED_TRACE(value);
-    const std::string model = reported("prediction-type/" + value + ".safetensors");
-    expect_refused("denoise --model '" + model + "'" + npys, 2, {"runs as " + value + ":", "runs epsilon models"});
-    const Result info = run("info --model '" + model + "'");
-    EXPECT_EQ(info.code, 0) << info.err;
-    EXPECT_TRUE(has(info.out, "convention:      " + value + ": ")) << info.out;
-    const Result r = run("sample --model '" + model + "' --n 8 --steps 5 --out '" + out("x.npy") + "'");
-    EXPECT_EQ(r.code, 0) << r.err;
-    fs::remove(out("x.npy"));
-  }
-  const std::string model = reported("prediction-type/unknown.safetensors");
-  const std::vector<std::string> parts = {"__metadata__ 'prediction_type' = 'velocity-ish' is not a known value",
-                                          "supported: epsilon, sample, v_prediction, flow (or flow_prediction), edm"};
-  expect_refused("sample --model '" + model + "' --n 8 --steps 5 --out '" + out("x.npy") + "'", 2, parts);
-  expect_refused("denoise --model '" + model + "'" + npys, 2, parts);
+  const std::string unknown = reported("prediction-type/unknown.safetensors");
+  const std::vector<std::string> parts = {"__metadata__ 'prediction_type' = 'velocity-ish'", "supported: epsilon"};
+  expect_refused("sample --model '" + unknown + "' --n 8 --steps 5 --out '" + out("x.npy") + "'", 2, parts);
+  expect_refused("denoise --model '" + unknown + "'" + npys, 2, parts);
   test::TempDir in;
-  std::ofstream(in.file("side.json")) << nlohmann::json{{"format", 2}, {"model", {{"file", model}}}, {"n", 8},
+  std::ofstream(in.file("side.json")) << nlohmann::json{{"format", 2}, {"model", {{"file", unknown}}}, {"n", 8},
                                                         {"steps", 5}}.dump();
   expect_refused("sample --config '" + in.file("side.json") + "' --out '" + out("x.npy") + "'", 2, parts);
-  const Result r = run("info --model '" + model + "'");
+  const Result r = run("info --model '" + unknown + "'");
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_TRUE(has(r.out, "  prediction_type = velocity-ish\n")) << r.out;
-  EXPECT_TRUE(has(r.out, "convention:      (not read: see problems)\n")) << r.out;
   EXPECT_TRUE(has(r.out, "problems:        cannot be sampled\n  " + parts[0])) << r.out;
-  EXPECT_TRUE(has(r.err, model + " cannot be sampled: " + parts[0])) << r.err;
-  const Result ok = run("sample --model '" + reported("prediction-type/epsilon.safetensors") + "' --n 8 --steps 5 --out '" +
-                        out("x.npy") + "'");
-  EXPECT_EQ(ok.code, 0) << ok.err;
+  EXPECT_TRUE(has(r.err, unknown + " cannot be sampled: " + parts[0])) << r.err;
+  for (const std::string value : {"epsilon", "v_prediction", "sample", "flow"}) {
+    const std::string model = reported("prediction-type/" + value + ".safetensors");
+    const Result ok = run("sample --model '" + model + "' --n 8 --steps 5 --out '" + out("x.npy") + "'");
+    EXPECT_EQ(ok.code, 0) << value << ": " << ok.err;
+    const Result d = run("denoise --model '" + model + "'" + npys);
+    if (value == "flow") {
+      EXPECT_EQ(d.code, 2) << d.err;
+      EXPECT_TRUE(has(d.err, "denoise steps t -> t - 1 on the schedule")) << d.err;
+    } else {
+      EXPECT_EQ(d.code, 0) << value << ": " << d.err;
+    }
+  }
 }
 
 // Found by the public bug reports (tests/data/reported/).

@@ -54,13 +54,13 @@ TEST(SchedulerConfigCli, SpacingFromTheConfigAndFlagsOverrideIt) {
 TEST(SchedulerConfigCli, BadConfigExitsTwoWritingNothing) {
   if (!std::filesystem::exists(exact_model())) GTEST_SKIP() << "no " << exact_model();
   test::TempDir dir;
-  write_text(dir.file("v.json"), R"({"prediction_type": "v_prediction"})");
+  write_text(dir.file("v.json"), R"({"prediction_type": "v_prediction", "clip_sample": false})");
   const std::string base = "sample --backend cpu --model '" + exact_model() + "' --steps 4 --n 4 --out '" +
                            dir.file("x.npy") + "' ";
   guitest::Result r = guitest::run_cli(base + "--scheduler-config '" + dir.file("v.json") + "'", dir.path());
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("'prediction_type' = \"v_prediction\""), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("epsilon"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("prediction_type = v_prediction (its prediction_type) does not go with the model's family "
+                       "epsilon"), std::string::npos) << r.err;
   // The default spacing has no diffusers name. From t_start 5 in 3 steps it visits round(5 * (2 - i) / 2) with
   // ties away from zero: 5, 3, 0; diffusers' linspace(0, 5, 3) rounds 2.5 half to even: 5, 2, 0. Refused before
   // anything is written, saying what to pass.
@@ -73,16 +73,19 @@ TEST(SchedulerConfigCli, BadConfigExitsTwoWritingNothing) {
 }
 
 // The flow-config report: a flow-matching config ran ddim on the leading spacing with exit 0, its shift "ignored".
-// Every key that changes the maths is refused naming the key and the value, before anything is written; so is a
-// DDIM config that leaves clip_sample at DDIMScheduler's default, true.
+// Its family (flow, v_prediction) must be the model's: on an epsilon model it is refused before anything is
+// written; a key that changes the maths on a class that does not read it is refused naming the key and the value,
+// and so is a DDIM config that leaves clip_sample at DDIMScheduler's default, true.
 TEST(SchedulerConfigCli, ConfigsThatChangeTheMathsExitTwo) {
   test::TempDir dir;
   const std::string base = "sample --backend cpu --model '" + guitest::model_2d() + "' --n 8 --steps 5 --out '" +
                            dir.file("x.npy") + "' --scheduler-config ";
   const std::vector<std::pair<std::string, std::string>> files = {
-      {"flow_match_euler_shift3.json", "'_class_name' = \"FlowMatchEulerDiscreteScheduler\" is a flow-matching scheduler"},
-      {"dpm_flow_sigmas.json", "'prediction_type' = \"flow_prediction\""},
-      {"ddim_v_ztsnr.json", "'prediction_type' = \"v_prediction\""}};
+      {"flow_match_euler_shift3.json", "prediction_type = flow (_class_name FlowMatchEulerDiscreteScheduler) does not "
+                                       "go with the model's family epsilon"},
+      {"dpm_flow_sigmas.json", "prediction_type = flow (prediction_type flow_prediction with use_flow_sigmas) does not "
+                               "go with the model's family epsilon"},
+      {"ddim_v_ztsnr.json", "'clip_sample' is missing, and DDIMScheduler's default is true"}};
   for (const auto& [name, part] : files) {
     const guitest::Result r = guitest::run_cli(base + "'" + test::data_path("reported/flow-config/" + name) + "'", dir.path());
     EXPECT_EQ(r.code, 2) << name;

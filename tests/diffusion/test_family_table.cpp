@@ -8,11 +8,13 @@
 
 #include <cmath>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "base/errors.h"
 #include "diffusion/cpu_reference.h"
+#include "diffusion/exact_lab.h"
 #include "diffusion/family_table.h"
 #include "model/family.h"
 #include "model/model.h"
@@ -247,6 +249,45 @@ TEST(FamilyTable, AnalyticMixtureInTheFlowFamilyEqualsItsEpsilonRunOnTheSameSigm
     cpu_ref::run_steps<double>(model, pe.table, 0, pe.steps, xe.data(), n, 3, nullptr, 0, prev_e.data());
     for (int i = 0; i < n * dim; ++i) ASSERT_NEAR(xf[i], xe[i], 1e-9) << sampler_name(s) << " value " << i;
   }
+}
+
+// The exact-ODE errors of a flow run (frames in x_s) are measured in the VP state: flow-euler on the flow list and
+// ddim (eta 0) on the same VP-equivalent sigmas are the same step, so their per-frame and final errors agree.
+TEST(FamilyTable, ExactLabMeasuresAFlowRunInTheVpState) {
+  const auto model =
+      std::make_shared<const DiffusionModel>(load_diffusion_model(asset_path("models/gaussians8-exact.safetensors")));
+  SampleRequest flow;
+  flow.sampler = Sampler::FlowEuler;
+  flow.prediction_type = Family::Flow;
+  flow.steps = 10;
+  flow.n = 8;
+  const RunPlan pf = plan_run(flow, *model);
+  SampleRequest eps = flow;
+  eps.sampler = Sampler::Ddim;
+  eps.prediction_type.reset();
+  eps.steps.reset();
+  for (const NoiseLevel& lv : pf.table.levels) eps.sigmas.push_back(lv.sigma == 0 ? 0.0 : lv.ve_sigma());
+  const RunPlan pe = plan_run(eps, *model);
+  const int rows = 8, dim = model->net.dim;
+  ExactLabRequest a, b;
+  a.model = b.model = model;
+  a.rows = b.rows = rows;
+  b.x_start.resize(rows * dim);
+  cpu_ref::start_noise<double>(model->schedule.T, dim, 4, rows, b.x_start.data());
+  a.x_start = b.x_start;
+  for (double& x : a.x_start) x /= pf.table.levels[0].vp_scale();
+  a.table = pf.table;
+  b.table = pe.table;
+  const std::vector<double> ea = frame_errors_vs_exact(a, nullptr, nullptr), eb = frame_errors_vs_exact(b, nullptr, nullptr);
+  ASSERT_EQ(ea.size(), eb.size());
+  for (size_t j = 0; j < ea.size(); ++j) EXPECT_NEAR(ea[j], eb[j], 1e-9) << "frame " << j;
+  EXPECT_GT(ea.back(), 1e-4);  // 9 first-order steps: a visible error
+  a.table_for_steps = [&](int n) {
+    SampleRequest r = flow;
+    r.steps = n + 1;  // the analytic default skips the first level
+    return plan_run(r, *model).table;
+  };
+  EXPECT_NEAR(final_error_vs_exact(a, pf.steps).error, ea.back(), 1e-9);
 }
 
 std::string plan_error(const SampleRequest& r, const DiffusionModel& m) {

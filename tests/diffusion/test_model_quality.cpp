@@ -24,6 +24,7 @@
 #include "diffusion/step_table.h"
 #include "model/model.h"
 #include "run/backend.h"
+#include "run/run_plan.h"
 #include "test_paths.h"
 
 namespace diffscope {
@@ -237,7 +238,7 @@ TEST(ShapeChecks, HandPlacedPoints) {
 // ---------------------------------------------------------------- the bundled models
 
 struct QualityCase {
-  const char* dataset;
+  const char* dataset;  // the model file's name in assets/models (moons_v: moons in the v_prediction family)
   double noise;        // split-averaged energy distance of the seed-0 start noise vs half A (tools/philox.py)
   double ratio_bound;  // the ratio must stay below this: kRatioMax, or for a known failure its measured value
   double shape_bound;  // rings: worst relative ring-share deviation (kRingRelTol); checkerboard: share outside
@@ -270,6 +271,11 @@ const QualityCase kCases[] = {
     {"checkerboard", 0.024030, kRatioMax, kCheckerMaxOutside, nullptr},
     {"rings", 0.018167, kRatioMax, kRingRelTol, nullptr},
     {"digits8x8", 3.556783, kRatioMax, 0.0, nullptr},
+    // moons in the other families (the same held-out data and start noise as moons): ddim in the family, on
+    // FlowMatchEuler's list from s = 1 for flow (plan_run's defaults).
+    {"moons_sample", 0.061709, kRatioMax, 0.0, nullptr},
+    {"moons_v", 0.061709, kRatioMax, 0.0, nullptr},
+    {"moons_flow", 0.061709, kRatioMax, 0.0, nullptr},
 };
 
 // A bound above its check's threshold only for a declared known failure: the checks are never loosened silently.
@@ -296,7 +302,7 @@ TEST_P(ModelQuality, DdimMatchesHeldOutData) {
   if (!std::ifstream(path)) GTEST_SKIP() << "no bundled model " << path;
   const DiffusionModel m = load_diffusion_model(path);
   ASSERT_GE(m.n_data, 2) << "bundled model without data_samples";
-  const int dim = m.net.dim, n = std::min(dim == 2 ? 1000 : 180, m.n_data / 2), T = m.schedule.T;
+  const int dim = m.net.dim, n = std::min(dim == 2 ? 1000 : 180, m.n_data / 2);
   const SplitReference ref(m.data_samples, m.n_data, dim, n, kSplits);
   const double den = ref.data_vs_data();
 
@@ -304,7 +310,13 @@ TEST_P(ModelQuality, DdimMatchesHeldOutData) {
   fill_start_noise(m, /*seed=*/0, n, x.data());
   const double noise = mean(ref.samples_vs_a(x.data(), n));
   EXPECT_NEAR(noise, c.noise, 1e-3 * c.noise) << "start noise changed (SEMANTICS §7)";
-  const StepTable tab = build_step_table(m.schedule, Sampler::Ddim, T - 1, kSteps, 0.0);
+  // ddim with kSteps steps from the default start, as `diffscope sample --steps kSteps` runs it: t_start T - 1
+  // for the VP families, the start of FlowMatchEuler's list for flow.
+  SampleRequest request;
+  request.steps = kSteps;
+  request.n = n;
+  const StepTable tab = plan_run(request, m).table;
+  ASSERT_EQ(tab.steps(), kSteps);
   double num = 0;
   for (int seed = 0; seed < kSeeds; ++seed) {
     fill_start_noise(m, seed, n, x.data());

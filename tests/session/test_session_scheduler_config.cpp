@@ -1,12 +1,14 @@
 // test_session_scheduler_config.cpp — the app's scheduler_config.json (SEMANTICS §3) through the SamplingSession:
 // an analytic model takes the config's betas, every run its steps_offset (diffusers' leading list worked by hand),
-// a network file keeps its own betas with a warning, and clearing the config brings the file's schedule back.
+// a network file keeps its own betas with a warning, clearing the config brings the file's schedule back, and a
+// config of another family than the model's is refused, changing nothing.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
 #include "diffusion/scheduler_config.h"
 #include "session/sampling_session.h"
+#include "io_test_util.h"
 #include "session_test_util.h"
 #include "test_paths.h"
 
@@ -53,6 +55,19 @@ TEST(SessionSchedulerConfig, NetworkKeepsItsOwnSchedule) {
     ASSERT_FALSE(session.model().warnings.empty());
     EXPECT_NE(session.model().warnings.back().find("the model file's schedule is used"), std::string::npos);
   }
+}
+
+TEST(SessionSchedulerConfig, ConfigOfAnotherFamilyChangesNothing) {
+  test::HostTarget target;
+  SamplingSession session(&target);
+  session.load_model(test::data_path("golden/d2_h256.safetensors"));  // an epsilon network
+  session.set_scheduler_config(config(R"({"beta_schedule": "squaredcos_cap_v2", "clip_sample": false})"));
+  const SchedulerConfig* before = session.scheduler_config();
+  const std::string msg = test::invalid_input_message([&] {
+    session.set_scheduler_config(config(R"({"_class_name": "FlowMatchEulerDiscreteScheduler", "shift": 3.0})"));
+  });
+  EXPECT_NE(msg.find("does not go with the model's family epsilon"), std::string::npos) << msg;
+  EXPECT_EQ(session.scheduler_config(), before);
 }
 
 }  // namespace

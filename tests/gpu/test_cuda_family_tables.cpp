@@ -1,0 +1,254 @@
+// test_cuda_family_tables.cpp — step tables with a model family's rows (StepTable::c_in ... Go2, SEMANTICS §3
+// "Every solver on every family") on the CUDA backend: the solver kernels (tiled and general) and the mixture
+// kernel against the float64 CPU reference (cpu_ref::run_steps, same Philox noise), on build_family_table's tables
+// of every family and on family arrays filled by hand with arbitrary finite values (the kernels' contract alone); a
+// family table never runs the integer-t fast kernels, whatever the precision.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "diffusion/cpu_reference.h"
+#include "diffusion/family_table.h"
+#include "diffusion/step_table.h"
+#include "gpu/gpu_timer.h"
+#include "gpu_test_util.h"
+#include "kernels/kernels.h"
+#include "model/family.h"
+#include "model/model.h"
+#include "test_paths.h"
+
+namespace diffscope {
+namespace {
+
+// Fills every family array of `tab` (time, c_in and, for a second evaluation, time2, c_in2 and the heun map) with
+// arbitrary finite values that belong to no family, and their float copies.
+void fill_family_arrays(StepTable& tab) {
+  const int N = tab.steps();
+  const bool heun = tab.uses_second_eval();
+  for (int k = 0; k < N; ++k) {
+    const double u = std::sin(0.7 * k + 0.3);
+    tab.time.push_back(0.05 + 0.9 * tab.t_net[k] / tab.T + 0.01 * u);
+    tab.c_in.push_back(0.8 + 0.3 * u * u);
+    if (!heun) continue;
+    tab.time2.push_back(0.04 + 0.9 * tab.t_net2[k] / tab.T);
+    tab.c_in2.push_back(1.1 - 0.25 * u * u);
+    tab.Gx.push_back(0.2 * u);
+    tab.Go.push_back(1.0 + 0.1 * std::cos(1.3 * k));
+    tab.Gx2.push_back(-0.15 * std::cos(0.9 * k));
+    tab.Go2.push_back(0.9 + 0.2 * u * u);
+  }
+  tab.for_each_coefficient([](const char*, const std::vector<double>& f64, std::vector<float>& f32) {
+    f32.assign(f64.begin(), f64.end());
+  });
+}
+
+// Runs `tab` on the GPU in three launches (the previous data prediction kept by the caller) and in float64 on the
+// CPU; returns the relative errors of the final state and of the frames.
+std::pair<double, double> gpu_vs_float64(CudaBackend& be, const DiffusionModel& m, const StepTable& tab,
+                                         const std::vector<float>& x0, int B, Precision p) {
+  const int dim = m.net.dim, N = tab.steps(), third = N / 3;
+  const uint64_t seed = 0xfa111e5ull;
+  std::vector<double> xd = test::widen(x0), framesd(size_t(N) * B * dim), prevd(xd.size());
+  cpu_ref::run_steps<double>(m, tab, 0, N, xd.data(), B, seed, framesd.data(), 5, prevd.data());
+  std::vector<float> x = x0, frames(size_t(N) * B * dim, test::nan_f()), prev(x.size(), test::nan_f());
+  const size_t fs = size_t(B) * dim;
+  be.run_steps(m, tab, 0, third, x.data(), B, seed, frames.data(), p, 5, prev.data());
+  be.run_steps(m, tab, third, 2 * third, x.data(), B, seed, frames.data() + third * fs, p, 5, prev.data());
+  be.run_steps(m, tab, 2 * third, N, x.data(), B, seed, frames.data() + 2 * third * fs, p, 5, prev.data());
+  return {test::rel_err(x, xd), test::rel_err(frames, framesd)};
+}
+
+// Every solver kernel path (tiled where the shape has it, general when forced or for a shape without the tiled
+// kernel) on hand-filled family arrays: the network read at c_in x with the time values, heun's g map.
+TEST(CudaFamilyTables, HandFilledArraysMatchFloat64OnEveryPath) {
+  SKIP_WITHOUT_CUDA();
+  for (Sampler s : {Sampler::Ddim, Sampler::Dpmpp2m, Sampler::Dpmpp2mSde, Sampler::EulerAncestral, Sampler::Heun})
+    for (int dim : {2, 6, 8})
+      for (kernels::DenoisePath path : {kernels::DenoisePath::Auto, kernels::DenoisePath::General}) {
+        if (dim == 6 && path == kernels::DenoisePath::General) continue;  // dim 6 has no tiled kernel: General anyway
+        const DiffusionModel m = test::random_model(dim, 256, 91 + dim, 0.5f);
+        StepTable tab = build_step_table(m.schedule, s, 999, 24, 0.5, Spacing::Default, 0);
+        fill_family_arrays(tab);
+        ASSERT_TRUE(tab.has_family_rows());
+        const int B = 301;
+        CudaBackend be;
+        be.force_denoise_path(path);
+        const auto [err, ferr] = gpu_vs_float64(be, m, tab, test::random_x(size_t(B) * dim, 13), B, Precision::Fp32);
+        const bool tiled = path == kernels::DenoisePath::Auto && dim != 6;
+        EXPECT_EQ(be.last_kernel(), tiled ? "solver-tiled-fp32" : "solver-general") << sampler_name(s);
+        std::printf("[measured] family arrays %s dim=%d %s rel_err=%.3e frames=%.3e\n", sampler_name(s), dim,
+                    be.last_kernel().c_str(), err, ferr);
+        EXPECT_LT(err, 1e-5) << sampler_name(s) << " dim " << dim;  // as CudaSolvers (fp32)
+        EXPECT_LT(ferr, 1e-5) << sampler_name(s) << " dim " << dim;
+      }
+}
+
+// A family table runs the fp32 solver kernel at every precision (SEMANTICS §3), never the integer-t fast kernels.
+TEST(CudaFamilyTables, RunTheSolverKernelAtEveryPrecision) {
+  SKIP_WITHOUT_CUDA();
+  const DiffusionModel m = test::random_model(8, 256, 7, 0.5f);
+  StepTable tab = build_step_table(m.schedule, Sampler::Ddim, 999, 20);
+  fill_family_arrays(tab);
+  const int B = 64;
+  for (Precision p : {Precision::Fp32, Precision::Tf32, Precision::Bf16}) {
+    CudaBackend be;
+    const auto [err, ferr] = gpu_vs_float64(be, m, tab, test::random_x(size_t(B) * 8, 3), B, p);
+    EXPECT_EQ(be.last_kernel(), "solver-tiled-fp32") << precision_name(p);
+    EXPECT_LT(err, 1e-5) << precision_name(p);
+    EXPECT_LT(ferr, 1e-5) << precision_name(p);
+  }
+}
+
+// The analytic gaussians8-exact on hand-filled family arrays (kernels/mixture/mixture_steps.cu): the mixture's eps
+// at c_in x and abar[k] as the output, heun's g map.
+TEST(CudaFamilyTables, HandFilledArraysOnTheMixtureMatchFloat64) {
+  SKIP_WITHOUT_CUDA();
+  const DiffusionModel m = load_diffusion_model(test::repo_root() + "/assets/models/gaussians8-exact.safetensors");
+  CudaBackend be;
+  const int B = 1000;
+  std::vector<double> start(size_t(B) * 2);
+  cpu_ref::start_noise<double>(m.schedule.T, 2, 21, B, start.data());
+  const std::vector<float> x0(start.begin(), start.end());
+  for (Sampler s : {Sampler::Ddim, Sampler::Dpmpp2m, Sampler::Dpmpp2mSde, Sampler::Heun}) {
+    StepTable tab = build_step_table(m.schedule, s, 999, 30, 1.0, Spacing::Karras);
+    fill_family_arrays(tab);
+    const auto [err, ferr] = gpu_vs_float64(be, m, tab, x0, B, Precision::Fp32);
+    EXPECT_EQ(be.last_kernel(), "mixture");
+    std::printf("[measured] family arrays gaussians8-exact %s rel_err=%.3e frames=%.3e\n", sampler_name(s), err, ferr);
+    EXPECT_LT(err, 1e-4) << sampler_name(s);  // as CudaSolversMixture: fp32 exp/log of the mixture near abar = 1
+    EXPECT_LT(ferr, 1e-4) << sampler_name(s);
+  }
+}
+
+// The levels of an n-step run of family f on sched: the schedule's timesteps from T - 1 (the VP families, the
+// default spacing), FlowMatchEuler's list with shift 3 (flow) or EDM's karras list (edm) from index `first`, as
+// plan_run takes them.
+LevelRun family_run(const Schedule& sched, Family f, int n, int first = 0) {
+  if (is_vp_family(f)) return vp_level_run(sched, build_step_table(sched, Sampler::Ddim, sched.T - 1, n));
+  FlowMatchEulerConfig flow;
+  flow.T = sched.T, flow.shift = 3.0;
+  const LevelList list = f == Family::Flow ? flow_match_euler_levels(flow, n) : edm_levels(EdmConfig{}, n);
+  return list_level_run(f, sched, list.levels, first);
+}
+
+FamilyParams family_params(Family f, int T) {
+  FamilyParams p;
+  p.family = f, p.time_input = default_time_input(f), p.T = T;
+  return p;
+}
+
+// ddim (eta 0.5: noise keyed by the list), dpmpp-2m and heun on every family, flow-heun on flow.
+std::vector<std::pair<Family, Sampler>> family_cases() {
+  std::vector<std::pair<Family, Sampler>> v;
+  for (Family f : {Family::Sample, Family::VPrediction, Family::Flow, Family::Edm}) {
+    for (Sampler s : {Sampler::Ddim, Sampler::Dpmpp2m, Sampler::Heun}) v.emplace_back(f, s);
+    if (f == Family::Flow) v.emplace_back(f, Sampler::FlowHeun);
+  }
+  return v;
+}
+
+// A start state of the run's first level: x = sqrt(alpha^2 + sigma^2) u for unit-scale u.
+std::vector<float> start_state(const LevelRun& run, std::vector<float> u) {
+  const float scale = static_cast<float>(1.0 / run.levels[0].vp_scale());
+  for (float& v : u) v *= scale;
+  return u;
+}
+
+// build_family_table's tables of every family on a random network: the tiled and the general solver kernel.
+TEST(CudaFamilyTables, EveryFamilyMatchesFloat64OnANetwork) {
+  SKIP_WITHOUT_CUDA();
+  for (const auto& [f, s] : family_cases())
+    for (int dim : {2, 8})
+      for (kernels::DenoisePath path : {kernels::DenoisePath::Auto, kernels::DenoisePath::General}) {
+        if (dim == 8 && path == kernels::DenoisePath::General) continue;
+        const DiffusionModel m = test::random_model(dim, 256, 40 + dim, 0.5f);
+        const LevelRun run = family_run(m.schedule, f, 20);
+        const StepTable tab = build_family_table(family_params(f, m.schedule.T), false, run, s, 0.5, m.schedule.T);
+        ASSERT_TRUE(tab.has_family_rows());
+        const int B = 257;
+        CudaBackend be;
+        be.force_denoise_path(path);
+        const std::vector<float> x0 = start_state(run, test::random_x(size_t(B) * dim, 17, 1.f));
+        const auto [err, ferr] = gpu_vs_float64(be, m, tab, x0, B, Precision::Fp32);
+        const std::string what = std::string(family_name(f)) + " " + sampler_name(s) + " dim " + std::to_string(dim);
+        EXPECT_EQ(be.last_kernel(), path == kernels::DenoisePath::General ? "solver-general" : "solver-tiled-fp32")
+            << what;
+        std::printf("[measured] %s %s rel_err=%.3e frames=%.3e\n", what.c_str(), be.last_kernel().c_str(), err, ferr);
+        EXPECT_LT(err, 1e-5) << what;  // as CudaSolvers (fp32)
+        EXPECT_LT(ferr, 1e-5) << what;
+      }
+}
+
+// build_family_table's analytic tables of every family on gaussians8-exact (the mixture kernel).
+TEST(CudaFamilyTables, EveryFamilyMatchesFloat64OnTheMixture) {
+  SKIP_WITHOUT_CUDA();
+  const DiffusionModel m = load_diffusion_model(test::repo_root() + "/assets/models/gaussians8-exact.safetensors");
+  CudaBackend be;
+  const int B = 1000;
+  std::vector<double> noise(size_t(B) * 2);
+  cpu_ref::start_noise<double>(m.schedule.T, 2, 23, B, noise.data());
+  for (const auto& [f, s] : family_cases()) {
+    // The flow list's first level is s = 1 (alpha = 0), where the exact eps gives no data prediction: from the second.
+    const LevelRun run = family_run(m.schedule, f, 30, f == Family::Flow ? 1 : 0);
+    const StepTable tab = build_family_table(family_params(f, m.schedule.T), true, run, s, 0.5, m.schedule.T);
+    const auto [err, ferr] =
+        gpu_vs_float64(be, m, tab, start_state(run, std::vector<float>(noise.begin(), noise.end())), B, Precision::Fp32);
+    const std::string what = std::string(family_name(f)) + " " + sampler_name(s);
+    EXPECT_EQ(be.last_kernel(), "mixture") << what;
+    std::printf("[measured] gaussians8-exact %s rel_err=%.3e frames=%.3e\n", what.c_str(), err, ferr);
+    EXPECT_LT(err, 1e-4) << what;  // as CudaSolversMixture
+    EXPECT_LT(ferr, 1e-4) << what;
+  }
+}
+
+// Not a check: the time per network evaluation of the solver kernels' instances against the epsilon table of the
+// same solver and shape, for docs/PERFORMANCE.md: a table with heun's map only (c_in 1: the VP families' and flow's
+// heun) and a scaled one (c_in != 1, as edm's: the state in global memory). Run with
+// --gtest_also_run_disabled_tests on a device.
+TEST(CudaFamilyTablesTiming, DISABLED_PerEvaluationAgainstEpsilon) {
+  SKIP_WITHOUT_CUDA();
+  struct Shape { int B, dim; };
+  for (Shape sh : {Shape{65536, 2}, Shape{16384, 64}})
+    for (Sampler s : {Sampler::Dpmpp2m, Sampler::Heun}) {
+      const DiffusionModel m = test::random_model(sh.dim, 256, 5, 0.5f);
+      const StepTable eps = build_step_table(m.schedule, s, 999, 50);
+      StepTable scaled = eps;
+      fill_family_arrays(scaled);
+      StepTable map_only = scaled;  // c_in = 1: not sent, the heun map alone
+      for (std::vector<double>* c : {&map_only.c_in, &map_only.c_in2}) std::fill(c->begin(), c->end(), 1.0);
+      map_only.for_each_coefficient([](const char*, const std::vector<double>& f64, std::vector<float>& f32) {
+        f32.assign(f64.begin(), f64.end());
+      });
+      const StepTable* tables[] = {&eps, &map_only, &scaled};
+      CudaBackend be;
+      const cudaStream_t st = be.stream();
+      gpu::GpuBuffer<float> x(size_t(sh.B) * sh.dim);
+      double us[3];
+      for (int f = 0; f < 3; ++f) {
+        be.set_model(m);
+        be.set_step_table(*tables[f]);
+        be.start_noise_device(x.data(), sh.B, 1, st);
+        be.run_steps_device(0, 50, x.data(), sh.B, 1, nullptr, Precision::Fp32, st);  // warm-up
+        std::vector<float> ms;
+        for (int rep = 0; rep < 5; ++rep) {
+          gpu::GpuTimer t;
+          be.start_noise_device(x.data(), sh.B, 1, st);
+          t.start(st);
+          be.run_steps_device(0, 50, x.data(), sh.B, 1, nullptr, Precision::Fp32, st);
+          t.stop(st);
+          ms.push_back(t.elapsed_ms());
+        }
+        std::sort(ms.begin(), ms.end());
+        us[f] = 1e3 * ms[2] / double(eps.evaluations(0, 50));
+      }
+      std::printf("[measured] %s B=%d dim=%d %s per evaluation: epsilon %.2f us, heun map only %.2f us (%+.1f%%), "
+                  "scaled %.2f us (%+.1f%%)\n", sampler_name(s), sh.B, sh.dim, be.last_kernel().c_str(), us[0], us[1],
+                  100.0 * (us[1] / us[0] - 1), us[2], 100.0 * (us[2] / us[0] - 1));
+    }
+}
+
+}  // namespace
+}  // namespace diffscope

@@ -489,6 +489,37 @@ struct SampleRun {
 #endif
 };
 
+// --write-scheduler-config's text (diffusion/scheduler_config.h): a VP family's run on the schedule as its diffusers
+// config with the run's prediction_type; a flow or edm run's list as FlowMatchEuler's (the run's shift) or EDM's
+// (karras, the model's sigma_data), the lists plan_run builds. A typed --sigmas list has no scheduler config: refused.
+std::string written_scheduler_config(const SampleRun& s) {
+  const SampleOptions& o = s.o;
+  const RunPlan& p = s.plan;
+  if (!p.request.sigmas.empty())
+    throw InvalidInput("--write-scheduler-config " + o.write_scheduler_config + ": a typed --sigmas list has no "
+                       "diffusers scheduler config (diffusers takes it as set_timesteps(sigmas=...)); valid: leave "
+                       "out --sigmas or --write-scheduler-config");
+  if (!p.family_list)
+    return scheduler_config_json(s.model.schedule, p.request.sampler,
+                                 written_spacing(o, p.request.sampler, p.spacing, p.t_start, p.steps),
+                                 p.table.steps_offset, p.family.family);
+  SchedulerConfig list;
+  if (p.family.family == Family::Flow) {
+    FlowMatchEulerConfig c;
+    c.T = p.family.T;
+    c.shift = p.request.flow_shift.value_or(p.family.flow_shift);
+    list.flow_match = c;
+  } else {
+    EdmConfig c;
+    c.sigma_data = p.family.sigma_data;
+    list.edm = c;
+  }
+  if (p.t_start > 0)
+    std::fprintf(stderr, "note: --write-scheduler-config %s: the whole list of %d steps is written; this run starts at "
+                         "its step %d (--t-start)\n", o.write_scheduler_config.c_str(), p.list_steps, p.t_start);
+  return family_scheduler_config_json(p.family, p.request.sampler, list, p.request.flow_mu);
+}
+
 // Every output, derived names included, is distinct and fits on its file system (SEMANTICS §9); the scheduler
 // config text to write ("" for none).
 std::string check_outputs(const SampleRun& s) {
@@ -508,13 +539,7 @@ std::string check_outputs(const SampleRun& s) {
   std::vector<OutputFile> named = outputs;  // --config is read, never written over (SEMANTICS §9)
   if (!o.config.empty()) named.push_back({"--config", o.config});
   check_distinct_outputs(named);
-  const RunPlan& p = s.plan;
-  const std::string config_text =
-      o.write_scheduler_config.empty()
-          ? ""
-          : scheduler_config_json(s.model.schedule, p.request.sampler,
-                                  written_spacing(o, p.request.sampler, p.spacing, p.t_start, p.steps),
-                                  p.table.steps_offset);
+  const std::string config_text = o.write_scheduler_config.empty() ? "" : written_scheduler_config(s);
   if (!o.png.empty()) {  // after the collision check, which names both colliding arguments
     const std::string ext = o.png.size() >= 4 ? o.png.substr(o.png.size() - 4) : "";
     if (ext != ".png" && ext != ".PNG")

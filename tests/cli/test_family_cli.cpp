@@ -183,6 +183,30 @@ TEST_F(FamilyCli, OlderSidecarRunsWithTodaysDefaults) {
   EXPECT_FALSE(has(a.err, "prediction_type")) << a.err;
 }
 
+// --write-scheduler-config writes the run's family: a v_prediction run's config says prediction_type v_prediction;
+// a flow run's is FlowMatchEuler's with the run's shift; a typed --sigmas list has none (exit 2, nothing written).
+TEST_F(FamilyCli, WrittenSchedulerConfigSaysTheFamily) {
+  const std::string v_file = reported("prediction-type/v_prediction.safetensors");
+  const Result v = run("sample --model '" + v_file + "' --n 8 --steps 5 --spacing linspace --out '" + out("v.npy") +
+                       "' --write-scheduler-config '" + out("v.json") + "'");
+  ASSERT_EQ(v.code, 0) << v.err;
+  const nlohmann::json vj = nlohmann::json::parse(slurp(out("v.json")));
+  EXPECT_EQ(vj.at("prediction_type"), "v_prediction");
+  EXPECT_EQ(vj.at("_class_name"), "DDIMScheduler");
+  const Result f = run("sample --model '" + reported("prediction-type/flow.safetensors") + "' --n 8 --steps 5 "
+                       "--flow-shift 3 --sampler flow-euler --out '" + out("f.npy") + "' --write-scheduler-config '" +
+                       out("f.json") + "'");
+  ASSERT_EQ(f.code, 0) << f.err;
+  const nlohmann::json fj = nlohmann::json::parse(slurp(out("f.json")));
+  EXPECT_EQ(fj.at("_class_name"), "FlowMatchEulerDiscreteScheduler");
+  EXPECT_EQ(fj.at("shift"), 3.0);
+  for (const char* name : {"v.npy", "v.json", "f.npy", "f.json"}) std::filesystem::remove(out(name));
+  expect_refused("sample --model '" + v_file + "' --n 8 --sigmas 14.6,1,0 --out '" + out("x.npy") +
+                     "' --write-scheduler-config '" + out("c.json") + "'",
+                 2, {"--write-scheduler-config " + out("c.json") + ": a typed --sigmas list has no diffusers scheduler "
+                     "config"});
+}
+
 #ifdef DIFFSCOPE_HAVE_GUI
 // A sidecar records the run's family (prediction_type, time_input), the typed list and each kept frame's noise
 // level; --config of it runs the same family and list again: the same bytes.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <sstream>
 
@@ -38,6 +39,12 @@ std::vector<int> kept_frames(int N, int s) {
 }
 
 namespace {
+
+std::string short_number(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
 
 std::string format_number(double v) {
   std::ostringstream o;
@@ -140,6 +147,13 @@ void note_unused(RunPlan& p, const NoteSink& on_note) {
              r.name(Arg::Eta) + " has no effect with " + r.name(Arg::Sampler) + " " +
                  sampler_name(r.sampler) + " (only ddim takes eta; the stochastic solvers fix their own noise, SEMANTICS §3)",
              on_note);
+  const bool mu_used = r.scheduler_config && config_uses_flow_mu(*r.scheduler_config);
+  if ((r.flow_mu && !mu_used) || (r.flow_shift && p.family.family != Family::Flow))
+    add_note(p, RunNote::Kind::IgnoredFlowOption,
+             (r.flow_mu && !mu_used ? r.name(Arg::FlowMu) : r.name(Arg::FlowShift)) +
+                 " has no effect on this run (flow_mu: a scheduler config with use_dynamic_shifting; flow_shift: "
+                 "flow runs)",
+             on_note);
   if (r.steps_offset_named && p.spacing != Spacing::Leading)
     add_note(p, RunNote::Kind::IgnoredStepsOffset,
              r.name(Arg::StepsOffset) + " has no effect with " + r.name(Arg::Spacing) + " " +
@@ -153,8 +167,7 @@ void note_unused(RunPlan& p, const NoteSink& on_note) {
 FamilyParams resolve_family(RunPlan& p, const DiffusionModel& model, const NoteSink& on_note) {
   const SampleRequest& r = p.request;
   const bool from_request = r.prediction_type.has_value();
-  std::optional<Family> want = r.prediction_type;
-  if (!want && r.scheduler_config) want = r.scheduler_config->prediction_type;
+  const std::optional<Family> want = r.prediction_type;  // a scheduler config never sets it (check_config_family)
   const std::string who = from_request ? r.name(Arg::PredictionType) : r.name(Arg::SchedulerConfig) + "'s prediction_type";
   std::string note;
   const FamilyParams f = run_family(model, want, who, &note);
@@ -178,6 +191,12 @@ std::vector<double> family_list_levels(const RunPlan& p, const DiffusionModel& m
   }
   const int64_t N = r.steps.value_or(model.schedule.T);
   check_range(r.name(Arg::Steps), N, {1, 1000000});
+  if (r.scheduler_config && has_family_list(*r.scheduler_config)) {  // the config's list (flow_shift given wins)
+    SchedulerConfig c = *r.scheduler_config;
+    if (r.flow_shift && c.flow_match) c.flow_match->shift = *r.flow_shift;
+    if (r.flow_shift && c.flow_sigmas_shift) c.flow_sigmas_shift = *r.flow_shift;
+    return config_family_levels(c, static_cast<int>(N), r.flow_mu).levels;
+  }
   if (p.family.family == Family::Flow) {
     FlowMatchEulerConfig c;
     c.T = p.family.T;
@@ -211,6 +230,12 @@ void plan_family_table(RunPlan& p, const DiffusionModel& model, const NoteSink& 
   if (r.t_start) {
     check_range(r.name(Arg::TStart), *r.t_start, {0, p.list_steps - 1});
     p.t_start = static_cast<int>(*r.t_start);
+    add_note(p, RunNote::Kind::ListStart,
+             r.name(Arg::TStart) + " " + std::to_string(p.t_start) + " is the index of the first step in the " +
+                 family_name(p.family.family) + " run's list of " + count_noun(p.list_steps, "level") + " (level " +
+                 short_number(levels[p.t_start]) + "): the run takes " + count_noun(p.list_steps - p.t_start, "step") +
+                 " (SEMANTICS §3)",
+             on_note);
   } else {
     p.t_start = 0;
     if (analytic && noise_levels(p.family.family, {levels[0]})[0].alpha == 0 && p.list_steps > 1) {

@@ -67,7 +67,7 @@ struct SampleRequest {
 // shows (the CLI all of them on stderr, Python ScheduleWarning, ConfigSampler and DefaultTStart as UserWarnings).
 struct RunNote {
   enum class Kind { ConfigSampler, ConfigSpacing, DefaultTStart, IgnoredEta, IgnoredStepsOffset, NoisyEnd,
-                    FramePastEnd, FamilyOverride };
+                    FramePastEnd, FamilyOverride, ListStart, IgnoredFlowOption };
   Kind kind;
   std::string text;  // one line, no "note: " prefix, no newline
   bool operator==(const RunNote& o) const { return kind == o.kind && text == o.text; }

@@ -67,6 +67,20 @@ inline void note_ratio_to_ddim(std::vector<Row>& rows, size_t first) {
   }
 }
 
+// Appends "; 1.03x the epsilon row per evaluation" to the last row's note: the ratio to the epsilon row of
+// `solver` among rows[first..] (the solver rows' family rows).
+inline void note_ratio_to_epsilon(std::vector<Row>& rows, size_t first, const std::string& solver) {
+  const std::string eps = "solver " + (solver == "flow-heun" ? std::string("heun") : solver) + " B=";
+  for (size_t i = first; i + 1 < rows.size(); ++i)
+    if (rows[i].workload.rfind(eps, 0) == 0 && rows[i].median_us > 0) {
+      char b[80];
+      std::snprintf(b, sizeof b, "; %.3fx the epsilon %s row per evaluation", rows.back().median_us / rows[i].median_us,
+                    eps.substr(7, eps.size() - 10).c_str());
+      rows.back().note += b;
+      return;
+    }
+}
+
 // GPU rows (app/gpu/bench/bench.cpp; CUDA builds only).
 std::vector<Row> run_gpu_benchmarks(const Options& o);
 

@@ -490,8 +490,9 @@ struct SampleRun {
 };
 
 // --write-scheduler-config's text (diffusion/scheduler_config.h): a VP family's run on the schedule as its diffusers
-// config with the run's prediction_type; a flow or edm run's list as FlowMatchEuler's (the run's shift) or EDM's
-// (karras, the model's sigma_data), the lists plan_run builds. A typed --sigmas list has no scheduler config: refused.
+// config with the run's prediction_type; a flow or edm run's list as plan_run builds it: the --scheduler-config's,
+// else FlowMatchEuler's (the run's shift) or EDM's (karras, the model's sigma_data). A typed --sigmas list has no
+// scheduler config: refused.
 std::string written_scheduler_config(const SampleRun& s) {
   const SampleOptions& o = s.o;
   const RunPlan& p = s.plan;
@@ -504,7 +505,11 @@ std::string written_scheduler_config(const SampleRun& s) {
                                  written_spacing(o, p.request.sampler, p.spacing, p.t_start, p.steps),
                                  p.table.steps_offset, p.family.family);
   SchedulerConfig list;
-  if (p.family.family == Family::Flow) {
+  if (s.config && has_family_list(*s.config)) {  // the config's list, as plan_run ran it (a --flow-shift given wins)
+    list = *s.config;
+    if (p.request.flow_shift && list.flow_match) list.flow_match->shift = *p.request.flow_shift;
+    if (p.request.flow_shift && list.flow_sigmas_shift) list.flow_sigmas_shift = *p.request.flow_shift;
+  } else if (p.family.family == Family::Flow) {
     FlowMatchEulerConfig c;
     c.T = p.family.T;
     c.shift = p.request.flow_shift.value_or(p.family.flow_shift);

@@ -184,7 +184,8 @@ TEST_F(FamilyCli, OlderSidecarRunsWithTodaysDefaults) {
 }
 
 // --write-scheduler-config writes the run's family: a v_prediction run's config says prediction_type v_prediction;
-// a flow run's is FlowMatchEuler's with the run's shift; a typed --sigmas list has none (exit 2, nothing written).
+// a flow run's is FlowMatchEuler's with the run's shift, which --scheduler-config runs again bit for bit; a typed
+// --sigmas list has none (exit 2, nothing written).
 TEST_F(FamilyCli, WrittenSchedulerConfigSaysTheFamily) {
   const std::string v_file = reported("prediction-type/v_prediction.safetensors");
   const Result v = run("sample --model '" + v_file + "' --n 8 --steps 5 --spacing linspace --out '" + out("v.npy") +
@@ -200,7 +201,14 @@ TEST_F(FamilyCli, WrittenSchedulerConfigSaysTheFamily) {
   const nlohmann::json fj = nlohmann::json::parse(slurp(out("f.json")));
   EXPECT_EQ(fj.at("_class_name"), "FlowMatchEulerDiscreteScheduler");
   EXPECT_EQ(fj.at("shift"), 3.0);
-  for (const char* name : {"v.npy", "v.json", "f.npy", "f.json"}) std::filesystem::remove(out(name));
+  // the written config runs the same list again: the same bytes, and its own config written back is the same
+  const Result back = run("sample --model '" + reported("prediction-type/flow.safetensors") + "' --n 8 --steps 5 "
+                          "--sampler flow-euler --scheduler-config '" + out("f.json") + "' --out '" + out("g.npy") +
+                          "' --write-scheduler-config '" + out("g.json") + "'");
+  ASSERT_EQ(back.code, 0) << back.err;
+  EXPECT_EQ(slurp(out("f.npy")), slurp(out("g.npy")));
+  EXPECT_EQ(nlohmann::json::parse(slurp(out("g.json"))), fj);
+  for (const char* name : {"v.npy", "v.json", "f.npy", "f.json", "g.npy", "g.json"}) std::filesystem::remove(out(name));
   expect_refused("sample --model '" + v_file + "' --n 8 --sigmas 14.6,1,0 --out '" + out("x.npy") +
                      "' --write-scheduler-config '" + out("c.json") + "'",
                  2, {"--write-scheduler-config " + out("c.json") + ": a typed --sigmas list has no diffusers scheduler "

@@ -166,6 +166,16 @@ TEST_F(FamilyCli, InfoShowsTheConvention) {
   EXPECT_EQ(j.at("time_input"), "t/T");
   EXPECT_FALSE(j.contains("sigma_data"));
   EXPECT_FALSE(j.contains("flow_shift"));
+  // a flow file: its family, time input and shift
+  const Result flow = run("info --json --model '" + reported("prediction-type/flow.safetensors") + "'");
+  ASSERT_EQ(flow.code, 0) << flow.err;
+  const nlohmann::json f = nlohmann::json::parse(flow.out);
+  EXPECT_EQ(f.at("prediction_type"), "flow");
+  EXPECT_EQ(f.at("prediction_type_in_file"), true);
+  EXPECT_EQ(f.at("time_input"), "T*s");
+  EXPECT_EQ(f.at("flow_shift"), 1.0);
+  EXPECT_EQ(f.at("flow_velocity"), "eps_minus_x0");
+  EXPECT_EQ(f.at("convention"), "flow: x_s = (1 - s) x0 + s eps, velocity eps - x0, noise at s = 1; time input T*s (T = 1000)");
 }
 
 // An older sidecar (format 2: no family keys) runs as today: epsilon, the model's own list; the same bytes as the

@@ -30,6 +30,7 @@ constexpr IntRange kStepsPerLaunchRange{1, 1'000'000};  // S of the fused kernel
 constexpr RealRange kPlaySpeedRange{0.1, 20.0};    // frames advanced per UI frame when replaying
 constexpr RealRange kPointSizeRange{1.0, 12.0};    // pixels at UI scale 1
 constexpr RealRange kPointAlphaRange{0.05, 1.0};
+constexpr RealRange kFlowShiftRange{0.001, 1000.0};  // a flow list's shift (SD3 eq. 23; > 0, 1 = none)
 
 // Each throws InvalidInput("<arg> = <value> is out of range; valid: [lo, hi]") when outside.
 void check_range(const std::string& arg, int64_t value, IntRange r);

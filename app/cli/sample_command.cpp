@@ -122,7 +122,9 @@ void apply_config_family(SampleOptions& o, const nlohmann::json& flat) {
   auto bad = [&](const char* key, const std::string& valid) {
     return InvalidInput(at + key + " = " + flat[key].dump() + " is not valid; valid: " + valid);
   };
-  if (flat.contains("prediction_type") && !o.given("--prediction-type")) {
+  // "from_file": the settings rows' unset value (session/settings_schema.h), as the app's exports write it.
+  const auto unset = [&](const char* key) { return flat[key].is_string() && flat[key].get<std::string>() == "from_file"; };
+  if (flat.contains("prediction_type") && !o.given("--prediction-type") && !unset("prediction_type")) {
     if (!flat["prediction_type"].is_string()) throw bad("prediction_type", family_choices());
     parse_family(flat["prediction_type"].get<std::string>(), at + "prediction_type");
     o.family.prediction_type = flat["prediction_type"].get<std::string>(), o.prediction_type_from_config = true;
@@ -138,7 +140,7 @@ void apply_config_family(SampleOptions& o, const nlohmann::json& flat) {
   }
   for (const char* key : {"flow_shift", "flow_mu"}) {
     const bool shift = key == std::string("flow_shift");
-    if (!flat.contains(key) || o.given(shift ? "--flow-shift" : "--flow-mu")) continue;
+    if (!flat.contains(key) || o.given(shift ? "--flow-shift" : "--flow-mu") || unset(key)) continue;
     const bool ok = flat[key].is_number() && std::isfinite(flat[key].get<double>()) && (!shift || flat[key].get<double>() > 0);
     if (!ok) throw bad(key, shift ? "a finite number > 0" : "a finite number");
     (shift ? o.family.flow_shift : o.family.flow_mu) = flat[key].get<double>();
@@ -621,6 +623,7 @@ double add_pictures(SampleRun& s, DenoiserBackend& backend, AtomicFileSet& files
   rs.n_samples = p.n, rs.sampler = p.request.sampler, rs.spacing = p.spacing, rs.eta = p.request.eta;
   rs.steps = p.steps, rs.t_start = p.t_start, rs.seed = p.request.seed, rs.from_data = p.request.from_data;
   rs.precision = p.request.precision;
+  rs.prediction_type = p.request.prediction_type, rs.flow_shift = p.request.flow_shift;
   req.camera_given = s.camera_given;
   req.camera_aspect = o.camera_aspect;
   req.ui_scale = static_cast<float>(o.ui_scale);

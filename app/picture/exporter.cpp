@@ -21,6 +21,7 @@
 #include "platform/model_paths.h"
 #include "platform/output_files.h"
 #include "run/finite_checks.h"
+#include "session/field_view.h"
 #include "session/sampling_session.h"
 #include "session/view_fit.h"
 
@@ -106,10 +107,16 @@ std::vector<uint8_t> Exporter::render_scene(const ExportView& v, int slot, int w
   in.cam = {cam.cx, cam.cy, cam.half_h};
   const bool field = in.show_field && ss.compute_path();
   if (field) {  // the field for this picture's camera and pane, at the frame drawn (SEMANTICS §6)
-    const int t = field_timestep(ss.table().t, l.frame_of_slot(slot));
-    const bool x0 = v.settings->view.field_x0;
-    v.renderer->set_field_lines(field_lines(cam, picture_pane_aspect(w, h, in.image_model), v.settings->view.field_grid, x0,
-                                            [&](const float* p, int n, float* out) { ss.compute_path()->field(p, n, t, x0, out); }));
+    // The window's quantity at the frame's level (session/field_view.h), as App::update_field draws it.
+    const FieldLevel lv = field_level(ss.model(), ss.table(), l.frame_of_slot(slot));
+    const FieldQuantity q = v.settings->view.field_quantity;
+    ComputePath* path = ss.compute_path();
+    v.renderer->set_field_lines(field_lines(cam, picture_pane_aspect(w, h, in.image_model), v.settings->view.field_grid,
+                                            q == FieldQuantity::X0, [&](const float* p, int n, float* out) {
+                                              eval_field(ss.model(), lv, q, p, n, out, [&](const float* a, int k, int t, bool x0, float* o) {
+                                                path->field(a, k, t, x0, o);
+                                              });
+                                            }));
   }
   v.renderer->draw_scene(in, w, h);
   if (field && v.window_field) v.renderer->set_field_lines(*v.window_field);

@@ -97,7 +97,7 @@ std::vector<uint8_t> RunRenderer::render(int slot, int w, int h) {
   if (in.show_field) {
     const int j = slot < int(r.frame_numbers.size()) ? r.frame_numbers[slot] : slot;
     const int t = field_timestep(r.step_t, j);
-    const bool x0 = r.settings.view.field_x0;
+    const bool x0 = r.settings.view.field_quantity == FieldQuantity::X0;
     m->renderer.set_field_lines(field_lines(cam, picture_pane_aspect(w, h, in.image_model), r.settings.view.field_grid, x0,
                                             [&](const float* p, int n, float* out) {
                                               if (r.field) r.field(p, n, t, x0, out);

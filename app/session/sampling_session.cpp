@@ -14,6 +14,7 @@
 #include "diffusion/sampling.h"
 #include "run/finite_checks.h"
 #include "run/run_plan.h"
+#include "session/field_view.h"
 #include "session/view_fit.h"
 
 namespace diffscope {
@@ -26,11 +27,17 @@ double now_ms() {
 void SamplingSession::load_model(const std::string& path) {
   auto m = std::make_unique<DiffusionModel>(load_diffusion_model(path));  // throws InvalidInput
   if (m_scheduler_config) apply_scheduler_config(*m, *m_scheduler_config);
+  const bool index_before = m_model && t_start_is_index(gui_family(*m_model, m_settings.prediction_type));
   m_model = std::move(m);
   m_settings.model_path = path;
   m_have_good = false;  // a new model starts a new history of good runs
   m_have_checked = false;
-  if (m_have_settings) start_run();
+  if (!m_have_settings) return;
+  // t_start means another thing on the new model (a timestep, or an index into a list): its default there.
+  if (t_start_is_index(gui_family(*m_model, m_settings.prediction_type)) != index_before)
+    m_settings.t_start = family_default_t_start(*m_model, m_settings.prediction_type);
+  m_settings = clamp_to_model(m_settings);
+  start_run();
 }
 
 void SamplingSession::set_scheduler_config(std::shared_ptr<const SchedulerConfig> config) {
@@ -58,29 +65,7 @@ SamplingSession::Applied SamplingSession::apply(const SamplingSettings& asked) {
     m_spl_asked = m_settings.steps_per_launch;
     return {m_settings, true, std::exchange(m_revert_note, {})};
   }
-  SamplingSettings s = asked;
-  if (m_model) {
-    const Schedule& sch = m_model->schedule;
-    const bool gpu = m_path && m_path->is_gpu();
-    s.t_start = static_cast<int>(t_start_range(sch).clamp(s.t_start));
-    // Where alphas_cumprod is 0 or sigma overflows float32 no run can start (SEMANTICS §3 "Finite
-    // coefficients"): clamp below.
-    if (const int bad = first_unusable_t(sch); bad > 0) s.t_start = std::min(s.t_start, bad - 1);
-    // steps and steps/launch are clamped by other settings (t_start, steps): what the user asked for is kept,
-    // so that typing t_start 400 (through "4" and "40") or dragging it low and back does not lose steps 50.
-    // A value the UI did not change since the last apply is the clamped one: use the remembered request.
-    if (m_steps_asked > 0 && s.steps == m_settings.steps) s.steps = m_steps_asked;
-    if (m_spl_asked > 0 && s.steps_per_launch == m_settings.steps_per_launch) s.steps_per_launch = m_spl_asked;
-    m_steps_asked = static_cast<int>(sample_steps_range(static_cast<int>(sch.T) - 1).clamp(s.steps));
-    m_spl_asked = std::max(1, s.steps_per_launch);
-    s.steps = static_cast<int>(sample_steps_range(s.t_start).clamp(s.steps));
-    s.n_samples = static_cast<int>(sample_count_range(gpu).clamp(s.n_samples));
-    s.eta = std::clamp(s.eta, kEtaMin, kEtaMax);
-    s.steps_per_launch = std::clamp(s.steps_per_launch, 1, std::max(1, s.steps));
-    s.memory_budget_mb = std::clamp(s.memory_budget_mb, 16, 65536);
-    if (!gpu) s.precision = Precision::Fp32;  // SEMANTICS §8: tf32/bf16 only on the GPU
-    if (s.from_data && m_model->n_data == 0) s.from_data = false;
-  }
+  const SamplingSettings s = m_model ? clamp_to_model(asked) : asked;
   // steps_per_launch changes the launch split, not the numbers: no restart for it alone.
   SamplingSettings a = s, b = m_settings;
   a.steps_per_launch = b.steps_per_launch = 0;
@@ -91,6 +76,39 @@ SamplingSession::Applied SamplingSession::apply(const SamplingSettings& asked) {
   m_have_settings = true;
   if (changed) start_run();
   return {s, changed, {}};
+}
+
+SamplingSettings SamplingSession::clamp_to_model(const SamplingSettings& asked) {
+  SamplingSettings s = asked;
+  const Schedule& sch = m_model->schedule;
+  const bool gpu = m_path && m_path->is_gpu();
+  const Family family = gui_family(*m_model, s.prediction_type);
+  // steps and steps/launch are clamped by other settings (t_start, steps): what the user asked for is kept,
+  // so that typing t_start 400 (through "4" and "40") or dragging it low and back does not lose steps 50.
+  // A value the UI did not change since the last apply is the clamped one: use the remembered request.
+  if (m_steps_asked > 0 && s.steps == m_settings.steps) s.steps = m_steps_asked;
+  if (m_spl_asked > 0 && s.steps_per_launch == m_settings.steps_per_launch) s.steps_per_launch = m_spl_asked;
+  m_spl_asked = std::max(1, s.steps_per_launch);
+  if (t_start_is_index(family)) {  // a list of levels: steps first, t_start an index into it (FAMILIES.md)
+    s.steps = static_cast<int>(family_steps_range(*m_model, family, 0).clamp(s.steps));
+    m_steps_asked = s.steps;
+    s.t_start = static_cast<int>(family_t_start_range(*m_model, family, s.steps).clamp(s.t_start));
+  } else {
+    s.t_start = static_cast<int>(t_start_range(sch).clamp(s.t_start));
+    // Where alphas_cumprod is 0 or sigma overflows float32 no epsilon run can start (SEMANTICS §3 "Finite
+    // coefficients"): clamp below. sample / v_prediction may start at abar = 0 ("Zero terminal SNR").
+    if (const int bad = first_unusable_t(sch); bad > 0 && family == Family::Epsilon) s.t_start = std::min(s.t_start, bad - 1);
+    m_steps_asked = static_cast<int>(sample_steps_range(static_cast<int>(sch.T) - 1).clamp(s.steps));
+    s.steps = static_cast<int>(sample_steps_range(s.t_start).clamp(s.steps));
+  }
+  s.n_samples = static_cast<int>(sample_count_range(gpu).clamp(s.n_samples));
+  s.eta = std::clamp(s.eta, kEtaMin, kEtaMax);
+  s.steps_per_launch = std::clamp(s.steps_per_launch, 1, std::max(1, s.steps));
+  s.memory_budget_mb = std::clamp(s.memory_budget_mb, 16, 65536);
+  if (s.flow_shift) s.flow_shift = kFlowShiftRange.clamp(*s.flow_shift);
+  if (!gpu) s.precision = Precision::Fp32;  // SEMANTICS §8: tf32/bf16 only on the GPU
+  if (s.from_data && m_model->n_data == 0) s.from_data = false;
+  return s;
 }
 
 void SamplingSession::restart() { start_run(); }
@@ -105,16 +123,26 @@ void SamplingSession::start_run() {
     const SamplingSettings& s = m_settings;
     const int budget_mb = std::min(s.memory_budget_mb, m_max_budget_mb);
     // Every rule of the run (run/run_plan.h), before any work: a failure keeps the previous run.
-    m_table = plan_run(session_request(s, m_scheduler_config.get(), m_path->is_gpu(), budget_mb), *m_model).table;
-    m_layout = TrajectoryLayout::make(s.steps, s.n_samples, dim(), size_t(budget_mb) << 20);
-    if (!s.from_data && m_path->begin_from_noise(*m_model, m_table, m_layout, s.seed, s.precision)) {
+    m_table = plan_run(session_request(s, m_scheduler_config.get(), m_path->is_gpu(), budget_mb, m_model.get()), *m_model).table;
+    // On a family list the run takes N - t_start steps (run/run_plan.h): the table's count, not s.steps.
+    m_layout = TrajectoryLayout::make(m_table.steps(), s.n_samples, dim(), size_t(budget_mb) << 20);
+    // Pure noise drawn on the device is the VP start; a flow or edm start not at scale 1 is drawn on the host and
+    // scaled (scale_start_noise, as run_plan's start).
+    float unit = 1.0f;
+    scale_start_noise(m_table, 1, &unit);
+    if (!s.from_data && unit == 1.0f && m_path->begin_from_noise(*m_model, m_table, m_layout, s.seed, s.precision)) {
       m_x0.clear();  // drawn on the device
     } else {
       m_x0.resize(m_layout.frame_floats());
-      if (s.from_data)
+      const NoiseLevel first = m_table.levels.empty() ? NoiseLevel{} : m_table.levels.front();
+      if (s.from_data && m_table.has_family_rows())  // noised to the family's first level (SEMANTICS §2)
+        fill_start_from_data(*m_model, StartScales{float(first.alpha), float(first.sigma)}, s.seed, s.n_samples,
+                             m_x0.data());
+      else if (s.from_data)
         fill_start_from_data(*m_model, s.t_start, s.seed, s.n_samples, m_x0.data());
       else
         fill_start_noise(*m_model, s.seed, s.n_samples, m_x0.data());
+      if (!s.from_data) scale_start_noise(m_table, m_x0.size(), m_x0.data());
       m_path->begin(*m_model, m_table, m_layout, m_x0.data(), s.seed, s.precision);
     }
     m_running = true;
@@ -140,7 +168,8 @@ void SamplingSession::on_run_error(const std::exception& e) {
   m_error = msg;
 }
 
-SampleRequest session_request(const SamplingSettings& s, const SchedulerConfig* config, bool gpu, int budget_mb) {
+SampleRequest session_request(const SamplingSettings& s, const SchedulerConfig* config, bool gpu, int budget_mb,
+                              const DiffusionModel* model) {
   SampleRequest r;
   r.sampler = s.sampler;
   // The spacing picked (a scheduler config sets it when applied); ddpm and ddpm-mean leave it to plan_run, which
@@ -158,6 +187,10 @@ SampleRequest session_request(const SamplingSettings& s, const SchedulerConfig* 
   r.keep_frames = true;
   r.memory_budget_mb = budget_mb;
   r.model_name = s.model_path;
+  // The override is for a file that names no family (plan_run notes it); a file that names one keeps its own
+  // (the model section says the override is ignored: ignored_override_note).
+  if (!model || !model->family_in_file) r.prediction_type = s.prediction_type;
+  r.flow_shift = s.flow_shift;
   return r;
 }
 

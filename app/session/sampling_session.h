@@ -94,6 +94,9 @@ class SamplingSession {
   const std::string& error() const { return m_error; }
 
  private:
+  // `asked` clamped into the ranges of the current model (SEMANTICS §3; on a list of levels t_start is an
+  // index: session/field_view.h). Remembers the steps and steps/launch asked (m_steps_asked, m_spl_asked).
+  SamplingSettings clamp_to_model(const SamplingSettings& asked);
   void start_run();
   // After steps of a path that checks them (the CPU path): the first non-finite frame stops the run.
   bool stop_if_overflowed();
@@ -133,8 +136,11 @@ class SamplingSession {
 
 // The run the session starts for settings `s` (clamped by apply) as a sampling request (run/run_plan.h): every
 // value given; the spacing left to the scheduler config's rule for ddpm / ddpm-mean; steps_offset the config's;
-// the trajectory kept under budget_mb (MB, the trail stride).
-SampleRequest session_request(const SamplingSettings& s, const SchedulerConfig* config, bool gpu, int budget_mb);
+// the trajectory kept under budget_mb (MB, the trail stride); prediction_type and flow_shift as set, the
+// prediction_type override left out when `model` names its own family (SEMANTICS §2: the file's family wins in
+// the GUI, with a note, where the CLI refuses a contradiction).
+SampleRequest session_request(const SamplingSettings& s, const SchedulerConfig* config, bool gpu, int budget_mb,
+                              const DiffusionModel* model = nullptr);
 
 // "n 4096 (asked 1000000), steps_per_launch 10 (asked 1000)": the settings where `kept` differs from `asked`.
 std::string describe_kept_settings(const SamplingSettings& kept, const SamplingSettings& asked);

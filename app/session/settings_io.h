@@ -3,14 +3,21 @@
 // and a note, never an error (the file is kept as settings.json.bad).
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "diffusion/step_table.h"
+#include "model/family.h"
 #include "run/backend.h"
 
 namespace diffscope {
+
+// What the field view draws at each grid point (SEMANTICS §6 "The field view"): eps (arrows along -eps), x0 (a
+// line to the data prediction D), output (the network's raw output o: eps, x0, v or the flow velocity; arrows
+// along -o) or score (grad log p = -eps / sigma in the family's own state; arrows along it).
+enum class FieldQuantity { Eps, X0, Output, Score };
 
 // What is sampled. Changing any of these re-simulates the trajectory (SEMANTICS §3).
 struct SamplingSettings {
@@ -27,6 +34,11 @@ struct SamplingSettings {
   std::string backend = "auto";       // auto | cpu | cuda
   bool from_data = false;             // start from noised data samples (SEMANTICS §3)
   int memory_budget_mb = 1024;        // trajectory buffer budget; above it every k-th frame is kept
+  // Model families (SEMANTICS §2 "Model families"): the family of a file that names none (unset: "from_file",
+  // i.e. epsilon; a file that names its own family keeps it and the UI says the override is ignored), and the
+  // shift of a flow list (unset: the scheduler config's, else the file's; kFlowShiftRange).
+  std::optional<Family> prediction_type;
+  std::optional<double> flow_shift;
 
   bool operator==(const SamplingSettings& o) const;
   bool operator!=(const SamplingSettings& o) const { return !(*this == o); }
@@ -37,8 +49,8 @@ struct ViewSettings {
   int trail_frames = 12;       // trails over the last L stored frames; 0 = off
   bool show_data = true;       // the model's data_samples as an overlay
   bool show_axes = true;       // the 2D view's unit grid and axes
-  bool show_field = false;     // the eps / predicted-x0 field on a grid at the shown timestep
-  bool field_x0 = false;       // false: -eps direction; true: arrow to the predicted clean point
+  bool show_field = false;     // the network's field on a grid at the shown frame's noise level
+  FieldQuantity field_quantity = FieldQuantity::Eps;  // what the field shows (session/field_view.h)
   int field_grid = 24;         // arrows per side
   float point_size = 3.0f;     // pixels at content scale 1
   float point_alpha = 0.6f;

@@ -4,6 +4,7 @@
 
 #include "base/ranges.h"
 #include "diffusion/input_checks.h"
+#include "session/field_view.h"
 #include "session/settings_schema.h"
 
 namespace diffscope {
@@ -29,6 +30,19 @@ void check_model_ranges(const SamplingSettings& s, const Schedule& schedule, boo
   }
   for (const auto& [key, arg] : given)  // after t_start: the steps' range depends on it
     if (canonical_setting_key(key) == "steps") check_range(arg, s.steps, sample_steps_range(s.t_start));
+}
+
+void check_model_ranges(const SamplingSettings& s, const DiffusionModel& model, bool gpu,
+                        const std::vector<std::pair<std::string, std::string>>& given) {
+  const Family family = gui_family(model, s.prediction_type);
+  if (!t_start_is_index(family)) return check_model_ranges(s, model.schedule, gpu, given);
+  for (const auto& [key, arg] : given) {  // a list of levels: steps first, t_start an index into it
+    const std::string k = canonical_setting_key(key);
+    if (k == "steps") check_range(arg, s.steps, family_steps_range(model, family, 0));
+    if (k == "n") check_range(arg, s.n_samples, sample_count_range(gpu));
+  }
+  for (const auto& [key, arg] : given)
+    if (canonical_setting_key(key) == "t_start") check_range(arg, s.t_start, family_t_start_range(model, family, s.steps));
 }
 
 }  // namespace diffscope

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "diffusion/scheduler_config.h"
 #include "model/model.h"
 #include "session/settings_io.h"
 
@@ -28,6 +29,11 @@ void apply_setting(AppSettings& s, const std::string& key, const std::string& va
 // Refuses (InvalidInput, naming `arg` and the range) each of the given (key, arg) pairs among steps, t_start
 // and n whose value in `s` is outside its range for this schedule and backend (SEMANTICS §3). Keys may be aliases.
 void check_model_ranges(const SamplingSettings& s, const Schedule& schedule, bool gpu,
+                        const std::vector<std::pair<std::string, std::string>>& given);
+
+// The same for a run of `model`: on a list of levels (flow, edm:
+// session/field_view.h) steps in [1, T] and t_start, an index, in [0, steps - 1]; else the schedule's ranges.
+void check_model_ranges(const SamplingSettings& s, const DiffusionModel& model, bool gpu,
                         const std::vector<std::pair<std::string, std::string>>& given);
 
 }  // namespace diffscope

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <sstream>
 #include <type_traits>
 
@@ -13,6 +14,7 @@
 #include "base/ranges.h"
 #include "diffusion/input_checks.h"
 #include "formats/json_path.h"
+#include "session/field_view.h"
 
 namespace diffscope {
 
@@ -185,6 +187,58 @@ SettingField camera_row() {
   return f;
 }
 
+const char* const kFromFile = "from_file";  // the family rows' "the file says" (or, for flow_shift, its config)
+
+// prediction_type: "from_file" (unset) or a family (model/family.h parse_family's names).
+SettingField prediction_type_row() {
+  using Opt = std::optional<Family>;
+  SettingField f = choice<Opt>("prediction_type", SettingSection::Sampling, true,
+                               [](AppSettings& s) -> Opt& { return s.sampling.prediction_type; },
+                               [](Opt x) { return std::string(x ? family_name(*x) : kFromFile); },
+                               [](const std::string& v) -> Opt {
+                                 if (v == kFromFile) return std::nullopt;
+                                 return parse_family(v, "prediction_type");
+                               });
+  f.parse = [](AppSettings& s, const std::string& v, const std::string& arg) {
+    if (v == kFromFile) return void(s.sampling.prediction_type.reset());
+    try {
+      s.sampling.prediction_type = parse_family(v, arg);
+    } catch (const InvalidInput&) {
+      throw InvalidInput(arg + " = '" + v + "' is not valid; valid: " + kFromFile + ", " + family_choices());
+    }
+  };
+  return f;
+}
+
+// flow_shift: "from_file" (unset: the scheduler config's, else the file's) or a shift in kFlowShiftRange.
+SettingField flow_shift_row() {
+  const RealRange r = kFlowShiftRange;
+  const std::string valid = std::string(kFromFile) + " or a number in [" + num_text(r.lo) + ", " + num_text(r.hi) + "]";
+  SettingField f{"flow_shift", SettingSection::Sampling, {}, true, true, r.lo, r.hi, {}, {}, {}};
+  f.get = [](const AppSettings& s) {
+    const auto& v = s.sampling.flow_shift;
+    return v ? nlohmann::json(*v) : nlohmann::json(kFromFile);
+  };
+  f.parse = [valid, r](AppSettings& s, const std::string& v, const std::string& arg) {
+    if (v == kFromFile) return void(s.sampling.flow_shift.reset());
+    const double x = parse_real(arg, v, valid);
+    if (!r.contains(x)) throw InvalidInput(arg + " = " + v + " is out of range; valid: " + valid);
+    s.sampling.flow_shift = x;
+  };
+  f.load = [valid, r](AppSettings& s, const nlohmann::json& v, std::string* note) {
+    if (v.is_string() && v.get<std::string>() == kFromFile) return s.sampling.flow_shift.reset();
+    if (!v.is_number() || !std::isfinite(v.get<double>())) {
+      if (note) *note += "settings: ignored ill-typed field 'flow_shift' (valid: " + valid + ")\n";
+      return;
+    }
+    const double d = v.get<double>(), c = r.clamp(d);
+    if (c != d && note)
+      *note += "settings: sampling.flow_shift = " + num_text(d) + " clamped to " + num_text(c) + " (valid: " + valid + ")\n";
+    s.sampling.flow_shift = c;
+  };
+  return f;
+}
+
 // The sampling rows (SEMANTICS §3): changing one re-simulates.
 void add_sampling_rows(std::vector<SettingField>& t) {
   using S = SettingSection;
@@ -216,6 +270,8 @@ void add_sampling_rows(std::vector<SettingField>& t) {
                               [](Spacing x) { return std::string(spacing_name(x)); },
                               [](const std::string& v) { return parse_spacing(v); }));
   t.push_back(number<double>("eta", S::Sampling, {}, true, kEtaMin, kEtaMax, [](AppSettings& s) -> double& { return s.sampling.eta; }));
+  t.push_back(prediction_type_row());
+  t.push_back(flow_shift_row());
   t.push_back(seed_row());
   t.push_back(number<int>("steps_per_launch", S::Sampling, {"spl"}, false, double(kStepsPerLaunchRange.lo),
                           double(kStepsPerLaunchRange.hi), [](AppSettings& s) -> int& { return s.sampling.steps_per_launch; }));
@@ -240,7 +296,17 @@ void add_view_rows(std::vector<SettingField>& t) {
   t.push_back(flag("show_data", S::View, {"data"}, true, [](AppSettings& s) -> bool& { return s.view.show_data; }));
   t.push_back(flag("show_field", S::View, {"field"}, true, [](AppSettings& s) -> bool& { return s.view.show_field; }));
   t.push_back(flag("show_axes", S::View, {}, true, [](AppSettings& s) -> bool& { return s.view.show_axes; }));
-  t.push_back(flag("field_x0", S::View, {}, true, [](AppSettings& s) -> bool& { return s.view.field_x0; }));
+  t.push_back(choice<FieldQuantity>("field_quantity", S::View, true,
+                                    [](AppSettings& s) -> FieldQuantity& { return s.view.field_quantity; },
+                                    [](FieldQuantity q) { return std::string(field_quantity_name(q)); },
+                                    [](const std::string& v) { return parse_field_quantity(v); }));
+  {  // shorthand of the older switch: 1 = x0, 0 = eps (older sidecars and scripts)
+    SettingField f{"field_x0", S::View, {}, true, false, 0, 0, {}, {}, {}};  // pixel: sample's --field-x0 too
+    f.parse = [](AppSettings& s, const std::string& v, const std::string& arg) {
+      s.view.field_quantity = parse_bool(arg, v) ? FieldQuantity::X0 : FieldQuantity::Eps;
+    };
+    t.push_back(f);
+  }
   t.push_back(number<int>("field_grid", S::View, {}, true, 4, 64, [](AppSettings& s) -> int& { return s.view.field_grid; }));
   t.push_back(number<float>("point_size", S::View, {}, true, kPointSizeRange.lo, kPointSizeRange.hi,
                             [](AppSettings& s) -> float& { return s.view.point_size; }));

@@ -20,6 +20,7 @@
 #include "platform/paths.h"
 #include "run/finite_checks.h"
 #include "session/backend_defaults.h"
+#include "session/field_view.h"
 #include "session/settings_keys.h"
 #include "session/view_fit.h"
 #include "ui/hidden_ui_hint.h"
@@ -105,11 +106,13 @@ void App::init(float scale) {
 
   load_initial_model();
   // The default t_start is the model's top (SEMANTICS §3): T - 1, or below the first unusable t.
+  // On a flow or edm list t_start is an index, 0 by default (session/field_view.h).
   if (m_session->has_model() && !is_given("t_start") && m_settings.sampling.t_start == SamplingSettings{}.t_start &&
       t_start_max_usable(m_session->model().schedule) >= 0)
-    m_settings.sampling.t_start = t_start_max_usable(m_session->model().schedule);
+    m_settings.sampling.t_start =
+        family_default_t_start(m_session->model(), m_settings.sampling.prediction_type);
   if (m_session->has_model()) {
-    check_model_ranges(m_settings.sampling, m_session->model().schedule, m_session->compute_path()->is_gpu(), given);
+    check_model_ranges(m_settings.sampling, m_session->model(), m_session->compute_path()->is_gpu(), given);
     if (m_opts.persist)
       m_settings_note +=
           model_clamp_note(m_settings.sampling, m_session->model().schedule, is_given("t_start"), is_given("steps"));
@@ -187,10 +190,17 @@ void App::load_initial_model() {
 void App::load_model(const std::string& name_or_path, bool t_start_follows) {
   const std::string path = resolve_model(name_or_path);  // bundled names ("digits8x8") or paths
   try {
-    const bool at_top =
-        m_session->has_model() && m_settings.sampling.t_start == t_start_max_usable(m_session->model().schedule);
+    const SamplingSettings& s = m_settings.sampling;
+    const auto index = [&] { return t_start_is_index(gui_family(m_session->model(), s.prediction_type)); };
+    const bool had = m_session->has_model(), index_before = had && index();
+    const bool at_top = had && !index_before && s.t_start == t_start_max_usable(m_session->model().schedule);
     m_session->load_model(path);
-    if (t_start_follows && at_top && t_start_max_usable(m_session->model().schedule) >= 0)
+    // t_start follows the model: at the top of the old range to the new top; a timestep <-> a list index (flow,
+    // edm) to the new family's default.
+    if (t_start_follows && had && index() != index_before)
+      m_settings.sampling.t_start =
+          family_default_t_start(m_session->model(), s.prediction_type);
+    else if (t_start_follows && at_top && t_start_max_usable(m_session->model().schedule) >= 0)
       m_settings.sampling.t_start = t_start_max_usable(m_session->model().schedule);
     m_exporter->remember_model(m_session->model().path);
     m_model_error.clear();
@@ -390,7 +400,7 @@ void App::apply_settings() {
     m_cursor = 0;
     m_replaying = false;
     if (m_settings.view.follow_newest) m_playing = true;  // watch the re-simulation
-    m_field_t = -2;
+    m_field_frame = -2;
   }
 }
 
@@ -436,22 +446,29 @@ void App::update_cursor(double dt) {
 void App::update_field() {
   if (!m_settings.view.show_field || !m_session->has_model() || m_session->dim() != 2 || !m_session->compute_path())
     return;
-  const int t = field_timestep(m_session->table().t, shown_frame());
+  const int frame = std::clamp(shown_frame(), 0, std::max(0, m_session->n_steps() - 1));
   const ViewSettings& v = m_settings.view;
   const int grid = std::clamp(v.field_grid, 4, 96);
   const render::Rect r = scatter_pane();
   const double aspect = r.h > 0 ? double(r.w) / r.h : 1.0;
-  if (t == m_field_t && grid == m_field_grid && v.field_x0 == m_field_x0 && m_field_model == &m_session->model() &&
+  if (frame == m_field_frame && grid == m_field_grid && v.field_quantity == m_field_quantity &&
+      m_field_model == &m_session->model() && m_field_table == m_session->table().levels.data() &&
       m_field_cam[0] == v.cam_x && m_field_cam[1] == v.cam_y && m_field_cam[2] == v.cam_half_h * aspect)
     return;
-  m_field_t = t;
+  m_field_frame = frame;
   m_field_grid = grid;
-  m_field_x0 = v.field_x0;
+  m_field_quantity = v.field_quantity;
   m_field_model = &m_session->model();
+  m_field_table = m_session->table().levels.data();
   m_field_cam[0] = v.cam_x, m_field_cam[1] = v.cam_y, m_field_cam[2] = v.cam_half_h * aspect;
   try {
-    m_field_lines = field_lines({v.cam_x, v.cam_y, v.cam_half_h}, aspect, grid, v.field_x0, [&](const float* p, int n, float* out) {
-      m_session->compute_path()->field(p, n, t, v.field_x0, out);
+    // The family's quantity at the shown frame's level (session/field_view.h); the path's eps field where it applies.
+    const FieldLevel lv = field_level(m_session->model(), m_session->table(), frame);
+    ComputePath* path = m_session->compute_path();
+    const bool x0 = v.field_quantity == FieldQuantity::X0;
+    m_field_lines = field_lines({v.cam_x, v.cam_y, v.cam_half_h}, aspect, grid, x0, [&](const float* p, int n, float* out) {
+      m_field_largest = eval_field(m_session->model(), lv, v.field_quantity, p, n, out,
+                                   [&](const float* q, int k, int t, bool want_x0, float* o) { path->field(q, k, t, want_x0, o); });
     });
   } catch (const std::exception& e) {
     m_status_line = std::string("field: ") + e.what();

@@ -219,6 +219,8 @@ class App {
   int settings_serialisations() const { return m_serialisations; }  // to_json calls for persistence so far
 
   int shown_frame() const;   // cursor clamped to the computed frames
+  // The largest |eps|, |output| or |score| over the field's grid points at the shown frame (0: none drawn).
+  double field_largest() const { return m_field_largest; }
   bool at_end() const;       // a complete run shown at its last frame (Space / the button replay it)
   int shown_slot() const;    // slot of the shown frame (or the nearest kept one before it)
   render::SceneInput scene_input(int slot) const;
@@ -316,8 +318,10 @@ class App {
   bool m_want_snapshot = false, m_want_video = false;
   double m_last_time = 0;
   // field cache key
-  int m_field_t = -2, m_field_grid = 0;
-  bool m_field_x0 = false;
+  int m_field_frame = -2, m_field_grid = 0;
+  FieldQuantity m_field_quantity = FieldQuantity::Eps;
+  const void* m_field_table = nullptr;  // the run's step table (a new run: new levels)
+  double m_field_largest = 0;           // the largest |quantity| on the grid (field_largest)
   double m_field_cam[3] = {0, 0, 0};
   const void* m_field_model = nullptr;
   std::vector<render::LineVertex> m_field_lines;  // the window's field (exports draw their own, then put it back)

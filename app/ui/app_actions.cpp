@@ -8,6 +8,7 @@
 #include "picture/restore.h"
 #include "session/settings_io.h"
 #include "session/settings_keys.h"
+#include "session/field_view.h"
 #include "ui/app.h"
 #include "ui/keys.h"
 
@@ -90,10 +91,16 @@ void App::apply(const Action& a) {
 }
 
 void App::set_setting(const std::string& key, const std::string& value) {
+  const SchedulerConfig* config = m_session->scheduler_config();
+  const std::optional<Family> before = m_settings.sampling.prediction_type;
   apply_setting(m_settings, key, value, "set " + key, &m_outcome.note);  // out of range: refused (SEMANTICS §3)
-  if (m_session->has_model())
-    check_model_ranges(m_settings.sampling, m_session->model().schedule,
-                       m_session->compute_path() && m_session->compute_path()->is_gpu(), {{key, "set " + key}});
+  if (!m_session->has_model()) return;
+  const DiffusionModel& m = m_session->model();
+  // A new family whose t_start means another thing (a timestep, or an index into a list): its default there.
+  if (t_start_is_index(gui_family(m, before)) != t_start_is_index(gui_family(m, m_settings.sampling.prediction_type)))
+    m_settings.sampling.t_start = family_default_t_start(m, m_settings.sampling.prediction_type);
+  check_model_ranges(m_settings.sampling, m, m_session->compute_path() && m_session->compute_path()->is_gpu(),
+                     {{key, "set " + key}});
 }
 
 void App::show_frame(int j) {

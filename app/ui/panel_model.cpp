@@ -2,7 +2,12 @@
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
+#include <optional>
+#include <string>
+
 #include "platform/paths.h"
+#include "run/run_plan.h"
+#include "session/field_view.h"
 #include "ui/app.h"
 #include "ui/layout_audit.h"
 #include "ui/panels.h"
@@ -46,6 +51,42 @@ void panel_scheduler_config(Panel& p) {
     // The config names a scheduler; the sampler picker chooses what runs (SEMANTICS §3): say so when they differ.
     if (const std::string note = sampler_mismatch_note(*c, p.settings.sampling.sampler); !note.empty())
       ImGui::TextWrapped("%s", note.c_str());
+  }
+}
+
+// The model's convention line (model/family.h convention_line: family, state, time input, terminal level), the
+// prediction_type override for a file that names no family, and the note when the file's own family wins.
+void model_family_rows(Panel& p, const DiffusionModel& m) {
+  SamplingSettings& s = p.settings.sampling;
+  // The run's family parameters as plan_run resolves them (the override only for a file that names none).
+  const FamilyParams shown = run_family(m, m.family_in_file ? std::nullopt : s.prediction_type, "prediction_type");
+  const Family family = shown.family;
+  ImGui::TextWrapped("convention: %s", convention_line(shown).c_str());
+  p.ui.name_item("convention");
+  tip((std::string("the model family (SEMANTICS §2): ") +
+       (m.family_in_file ? "named by the file" : s.prediction_type ? "the prediction_type override" : "the file names none"))
+          .c_str());
+  const std::string preview = s.prediction_type ? family_name(*s.prediction_type) : "from file";
+  if (ImGui::BeginCombo("family", preview.c_str())) {
+    const bool index_before = t_start_is_index(family);
+    std::optional<Family> picked = s.prediction_type;
+    if (p.edit(ImGui::Selectable("from file", !s.prediction_type))) picked.reset();
+    for (Family f : {Family::Epsilon, Family::Sample, Family::VPrediction, Family::Flow, Family::Edm})
+      if (p.edit(ImGui::Selectable(family_name(f), s.prediction_type == f))) picked = f;
+    if (picked != s.prediction_type) {
+      s.prediction_type = picked;
+      // t_start means another thing in the new family (a timestep or a list index): its default there.
+      if (t_start_is_index(gui_family(m, picked)) != index_before)
+        s.t_start = family_default_t_start(m, picked);
+    }
+    ImGui::EndCombo();
+  }
+  tip("prediction_type: the family of a file that names none (from file: epsilon); a file that names its own keeps "
+      "it");
+  if (const std::string note = ignored_override_note(m, s.prediction_type); !note.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.8f, 0.4f, 1));
+    ImGui::TextWrapped("%s", note.c_str());
+    ImGui::PopStyleColor();
   }
 }
 
@@ -115,6 +156,7 @@ void panel_model(Panel& p) {
       ImGui::TextWrapped("data: %s", ds->second.c_str());
       ImGui::PopStyleColor();
     }
+    model_family_rows(p, m);
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.8f, 0.4f, 1));
     for (const auto& w : m.warnings) ImGui::TextWrapped("%s", w.c_str());  // a config's warnings are long
     ImGui::PopStyleColor();

@@ -4,12 +4,14 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "base/ranges.h"
 #include "base/words.h"
 #include "diffusion/input_checks.h"
+#include "session/field_view.h"
 #include "ui/app.h"
 #include "ui/layout_audit.h"
 #include "ui/panels.h"
@@ -18,9 +20,39 @@ namespace diffscope::ui {
 
 namespace {
 
+// The family the run of these settings takes (session/field_view.h run_family).
+Family settings_family(const Panel& p) {
+  const SamplingSession& ss = p.app.session();
+  return ss.has_model() ? gui_family(ss.model(), p.settings.sampling.prediction_type)
+                        : Family::Epsilon;
+}
+
+// The flow list's shift (SD3 eq. 23): the file's (or the scheduler config's), or one set here (flow_shift).
+void flow_shift_row(Panel& p) {
+  SamplingSettings& s = p.settings.sampling;
+  const SamplingSession& ss = p.app.session();
+  const double file_shift = ss.has_model() ? ss.model().family.flow_shift : 1.0;
+  bool own = s.flow_shift.has_value();
+  if (p.edit(ImGui::Checkbox("set shift", &own))) s.flow_shift = own ? std::optional<double>(file_shift) : std::nullopt;
+  tip("the flow list's shift s' = shift s / (1 + (shift - 1) s): off takes the scheduler config's, else the file's");
+  ImGui::SameLine();
+  if (!own) {
+    ImGui::TextDisabled("shift %g (from the file)", file_shift);
+    return;
+  }
+  double v = *s.flow_shift;
+  const double lo = 0.1, hi = 20.0;  // the slider's span; Ctrl+click types any value in kFlowShiftRange
+  ImGui::SetNextItemWidth(-FLT_MIN);
+  if (p.edit(ImGui::SliderScalar("##flow_shift", ImGuiDataType_Double, &v, &lo, &hi, "shift %.3g",
+                                 ImGuiSliderFlags_Logarithmic)))
+    s.flow_shift = kFlowShiftRange.clamp(v);
+  tip("flow_shift: > 0, 1 = no shift; larger spends more steps at high noise (SD3 uses 3)");
+}
+
 // The sampler and spacing combos, the ddpm-mean note and ddim's eta.
 void sampler_rows(Panel& p) {
   SamplingSettings& s = p.settings.sampling;
+  const Family family = settings_family(p);
   // Every solver of SEMANTICS §3, in the enum's order (diffusion/step_table.h).
   static const std::vector<std::string> kSamplerNames = sampler_names();
   int sampler = static_cast<int>(s.sampler);
@@ -28,15 +60,23 @@ void sampler_rows(Panel& p) {
   if (!sampler_open)
     p.ui.layout_audit.check_text("sampler combo", sampler_name(s.sampler), last_frame_inner_width(true, "sampler"));
   if (sampler_open) {
-    for (int i = 0; i < int(kSamplerNames.size()); ++i)
+    for (int i = 0; i < int(kSamplerNames.size()); ++i) {
+      // flow-heun steps in the flow level s: offered on flow runs only (else plan_run refuses it; the error line).
+      const bool runs = parse_sampler(kSamplerNames[i]) != Sampler::FlowHeun || family == Family::Flow;
+      if (!runs) ImGui::BeginDisabled();
       if (p.edit(ImGui::Selectable(kSamplerNames[i].c_str(), i == sampler)))
         s.sampler = parse_sampler(kSamplerNames[i]);
+      if (!runs) ImGui::EndDisabled();
+      if (!runs) tip(("FlowMatchHeun's step in the flow level s: flow models only (this run is " +
+                      std::string(family_name(family)) + ")").c_str());
+    }
     ImGui::EndCombo();
   }
   tip("ddim: deterministic with eta 0, spreads its steps over all timesteps (the default)\n"
       "ddpm: stochastic, one timestep per step\nddpm-mean: the reference kernel's posterior mean\n"
       "dpmpp-2m, dpmpp-2m-sde, euler-ancestral, heun: the k-diffusion / DPM-Solver++ / EDM solvers "
-      "(SEMANTICS §3; heun evaluates the network twice per step)");
+      "(SEMANTICS §3; heun evaluates the network twice per step)\n"
+      "flow-euler: FlowMatchEuler's step (ddim with eta 0, any family)\nflow-heun: FlowMatchHeun's (flow models only)");
   const bool per_t = s.sampler == Sampler::Ddpm || s.sampler == Sampler::DdpmMean;
   static const std::vector<std::string> kSpacingNames = spacing_names();
   if (per_t) ImGui::BeginDisabled();
@@ -53,6 +93,13 @@ void sampler_rows(Panel& p) {
   tip(per_t ? "ddpm and ddpm-mean take one timestep per step: the spacing does not apply"
             : "which timesteps the steps visit: default (anchored at t_start), diffusers' leading / linspace / "
               "trailing, or karras sigmas (rho 7); SEMANTICS §3");
+  if (family == Family::Flow) {
+    flow_shift_row(p);
+  } else if (s.flow_shift) {  // set (a script, a restore) but not read by this family's run: say so
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.75f, 0.35f, 1));
+    ImGui::TextWrapped("flow_shift %g applies to flow lists only; this run is %s", *s.flow_shift, family_name(family));
+    ImGui::PopStyleColor();
+  }
   if (s.sampler == Sampler::DdpmMean) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.75f, 0.35f, 1));
     ImGui::TextWrapped("ddpm-mean: the reference kernel's update; it collapses from pure noise. Use it with "
@@ -74,18 +121,32 @@ void run_size_rows(Panel& p) {
   const bool gpu = app.session().compute_path() && app.session().compute_path()->is_gpu();
   const ImGuiSliderFlags clamp = ImGuiSliderFlags_AlwaysClamp;
   // The slider bounds are base/ranges.h's ranges (SamplingSession::apply clamps typed values into the same).
-  const IntRange t_range = app.session().has_model() ? t_start_range(app.session().model().schedule) : IntRange{0, 999};
-  const bool per_t = s.sampler == Sampler::Ddpm || s.sampler == Sampler::DdpmMean;
+  const bool has_model = app.session().has_model();
+  const Family family = settings_family(p);
+  const bool index = t_start_is_index(family);  // flow, edm: t_start is an index into the list (FAMILIES.md)
+  const bool per_t = !index && (s.sampler == Sampler::Ddpm || s.sampler == Sampler::DdpmMean);
   const IntRange n_range = sample_count_range(gpu);
   p.edit(ImGui::SliderInt("samples", &s.n_samples, int(n_range.lo), int(n_range.hi), "%d",
                           clamp | ImGuiSliderFlags_Logarithmic));
   tip("number of samples B (points); Ctrl+click to type");
-  p.edit(ImGui::SliderInt("t_start", &s.t_start, int(t_range.lo), int(t_range.hi), "%d", clamp));
-  tip("the timestep the run starts from: T-1 is pure noise, smaller starts closer to the data");
-  const IntRange steps_range = sample_steps_range(std::max(0, s.t_start));
-  p.edit(ImGui::SliderInt("steps", &s.steps, int(steps_range.lo), int(steps_range.hi), "%d",
-                          clamp | ImGuiSliderFlags_Logarithmic));
-  tip("number of sampler steps N, in [1, t_start + 1]; the run has N + 1 frames");
+  if (index) {  // the list first: t_start's range depends on steps
+    const IntRange steps_range = has_model ? family_steps_range(app.session().model(), family, 0) : IntRange{1, 1000};
+    p.edit(ImGui::SliderInt("steps", &s.steps, int(steps_range.lo), int(steps_range.hi), "%d",
+                            clamp | ImGuiSliderFlags_Logarithmic));
+    tip("number of levels N of the family's list (flow: FlowMatchEuler's, edm: karras); the run takes N - start "
+        "index steps");
+    p.edit(ImGui::SliderInt("start index", &s.t_start, 0, std::max(0, s.steps - 1), "%d", clamp));
+    tip("t_start on a flow or edm list: the index of the first step in the list (0: pure noise, larger starts "
+        "closer to the data); the run has N - index + 1 frames");
+  } else {
+    const IntRange t_range = has_model ? t_start_range(app.session().model().schedule) : IntRange{0, 999};
+    p.edit(ImGui::SliderInt("t_start", &s.t_start, int(t_range.lo), int(t_range.hi), "%d", clamp));
+    tip("the timestep the run starts from: T-1 is pure noise, smaller starts closer to the data");
+    const IntRange steps_range = sample_steps_range(std::max(0, s.t_start));
+    p.edit(ImGui::SliderInt("steps", &s.steps, int(steps_range.lo), int(steps_range.hi), "%d",
+                            clamp | ImGuiSliderFlags_Logarithmic));
+    tip("number of sampler steps N, in [1, t_start + 1]; the run has N + 1 frames");
+  }
   if (per_t && s.steps < s.t_start + 1) {  // SEMANTICS §3: one timestep per step
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.75f, 0.35f, 1));
     ImGui::TextWrapped("%s takes one timestep per step: %s from t_start %d end at t = %d, not at clean "

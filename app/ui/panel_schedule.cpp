@@ -12,6 +12,7 @@
 #include "base/words.h"
 #include "diffusion/exact_lab.h"
 #include "diffusion/sampling.h"
+#include "session/field_view.h"
 #include "ui/app.h"
 #include "ui/mini_plot.h"
 #include "ui/panels.h"
@@ -78,6 +79,7 @@ void update_lab(Panel& p) {
     fill_start_from_data(*req.model, s.t_start, s.seed, req.rows, x.data());
   else
     fill_start_noise(*req.model, s.seed, req.rows, x.data());
+  if (!s.from_data) scale_start_noise(req.table, x.size(), x.data());  // a flow or edm start, as the run's
   req.x_start.assign(x.begin(), x.end());
   for (int n : kStepCounts)
     if (n <= s.t_start + 1) req.step_counts.push_back(n);
@@ -109,6 +111,15 @@ void schedule_plots(Panel& p, const StepTable& tab) {
     spec.help = help;
     draw_plot(spec, {{s.k, y, colour, "", points}});
   };
+  if (on_family_list(tab)) {  // the family's own level (flow s, EDM sigma), as the list gives it
+    const bool flow = tab.family.family == Family::Flow;
+    std::vector<double> level(N);
+    for (int i = 0; i < N; ++i) level[i] = tab.levels[i].time;
+    std::snprintf(title, sizeof title, flow ? "flow level s: %.4g" : "EDM sigma: %.4g", level[k]);
+    plot(flow ? "the flow level s of step k (x_s = (1 - s) x0 + s eps; the list's shift applied)"
+              : "the EDM noise level sigma of step k (x = x0 + sigma eps)",
+         level, kBlue, false);
+  }
   // An integer timestep as an integer (t: 999, not 999.0); karras' continuous ones with two decimals.
   std::snprintf(title, sizeof title, s.t[k] == std::floor(s.t[k]) ? "timestep t: %.0f" : "timestep t: %.2f", s.t[k]);
   plot("the network timestep of step k (continuous on karras, SEMANTICS §3)", s.t, kBlue, false);
@@ -214,11 +225,16 @@ void panel_schedule(Panel& p) {
   const StepTable& tab = app.session().table();
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
   const int j = app.shown_frame();
-  ImGui::TextWrapped("%s, %s spacing, %s from t_start %d. Marker: the shown frame %d, %s", sampler_name(tab.sampler),
-                     spacing_name(tab.spacing), count_noun(tab.steps(), "step").c_str(),
-                     app.session().settings().t_start, j,
-                     j < tab.steps() ? "the state before step k = j (values in the titles)"
-                                     : "the result, after the last step (titles: the last step)");
+  const char* marker = j < tab.steps() ? "the state before step k = j (values in the titles)"
+                                       : "the result, after the last step (titles: the last step)";
+  if (on_family_list(tab))  // t_start is the index of the first step in the family's list (FAMILIES.md)
+    ImGui::TextWrapped("%s on the %s list, %s from index %d. Marker: the shown frame %d, %s", sampler_name(tab.sampler),
+                       family_name(tab.family.family), count_noun(tab.steps(), "step").c_str(),
+                       app.session().settings().t_start, j, marker);
+  else
+    ImGui::TextWrapped("%s, %s spacing, %s from t_start %d. Marker: the shown frame %d, %s", sampler_name(tab.sampler),
+                       spacing_name(tab.spacing), count_noun(tab.steps(), "step").c_str(),
+                       app.session().settings().t_start, j, marker);
   ImGui::PopStyleColor();
   schedule_plots(p, tab);
   ImGui::Separator();

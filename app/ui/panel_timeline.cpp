@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "base/ranges.h"
+#include "session/field_view.h"
 #include "ui/app.h"
 #include "ui/layout_audit.h"
 #include "ui/panels.h"
@@ -59,7 +60,10 @@ void timeline_controls(Panel& p) {
   char where[96];
   const StepTable& tab = app.session().table();
   const int t_last = n > 0 ? tab.t[n - 1] : 0;
-  if (t >= 0)
+  if (on_family_list(tab) && j >= 0 && j <= n)  // a flow or edm list: the family's own level (flow s, EDM sigma)
+    std::snprintf(where, sizeof where, j < n ? "frame %d / %d   %s = %.4g" : "frame %d / %d   clean (%s = %.4g)", j, n,
+                  tab.family.family == Family::Flow ? "s" : "sigma", tab.levels[j].time);
+  else if (t >= 0)
     std::snprintf(where, sizeof where, "frame %d / %d   t = %d", j, n, t);
   else if (ends_clean(tab))
     std::snprintf(where, sizeof where, "frame %d / %d   clean (after t = %d)", j, n, t_last);

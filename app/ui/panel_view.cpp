@@ -1,11 +1,38 @@
 // panel_view.cpp — what is drawn and how: trails, data overlay, field, point size, camera, vsync.
 #include <imgui.h>
 
+#include <string>
+#include <vector>
+
 #include "base/ranges.h"
+#include "session/field_view.h"
 #include "ui/app.h"
 #include "ui/panels.h"
 
 namespace diffscope::ui {
+
+namespace {
+
+// What the field shows (session/field_view.h): eps, x0, the network's raw output, or the score.
+void field_quantity_combo(Panel& p, ViewSettings& v) {
+  static const std::vector<std::string> kNames = field_quantity_names();
+  const Family family = p.app.session().has_model()
+                            ? field_level(p.app.session().model(), p.app.session().table(), p.app.shown_frame()).family.family
+                            : Family::Epsilon;
+  const std::string shown = field_quantity_label(v.field_quantity, family);
+  if (ImGui::BeginCombo("field shows", shown.c_str())) {
+    for (const std::string& n : kNames) {
+      const FieldQuantity q = parse_field_quantity(n);
+      if (p.edit(ImGui::Selectable(field_quantity_label(q, family).c_str(), q == v.field_quantity))) v.field_quantity = q;
+    }
+    ImGui::EndCombo();
+  }
+  p.ui.name_item("field_quantity");
+  tip("eps: arrows along -eps; x0: a line to the data prediction; output: the network's raw output (eps, x0, v or "
+      "the flow velocity, by the model's family), arrows along -output; score: grad log p = -eps / sigma at the level");
+}
+
+}  // namespace
 
 void panel_view(Panel& p) {
   const App& app = p.app;
@@ -28,16 +55,18 @@ void panel_view(Panel& p) {
   const bool two_d = app.session().dim() == 2;
   if (!two_d) ImGui::BeginDisabled();
   p.edit(ImGui::Checkbox("field", &v.show_field));
-  tip("the network on a grid at the shown timestep: arrows along -eps (towards the data)");
-  ImGui::SameLine();
-  p.edit(ImGui::Checkbox("predicted x0", &v.field_x0));
-  tip("instead of arrows: a line from each grid point to the clean point x0 the network predicts");
+  tip("the network on a grid at the shown frame's noise level (the quantity below)");
+  field_quantity_combo(p, v);
   if (v.show_field) p.edit(ImGui::SliderInt("field grid", &v.field_grid, 4, 64, "%d", clamp));
   if (v.show_field) tip("arrows per side of the view");
   if (!two_d) ImGui::EndDisabled();
   if (!two_d) ImGui::TextDisabled("field: 2D models only");
+  else if (v.show_field && v.field_quantity == FieldQuantity::X0)
+    ImGui::TextDisabled("lines to the predicted clean point");
   else if (v.show_field)
-    ImGui::TextDisabled(v.field_x0 ? "lines to the predicted clean point" : "arrows along -eps (towards the data)");
+    ImGui::TextDisabled("arrows along %s", v.field_quantity == FieldQuantity::Eps      ? "-eps (towards the data)"
+                                           : v.field_quantity == FieldQuantity::Score ? "the score -eps / sigma"
+                                                                                      : "-output (the network's raw output)");
   if (app.session().is_image_model()) {
     p.edit(ImGui::SliderInt("grid columns", &v.image_grid_cols, int(kGridColsRange.lo), int(kGridColsRange.hi), "%d",
                             clamp));

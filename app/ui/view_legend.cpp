@@ -13,6 +13,7 @@
 #include "base/words.h"
 #include "render/axis_grid.h"
 #include "render/renderer.h"
+#include "session/field_view.h"
 #include "ui/app.h"
 #include "ui/panels.h"
 
@@ -75,14 +76,28 @@ void axis_labels(const App& app, const UiRect& u, bool pca) {
   text_with_shadow(dl, ImVec2(u.x0 + 4, u.y0 + fh + 8), name, yn);  // a line down: a status message may sit above
 }
 
+struct Line {
+  int kind;  // 0 colour ring, 1 trail, 2 data dot, 3 arrow, 4 x0 cross
+  std::string text;
+};
+
+// The field's line: what the arrows are (session/field_view.h eval_field: arrows along -eps, -output or the
+// score) and the largest magnitude on the grid, or the x0 lines.
+Line field_legend_line(FieldQuantity q, const App& app) {
+  if (q == FieldQuantity::X0) return {4, "predicted clean point x0 of each grid point"};
+  const SamplingSession& ss = app.session();
+  const Family family = field_level(ss.model(), ss.table(), app.shown_frame()).family.family;
+  const std::string what = field_quantity_label(q, family);
+  char largest[48];
+  std::snprintf(largest, sizeof largest, ", longest %.3g", app.field_largest());
+  return {3, (q == FieldQuantity::Score ? what : "-" + what) + " here: blue small .. orange large" +
+                 (app.field_largest() > 0 ? largest : "")};
+}
+
 // The legend: one short line per thing drawn, with its swatch, in the top-right corner of the 2D view.
 void legend(const App& app, const UiRect& u, bool pca) {
   const ViewSettings& v = app.settings().view;
   const DiffusionModel& m = app.session().model();
-  struct Line {
-    int kind;  // 0 colour ring, 1 trail, 2 data dot, 3 arrow, 4 x0 cross
-    std::string text;
-  };
   std::vector<Line> lines;
   lines.push_back({0, pca ? "sample (colour: angle of its start noise in this plane)"
                           : "sample (colour: angle of its start noise)"});
@@ -90,8 +105,7 @@ void legend(const App& app, const UiRect& u, bool pca) {
     lines.push_back({1, "trail: its last " + count_noun(v.trail_frames, "stored frame")});
   if (v.show_data && m.n_data > 0) lines.push_back({2, "held-out data (" + count_noun(m.n_data, "point") + ")"});
   if (v.show_field && m.net.dim == 2)
-    lines.push_back(v.field_x0 ? Line{4, "predicted clean point x0 of each grid point"}
-                               : Line{3, "-eps at this t: blue small .. orange large"});
+    lines.push_back(field_legend_line(v.field_quantity, app));
   const float fh = ImGui::GetFontSize(), sw = fh * 1.4f, pad = 6;
   float tw = 0;
   for (const Line& l : lines) tw = std::max(tw, ImGui::CalcTextSize(l.text.c_str()).x);

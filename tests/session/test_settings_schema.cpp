@@ -121,6 +121,85 @@ TEST(SettingsSchema, FloatSettingsAreWrittenAsTyped) {
   EXPECT_EQ(float_as_typed(16777217.0f), 16777216.0);  // 2^24 + 1 is not a float: the float's own value
 }
 
+// The model-family rows (SEMANTICS §6): prediction_type ("from_file" or a family), flow_shift ("from_file" or a
+// number in [0.001, 1000]) and field_quantity (eps, x0, output, score); field_x0 is the old switch's shorthand.
+TEST(SettingsSchema, FamilyRowsParseRefuseAndRoundTrip) {
+  AppSettings s;
+  nlohmann::json j = settings_to_json(s);
+  EXPECT_EQ(j["sampling"]["prediction_type"], "from_file");
+  EXPECT_EQ(j["sampling"]["flow_shift"], "from_file");
+  EXPECT_EQ(j["view"]["field_quantity"], "eps");
+  EXPECT_FALSE(j["view"].contains("field_x0"));
+  const std::pair<const char*, Family> families[] = {{"epsilon", Family::Epsilon}, {"sample", Family::Sample},
+                                                     {"v_prediction", Family::VPrediction}, {"flow", Family::Flow},
+                                                     {"flow_prediction", Family::Flow}, {"edm", Family::Edm}};
+  for (const auto& [text, f] : families) {
+    set_setting(s, "prediction_type", text);
+    ASSERT_TRUE(s.sampling.prediction_type) << text;
+    EXPECT_EQ(*s.sampling.prediction_type, f) << text;
+  }
+  set_setting(s, "prediction_type", "from_file");
+  EXPECT_FALSE(s.sampling.prediction_type);
+  try {
+    set_setting(s, "prediction_type", "x0", "set prediction_type");
+    ADD_FAILURE() << "x0 is not a prediction_type";
+  } catch (const InvalidInput& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("set prediction_type = 'x0' is not valid; valid: from_file, epsilon", 0), 0u)
+        << e.what();
+  }
+  set_setting(s, "flow_shift", "3");
+  EXPECT_EQ(s.sampling.flow_shift, 3.0);
+  set_setting(s, "flow_shift", "0.001");
+  set_setting(s, "flow_shift", "1000");
+  for (const char* bad : {"0", "-1", "1000.5", "nan", "inf", "three"}) {
+    try {
+      set_setting(s, "flow_shift", bad, "--set flow_shift");
+      ADD_FAILURE() << bad;
+    } catch (const InvalidInput& e) {
+      EXPECT_NE(std::string(e.what()).find("--set flow_shift = "), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("from_file or a number in [0.001, 1000]"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(s.sampling.flow_shift, 1000.0);  // a refused value changes nothing
+  set_setting(s, "flow_shift", "from_file");
+  EXPECT_FALSE(s.sampling.flow_shift);
+  const std::pair<const char*, FieldQuantity> quantities[] = {
+      {"eps", FieldQuantity::Eps}, {"x0", FieldQuantity::X0}, {"output", FieldQuantity::Output},
+      {"score", FieldQuantity::Score}};
+  for (const auto& [text, q] : quantities) {
+    set_setting(s, "field_quantity", text);
+    EXPECT_EQ(s.view.field_quantity, q) << text;
+  }
+  EXPECT_THROW(set_setting(s, "field_quantity", "v"), InvalidInput);
+  set_setting(s, "field_x0", "1");
+  EXPECT_EQ(s.view.field_quantity, FieldQuantity::X0);
+  set_setting(s, "field_x0", "0");
+  EXPECT_EQ(s.view.field_quantity, FieldQuantity::Eps);
+  // Through the file: the values set, and the file's tolerant reading (a shift clamped into its range, with a note).
+  set_setting(s, "prediction_type", "v_prediction");
+  set_setting(s, "flow_shift", "2.5");
+  set_setting(s, "field_quantity", "score");
+  std::string note;
+  const AppSettings back = settings_from_json(nlohmann::json::parse(settings_to_json(s).dump()), &note);
+  EXPECT_EQ(note, "");
+  EXPECT_EQ(back.sampling.prediction_type, Family::VPrediction);
+  EXPECT_EQ(back.sampling.flow_shift, 2.5);
+  EXPECT_EQ(back.view.field_quantity, FieldQuantity::Score);
+  EXPECT_TRUE(same_sampling(back.sampling, s.sampling));
+  SamplingSettings other = s.sampling;
+  other.flow_shift.reset();
+  EXPECT_EQ(describe_sampling_differences(other, s.sampling), "flow_shift from_file (asked 2.5)");
+  j = settings_to_json(s);
+  j["sampling"]["flow_shift"] = -4;
+  j["sampling"]["prediction_type"] = "x0";
+  note.clear();
+  const AppSettings clamped = settings_from_json(j, &note);
+  EXPECT_EQ(clamped.sampling.flow_shift, 0.001);
+  EXPECT_FALSE(clamped.sampling.prediction_type);  // an unknown family keeps the default
+  EXPECT_NE(note.find("flow_shift = -4 clamped to 0.001"), std::string::npos) << note;
+  EXPECT_NE(note.find("prediction_type"), std::string::npos) << note;
+}
+
 TEST(SettingsSchema, OneSizeParser) {
   int w = 0, h = 0;
   parse_size_wxh("--size", "640x480", &w, &h);

@@ -129,6 +129,20 @@ TEST_F(AppModel, ModelOfAnUnknownPredictionTypeRefusedWhileTheCurrentOneRuns) {
   EXPECT_NE(r.out.find("(still showing "), std::string::npos) << r.out;
 }
 
+// A file of another family (SEMANTICS §2) loads and runs in its family in the app, by a script's `model` line and
+// by `restore`: v_prediction keeps t_start a timestep; a flow file makes it an index into its list (0).
+TEST_F(AppModel, ModelsOfEveryFamilyLoadAndRunInTheirFamily) {
+  const std::string dir = test::data_path("reported/prediction-type/");
+  const std::string v = dir + "v_prediction.safetensors", flow = dir + "flow.safetensors";
+  write("side.json", nlohmann::json{{"format", 2}, {"model", {{"file", v}}}, {"n", 64}}.dump());
+  const std::string script = "set n 64\nset steps 6\nset t_start 100\nwait_complete 5000\nmodel " + v +
+                             "\nwait_complete 5000\nexpect computed == 6\nexpect t_start == 100\nrestore " +
+                             file("side.json") + "\nwait_complete 5000\nexpect computed == 6\nmodel " + flow +
+                             "\nwait_complete 5000\nexpect t_start == 0\nexpect complete == 1\n";
+  const Result r = run_gui(script, "--model '" + kModel + "'");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+}
+
 // t-not-1000 in the app: the default t_start is the model's top (SEMANTICS §3). A model of T = 20000 (sigma
 // overflows float32 from t = 18726) starts at 18725 where it used to start at 999; picking it while at the top of
 // moons' range goes to its top, and back; a t_start typed on the command line, set by the user or restored from a

@@ -83,5 +83,34 @@ TEST_F(ScriptRanges, TStartClampFollowsTheLoadedModelsSchedule) {
   EXPECT_NE(r2.err.find("[0, 49]"), std::string::npos) << r2.err;
 }
 
+// The model-family keys (SEMANTICS §6): prediction_type, flow_shift and field_quantity by `set`; on a flow list
+// t_start is an index in [0, steps - 1] (0 by default, and after loading a flow model); bad values exit 2.
+TEST_F(ScriptRanges, FamilyKeysBySetAndTStartAsAListIndex) {
+  const std::string flow = test::eps_net_builder(2, 8).meta("prediction_type", "flow").write(file("flow.safetensors"));
+  const Result r = run_gui(
+      "set n 16\nset steps 20\nexpect t_start == 999\nset prediction_type flow\nexpect t_start == 0\n"
+      "set t_start 19\nexpect t_start == 19\nset flow_shift 3\nset field 1\nset field_quantity score\n"
+      "set field_quantity output\nset prediction_type from_file\nexpect t_start == 999\n"
+      "model " + flow + "\nframes 1\nexpect t_start == 0\nset t_start 7\nexpect t_start == 7\n"
+      "set prediction_type epsilon\nexpect t_start == 7\nmodel " + kModel + "\nframes 1\nexpect t_start == 999\n"
+      "expect gl_errors == 0\n",
+      "--model '" + kModel + "'");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  struct Case {
+    const char* script;
+    const char* message;
+  };
+  for (const Case& c : {Case{"set flow_shift 0", "from_file or a number in [0.001, 1000]"},
+                        Case{"set flow_shift 1001", "from_file or a number in [0.001, 1000]"},
+                        Case{"set prediction_type x0", "valid: from_file, epsilon"},
+                        Case{"set field_quantity v", "valid: eps, x0, output, score"},
+                        Case{"set prediction_type flow\nset t_start 20", "[0, 19]"},
+                        Case{"set prediction_type edm\nset steps 1001", "[1, 1000]"}}) {
+    const Result b = run_gui(std::string("set n 16\nset steps 20\n") + c.script + "\nframes 1\n", "--model '" + kModel + "'");
+    EXPECT_EQ(b.code, 2) << c.script << "\n" << b.out << b.err;
+    EXPECT_NE(b.err.find(c.message), std::string::npos) << c.script << ": " << b.err;
+  }
+}
+
 }  // namespace
 }  // namespace diffscope

@@ -27,6 +27,20 @@ class FamilyCli : public test::CliFixture {
  protected:
   const std::string m_golden = test::data_path("golden/d2_h256.safetensors");  // names no prediction_type
   const std::string m_mixture = test::repo_root() + "/assets/models/gaussians8-exact.safetensors";
+  // A sidecar of the mixture's run (16 samples, 6 steps, seed 5) with `keys` runs as the flags without them: the
+  // same bytes, and stderr does not name `quiet`.
+  void expect_sidecar_runs_as_plain(const nlohmann::json& keys, const std::string& quiet) {
+    test::TempDir in;
+    nlohmann::json j{{"model", {{"file", m_mixture}}}, {"n", 16}, {"steps", 6}, {"seed", 5}};
+    j.update(keys);
+    std::ofstream(in.file("side.json")) << j.dump();
+    const Result a = run("sample --config '" + in.file("side.json") + "' --out '" + out("a.npy") + "'");
+    ASSERT_EQ(a.code, 0) << a.err;
+    const Result b = run("sample --model '" + m_mixture + "' --n 16 --steps 6 --seed 5 --out '" + out("b.npy") + "'");
+    ASSERT_EQ(b.code, 0) << b.err;
+    EXPECT_EQ(slurp(out("a.npy")), slurp(out("b.npy")));
+    EXPECT_FALSE(has(a.err, quiet)) << a.err;
+  }
   std::string sample_args(const std::string& extra) {
     return "sample --model '" + m_golden + "' --n 8 --out '" + out("x.npy") + "' " + extra;
   }
@@ -143,11 +157,13 @@ TEST_F(FamilyCli, ConfigFamilyValuesAreChecked) {
     return "sample --config '" + in.file("side.json") + "' --out '" + out("x.npy") + "'";
   };
   const std::string at = "--config " + in.file("side.json") + ": ";
-  expect_refused(side({{"prediction_type", 5}}), 2, {at + "prediction_type = 5 is not valid; valid: epsilon"});
-  expect_refused(side({{"prediction_type", "x0"}}), 2, {at + "prediction_type = 'x0' is not a known value"});
+  // prediction_type and flow_shift are settings rows too (session/settings_schema.h: "from_file" is their unset)
+  const std::string families = "valid: from_file, epsilon, sample, v_prediction, flow (or flow_prediction), edm";
+  expect_refused(side({{"prediction_type", 5}}), 2, {at + "prediction_type = '5' is not valid; " + families});
+  expect_refused(side({{"prediction_type", "x0"}}), 2, {at + "prediction_type = 'x0' is not valid; " + families});
   expect_refused(side({{"sigmas", "14.6,0"}}), 2, {at + "sigmas = \"14.6,0\" is not valid; valid: a list of numbers"});
   expect_refused(side({{"sigmas", {3.0, 5.0}}}), 2, {at + "sigmas: value 1 = 5 is out of range"});
-  expect_refused(side({{"flow_shift", 0}}), 2, {at + "flow_shift = 0 is not valid; valid: a finite number > 0"});
+  expect_refused(side({{"flow_shift", 0}}), 2, {at + "flow_shift = 0 is out of range; valid: from_file or a number"});
   expect_refused(side({{"flow_mu", "x"}}), 2, {at + "flow_mu = \"x\" is not valid; valid: a finite number"});
 }
 
@@ -178,19 +194,14 @@ TEST_F(FamilyCli, InfoShowsTheConvention) {
   EXPECT_EQ(f.at("convention"), "flow: x_s = (1 - s) x0 + s eps, velocity eps - x0, noise at s = 1; time input T*s (T = 1000)");
 }
 
-// An older sidecar (format 2: no family keys) runs as today: epsilon, the model's own list; the same bytes as the
-// run the flags name.
+// An older sidecar (format 2: no family keys) runs as today: epsilon, the model's own list.
 TEST_F(FamilyCli, OlderSidecarRunsWithTodaysDefaults) {
-  test::TempDir in;
-  std::ofstream(in.file("side.json")) << nlohmann::json{{"format", 2}, {"model", {{"file", m_mixture}}}, {"n", 16},
-                                                        {"steps", 6}, {"seed", 5}, {"sampler", "ddim"}}
-                                             .dump();
-  const Result a = run("sample --config '" + in.file("side.json") + "' --out '" + out("a.npy") + "'");
-  ASSERT_EQ(a.code, 0) << a.err;
-  const Result b = run("sample --model '" + m_mixture + "' --n 16 --steps 6 --seed 5 --out '" + out("b.npy") + "'");
-  ASSERT_EQ(b.code, 0) << b.err;
-  EXPECT_EQ(slurp(out("a.npy")), slurp(out("b.npy")));
-  EXPECT_FALSE(has(a.err, "prediction_type")) << a.err;
+  expect_sidecar_runs_as_plain({{"format", 2}, {"sampler", "ddim"}}, "prediction_type");
+}
+
+// A sidecar's "from_file" (the app's exports write it for an unset prediction_type or flow_shift) runs as unset.
+TEST_F(FamilyCli, ConfigFromFileValuesAreUnset) {
+  expect_sidecar_runs_as_plain({{"format", 3}, {"prediction_type", "from_file"}, {"flow_shift", "from_file"}}, "flow_shift");
 }
 
 // --write-scheduler-config writes the run's family: a v_prediction run's config says prediction_type v_prediction;

@@ -136,8 +136,13 @@ struct Model {
                     const py::object& t_start_arg, const py::object& seed_obj, bool from_data,
                     const std::string& backend_name, const std::string& precision_text, bool trajectory,
                     const py::object& stride_arg, const std::string& out, const py::object& stream,
-                    const py::object& scheduler_config) {
+                    const py::object& scheduler_config, const py::object& prediction_type,
+                    const py::object& sigmas, const py::object& flow_shift, const py::object& flow_mu) {
     SampleArgs a;
+    a.prediction_type = prediction_type_arg(prediction_type);
+    a.sigmas = sigmas_arg(sigmas);
+    a.flow_shift = real_arg(flow_shift, "flow_shift");
+    a.flow_mu = real_arg(flow_mu, "flow_mu");
     a.precision = parse_precision(precision_text);
     check_backend_precision(backend_name, a.precision);
     a.sampler = parse_sampler(sampler_text);
@@ -155,22 +160,28 @@ struct Model {
     a.eta = eta;
     a.trajectory_stride = int_arg(stride_arg, "trajectory_stride", {1, INT_MAX}, "an int >= 1");
     check_out(out, backend_name);
+    // On a list of levels (typed sigmas, flow, edm) t_start is an index into it and steps its length: plan_run
+    // checks them there.
+    const Family family = a.prediction_type.value_or(run_model.family.family);
+    const bool list_run = !a.sigmas.empty() || family == Family::Flow || family == Family::Edm;
     if (!t_start_arg.is_none())
-      a.t_start = int_arg(t_start_arg, "t_start", t_start_range(run_model.schedule), "an int");
+      a.t_start = int_arg(t_start_arg, "t_start", list_run ? IntRange{0, INT32_MAX} : t_start_range(run_model.schedule),
+                          "an int");
     if (!steps_arg.is_none()) {  // checked by plan_run; the range here names a value beyond 64 bits
       const int64_t t_hi = a.t_start ? *a.t_start : std::max(0, t_start_max_usable(run_model.schedule));
-      a.steps = int_arg(steps_arg, "steps", sample_steps_range(static_cast<int>(t_hi)),
-                        "an int in [1, t_start + 1], or None for t_start + 1");
+      a.steps = list_run ? int_arg(steps_arg, "steps", {1, INT32_MAX}, "an int >= 1, or None")
+                         : int_arg(steps_arg, "steps", sample_steps_range(static_cast<int>(t_hi)),
+                                   "an int in [1, t_start + 1], or None for t_start + 1");
     }
     a.from_data = from_data;
     a.backend = backend_name;
     a.trajectory = trajectory;
     a.model_name = name;
-    // The config's sampler note and a t_start default below T - 1 become UserWarnings.
+    // The config's sampler note, a t_start default below T - 1 and a prediction_type override become UserWarnings.
     const RunPlan plan = plan_run(sample_request(a), run_model, [](const RunNote& note) {
       std::string text;
       if (note.kind == RunNote::Kind::ConfigSampler) text = "scheduler_config: " + note.text;
-      if (note.kind == RunNote::Kind::DefaultTStart) text = note.text;
+      if (note.kind == RunNote::Kind::DefaultTStart || note.kind == RunNote::Kind::FamilyOverride) text = note.text;
       if (!text.empty() && PyErr_WarnEx(PyExc_UserWarning, text.c_str(), 2) != 0) throw py::error_already_set();
     });
     const std::vector<int> frames = trajectory ? plan.frames : std::vector<int>{};
@@ -222,34 +233,51 @@ struct Model {
     return *configured;
   }
 
+  // The model, or with a prediction_type (not None) a copy in `copy` running as that family (a file that names
+  // none; one naming another raises ValueError), with a UserWarning saying so.
+  const DiffusionModel& family_model(const py::object& prediction_type, DiffusionModel* copy) {
+    const std::optional<Family> f = prediction_type_arg(prediction_type);
+    if (!f) return model;
+    std::string note;
+    const FamilyParams p = family_with_prediction_type(model, *f, &note);
+    if (!note.empty() && PyErr_WarnEx(PyExc_UserWarning, note.substr(0, note.size() - 1).c_str(), 2) != 0)
+      throw py::error_already_set();
+    if (p.family == model.family.family && p.time_input == model.family.time_input) return model;
+    *copy = model;
+    copy->family = p;
+    return *copy;
+  }
+
   // denoise(): SEMANTICS §4, `steps` ddpm-mean steps from per-row t_start. x: (B, dim) numpy (a new array
   // comes back) or a CUDA array (updated in place and returned). t_start: an int or B ints.
   py::object denoise(const py::object& x_arg, const py::object& t_start_arg, const py::object& steps_arg,
                      const std::string& backend_name, const std::string& precision_text, bool trajectory,
-                     const py::object& stream) {
+                     const py::object& stream, const py::object& prediction_type) {
+    DiffusionModel with_family;  // the model with prediction_type's family (this call only)
+    const DiffusionModel& run_model = family_model(prediction_type, &with_family);
     const Precision precision = parse_precision(precision_text);
     check_backend_precision(backend_name, precision);
     const int64_t steps = int_arg(steps_arg, "steps", {1, INT32_MAX}, "an int >= 1");
     if (is_cuda_array(x_arg)) {
       if (trajectory) throw InvalidInput("trajectory = True: not available for a CUDA array x; pass a numpy array");
-      return denoise_cuda(backends, mutex, model, x_arg, t_start_arg, steps, backend_name, precision,
+      return denoise_cuda(backends, mutex, run_model, x_arg, t_start_arg, steps, backend_name, precision,
                           stream_arg(stream));
     }
     FloatArray in = as_matrix(x_arg, "x");
     const int64_t B = in.shape(0), cols = in.shape(1);
-    std::vector<int64_t> t_start = int_vector(t_start_arg, "t_start", B, t_start_range(model.schedule));
+    std::vector<int64_t> t_start = int_vector(t_start_arg, "t_start", B, t_start_range(run_model.schedule));
     FloatArray x = new_array({static_cast<py::ssize_t>(B), static_cast<py::ssize_t>(cols)});
     std::memcpy(x.mutable_data(), in.data(), sizeof(float) * B * cols);
-    validate_denoise_inputs(model, x.data(), B, cols, t_start.data(), static_cast<int64_t>(t_start.size()), steps);
+    validate_denoise_inputs(run_model, x.data(), B, cols, t_start.data(), static_cast<int64_t>(t_start.size()), steps);
     if (B > INT32_MAX) throw InvalidInput("x has " + std::to_string(B) + " rows; valid: at most 2^31-1");
-    const int S = static_cast<int>(steps), dim = model.net.dim;
+    const int S = static_cast<int>(steps), dim = run_model.net.dim;
     FloatArray traj = trajectory ? new_array({S + 1, static_cast<py::ssize_t>(B), dim}) : FloatArray();
     float* px = x.mutable_data();
     float* pt = trajectory ? traj.mutable_data() : nullptr;
     {
       py::gil_scoped_release release;
       std::lock_guard<std::mutex> lock(mutex);
-      backends.get(backend_name).denoise(model, px, t_start.data(), static_cast<int>(B), S, pt, precision);
+      backends.get(backend_name).denoise(run_model, px, t_start.data(), static_cast<int>(B), S, pt, precision);
     }
     check_result_finite("x", px, 1, B, dim);
     if (trajectory) check_result_finite("trajectory", pt, S + 1, B, dim);
@@ -348,6 +376,12 @@ void register_model(py::module_& m) {
         std::copy(s.model.data_samples.begin(), s.model.data_samples.end(), a.mutable_data());
         return a;
       }, "The data points stored in the model file: a new float32 array (n_data, dim).")
+      .def_property_readonly("prediction_type", [](const Model& s) { return family_name(s.model.family.family); },
+                             "The model family the file names ('epsilon' when it names none; docs/SEMANTICS.md §2):\n"
+                             "'epsilon', 'sample', 'v_prediction', 'flow' or 'edm'.")
+      .def_property_readonly("convention", [](const Model& s) { return convention_line(s.model.family); },
+                             "One line on the model family, as `diffscope info`'s convention line: the family, its\n"
+                             "state, the network's time input and T.")
       .def("__repr__", [](const Model& s) {
         return "<diffscope.Model '" + s.name + "' dim=" + std::to_string(s.model.net.dim) +
                " hidden=" + std::to_string(s.model.net.hidden) + " T=" + std::to_string(s.model.schedule.T) + ">";
@@ -358,6 +392,8 @@ void register_model(py::module_& m) {
            py::arg("from_data") = false, py::arg("backend") = "cpu", py::arg("precision") = "fp32",
            py::arg("trajectory") = false, py::arg("trajectory_stride") = 1, py::arg("out") = "numpy",
            py::arg("stream") = py::none(), py::arg("scheduler_config") = py::none(),
+           py::arg("prediction_type") = py::none(), py::arg("sigmas") = py::none(), py::arg("flow_shift") = py::none(),
+           py::arg("flow_mu") = py::none(),
            doc("Samples n points, as `diffscope sample`: float32 (n, dim). With trajectory=True, (x, trajectory):\n"
                "the frames 0, s, 2s, ... and the last (s = trajectory_stride), (frames, n, dim).\n"
                "sampler: 'ddim', 'ddpm', 'dpmpp-2m', ... (the solvers of `diffscope sample --sampler`); spacing:\n"
@@ -371,16 +407,24 @@ void register_model(py::module_& m) {
                "when the call returns) or a cudaStream_t as an int (enqueued there).\n"
                "scheduler_config: a diffusers scheduler_config.json path, as --scheduler-config: its schedule (unless\n"
                "the model file has its own) and its spacing and steps_offset where spacing / steps_offset are None\n"
-               "(without a config None means 'default' and 0).",
-               "docs/SEMANTICS.md §3").c_str())
+               "(without a config None means 'default' and 0).\n"
+               "Model families (as --prediction-type, --sigmas, --flow-shift, --flow-mu): prediction_type ('epsilon',\n"
+               "'sample', 'v_prediction', 'flow', 'edm') for a file that names none (a file naming another raises\n"
+               "ValueError); sigmas: a typed list of noise levels in the family's own level (VE sigma for the VP\n"
+               "families and edm, s for flow), strictly decreasing, > 0 but the last; flow_shift (> 0) and flow_mu\n"
+               "(diffusers' dynamic shifting) for flow lists. t_start on a flow, edm or sigmas list is the index of\n"
+               "the first step.",
+               "docs/SEMANTICS.md §2-§3").c_str())
       .def("denoise", &Model::denoise, py::arg("x"), py::arg("t_start"), py::arg("steps"), py::arg("backend") = "cpu",
            py::arg("precision") = "fp32", py::arg("trajectory") = false, py::arg("stream") = py::none(),
+           py::arg("prediction_type") = py::none(),
            doc("`steps` ddpm-mean steps from per-row t_start, as `diffscope denoise`: float32 (B, dim), or with\n"
                "trajectory=True (x, trajectory (steps + 1, B, dim)).\n"
                "x: (B, dim) float16, float32 or float64 (a numpy array, anything numpy.asarray takes, or a host DLPack\n"
                "tensor; integer, bool, complex and other dtypes are refused, as by --x); t_start: an integer or B\n"
                "integers (an integer array, signed or unsigned). A CUDA array x (__cuda_array_interface__ or DLPack,\n"
-               "float32, with backend='cuda') is updated in place and returned; stream as in Model.sample.",
+               "float32, with backend='cuda') is updated in place and returned; stream as in Model.sample.\n"
+               "prediction_type: the family of a file that names none, as in Model.sample; x is that family's state.",
                "docs/SEMANTICS.md §4 and §6").c_str());
 }
 

@@ -191,4 +191,42 @@ int64_t stream_arg(const py::handle& stream) {
   }
 }
 
+std::optional<Family> prediction_type_arg(const py::handle& v) {
+  if (v.is_none()) return std::nullopt;
+  if (!py::isinstance<py::str>(v))
+    throw InvalidInput("prediction_type = " + repr_text(v) + " is not a str; valid: None or one of " + family_choices());
+  return parse_family(py::str(v), "prediction_type");
+}
+
+std::vector<double> sigmas_arg(const py::handle& v) {
+  if (v.is_none()) return {};
+  const std::string valid = "; valid: None or a 1-D sequence of real numbers, strictly decreasing, > 0 but the last";
+  py::array raw = py::reinterpret_steal<py::array>(py::handle());  // null (py::array() would be an empty array)
+  if (!py::isinstance<py::str>(v) && !py::isinstance<py::bytes>(v)) {
+    try {
+      raw = py::array::ensure(v);  // numpy.asarray: no cast yet
+    } catch (const py::error_already_set&) {
+    }
+  }
+  const char kind = raw ? dtype_kind(raw.dtype()) : '?';
+  if (!raw || (kind != 'f' && kind != 'i' && kind != 'u') || raw.ndim() != 1)
+    throw InvalidInput("sigmas = " + repr_text(v) +
+                       (raw ? " (dtype " + std::string(py::str(py::handle(raw.dtype()))) + ", " +
+                                  std::to_string(raw.ndim()) + " dimensions)"
+                            : std::string()) +
+                       " is not a 1-D sequence of numbers" + valid);
+  const auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(raw);
+  if (a.size() == 0) throw InvalidInput("sigmas is empty; valid: None or at least one level");
+  return std::vector<double>(a.data(), a.data() + a.size());
+}
+
+std::optional<double> real_arg(const py::handle& v, const char* arg) {
+  if (v.is_none()) return std::nullopt;
+  // numbers.Real: int, float, numpy's integer and float scalars; not bool, numpy.bool_, complex or str.
+  const py::object real_type = py::module_::import("numbers").attr("Real");
+  const bool real = !py::isinstance<py::bool_>(v) && PyObject_IsInstance(v.ptr(), real_type.ptr()) == 1;
+  if (!real) throw InvalidInput(std::string(arg) + " = " + repr_text(v) + " is not a real number; valid: None or a number");
+  return v.cast<double>();
+}
+
 }  // namespace diffscope::python

@@ -6,10 +6,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "base/ranges.h"
+#include "model/family.h"
 #include "run/backend.h"
 
 namespace diffscope::gpu {
@@ -73,6 +75,15 @@ void check_out(const std::string& out, const std::string& backend);
 // (numpy dtype kinds i and u; bool, float, complex, string and object arrays are refused before any cast, naming
 // the dtype), each in r: InvalidInput naming `arg`, the index and the value as given (a uint64 above 2^63-1 too).
 std::vector<int64_t> int_vector(const pybind11::handle& v, const char* arg, int64_t B, IntRange r);
+// Model families (SEMANTICS §2, §3): prediction_type None -> unset, else a family name (parse_family); sigmas None
+// -> empty, else a non-empty 1-D sequence or array of real numbers (int or float dtypes; bool, complex, strings
+// refused before any cast); real_arg (flow_shift, flow_mu): None -> unset, else a real number (int or float, not
+// bool). ValueError (InvalidInput) naming the keyword and the value; the values' ranges are plan_run's
+// (check_sample_request, run/run_plan.h).
+std::optional<Family> prediction_type_arg(const pybind11::handle& v);
+std::vector<double> sigmas_arg(const pybind11::handle& v);
+std::optional<double> real_arg(const pybind11::handle& v, const char* arg);
+
 // The `stream` argument: None -> -1 (the backend's own stream, synchronised before returning), else a
 // cudaStream_t as an int (0 = the legacy default stream; work is left in flight on it).
 int64_t stream_arg(const pybind11::handle& stream);

@@ -21,6 +21,10 @@ SampleRequest sample_request(const SampleArgs& a) {
   r.keep_frames = a.trajectory;
   r.trajectory_stride = a.trajectory_stride;
   r.model_name = a.model_name;
+  r.prediction_type = a.prediction_type;
+  r.sigmas = a.sigmas;
+  r.flow_shift = a.flow_shift;
+  r.flow_mu = a.flow_mu;
   return r;
 }
 

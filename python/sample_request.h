@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "run/run_plan.h"
 
@@ -25,6 +26,10 @@ struct SampleArgs {
   int64_t trajectory_stride = 1;
   const SchedulerConfig* scheduler_config = nullptr;
   std::string model_name;
+  // Model families (SampleRequest's): None -> unset / empty.
+  std::optional<Family> prediction_type;
+  std::vector<double> sigmas;
+  std::optional<double> flow_shift, flow_mu;
 };
 
 // The request of a Model.sample call: the arguments by Python's names (snake_case_name), every trajectory

@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <optional>
 #include <memory>
 #include <string>
 
@@ -10,6 +12,7 @@
 #include "base/ranges.h"
 #include "cli/cli.h"
 #include "cli/cli_util.h"
+#include "cli/family_options.h"
 #include "diffusion/input_checks.h"
 #include "diffusion/step_table.h"
 #include "formats/npy.h"
@@ -26,6 +29,7 @@ struct DenoiseOptions {
   std::string model, x, t_start, out, trajectory;
   int steps = 0;
   std::string backend = "cpu", precision = "fp32";
+  FamilyOptions family;  // --prediction-type
 };
 
 void run_denoise(const DenoiseOptions& o) {
@@ -34,7 +38,17 @@ void run_denoise(const DenoiseOptions& o) {
   check_backend_precision(o.backend, precision);
   check_output_path("--out", o.out);
   if (!o.trajectory.empty()) check_output_path("--trajectory", o.trajectory);
-  const DiffusionModel model = load_diffusion_model(resolve_model_arg("--model", o.model));
+  const std::optional<Family> prediction_type = parse_prediction_type_flag(o.family.prediction_type);
+  DiffusionModel model = load_diffusion_model(resolve_model_arg("--model", o.model));
+  if (prediction_type) {  // the family of a file that names none (SEMANTICS §2): x is that family's state
+    std::string note;
+    try {
+      model.family = family_with_prediction_type(model, *prediction_type, &note);
+    } catch (const ArgumentError& e) {
+      throw InvalidInput(e.message(cli_flag));
+    }
+    if (!note.empty()) std::fprintf(stderr, "note: %s", note.c_str());
+  }
   Matrix2D x = load_matrix(o.x, "--x");
   const std::vector<int64_t> t_start = load_int_vector(o.t_start, "--t-start");
   validate_denoise_inputs(model, x.data.data(), x.rows, x.cols, t_start.data(),
@@ -92,6 +106,7 @@ void register_denoise(CLI::App& app, Action& action) {
   sub->add_option("--steps", o->steps, "number of steps S >= 1 (rows reaching t = 0 early freeze)")->required();
   sub->add_option("--out", o->out, "output x: (B, dim) float32 .npy")->required();
   sub->add_option("--trajectory", o->trajectory, "optional trajectory: (S+1, B, dim) float32 .npy");
+  add_family_options(sub, o->family, false);
   sub->add_option("--backend", o->backend, "cpu | cuda")->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
   sub->add_option("--precision", o->precision, "fp32 | tf32 | bf16 (tf32/bf16 need --backend cuda)")
       ->check(CLI::IsMember({"fp32", "tf32", "bf16"}))

@@ -28,6 +28,9 @@ struct InfoOptions {
 // A number read off the file, or "?" where the file did not give it (0: see inspect_diffusion_model).
 std::string known(int v) { return v > 0 ? std::to_string(v) : "?"; }
 
+// The file names a prediction_type that was not read (its value is one of the problems): no convention to show.
+bool family_unread(const DiffusionModel& m) { return !m.family_in_file && m.metadata.count("prediction_type") > 0; }
+
 void print_schedule_text(const Schedule& s, std::ostream& os) {
   if (s.T == 0) return;
   char buf[160];
@@ -50,6 +53,11 @@ void print_text(const DiffusionModel& m, const SafetensorsFile& f, const std::ve
   os << "dim:             " << known(m.net.dim) << "\n";
   os << "hidden:          " << (m.mixture ? "0" : known(m.net.hidden)) << "\n";
   if (m.mixture) os << "kind:            gaussian_mixture, K = " << m.mixture->K << " (exact eps, SEMANTICS §6)\n";
+  if (family_unread(m))
+    os << "convention:      (not read: see problems)\n";
+  else
+    os << "convention:      " << convention_line(m.family)
+       << (m.family_in_file ? "" : " (the file names no prediction_type: --prediction-type may set it)") << "\n";
   os << "T:               " << known(s.T) << "\n";
   os << "schedule:        " << (s.T > 0 ? s.source : "(unreadable)") << "\n";
   print_schedule_text(s, os);
@@ -64,6 +72,27 @@ void print_text(const DiffusionModel& m, const SafetensorsFile& f, const std::ve
   if (!problems.empty()) {
     os << "problems:        cannot be sampled\n";
     for (const auto& p : problems) os << "  " << p << "\n";
+  }
+}
+
+// The model family's keys (SEMANTICS §2 "How a file says it"): prediction_type, prediction_type_in_file,
+// time_input, convention, and sigma_data (edm) / flow_shift and flow_velocity (flow) where they apply; null where
+// the family keys could not be read.
+void put_family(const DiffusionModel& m, nlohmann::json& j) {
+  if (family_unread(m)) {
+    j["prediction_type"] = j["time_input"] = j["convention"] = nullptr;
+    j["prediction_type_in_file"] = true;
+    return;
+  }
+  const FamilyParams& f = m.family;
+  j["prediction_type"] = family_name(f.family);
+  j["prediction_type_in_file"] = m.family_in_file;
+  j["time_input"] = time_input_name(f.time_input);
+  j["convention"] = convention_line(f);
+  if (f.family == Family::Edm) j["sigma_data"] = f.sigma_data, j["edm_prediction_type"] = f.edm_v ? "v_prediction" : "epsilon";
+  if (f.family == Family::Flow) {
+    j["flow_shift"] = f.flow_shift;
+    j["flow_velocity"] = f.flow_velocity == FlowVelocity::EpsMinusX0 ? "eps_minus_x0" : "x0_minus_eps";
   }
 }
 
@@ -82,6 +111,7 @@ void print_json(const DiffusionModel& m, const SafetensorsFile& f, const std::ve
   } else {
     j["T"] = j["schedule"] = j["alphas_cumprod_last"] = j["t_start_max_usable"] = nullptr;
   }
+  put_family(m, j);
   j["data_samples"] = m.n_data;
   j["metadata"] = m.metadata;
   j["ignored_tensors"] = m.ignored_tensors;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -22,6 +23,7 @@
 #include "base/words.h"
 #include "cli/cli.h"
 #include "cli/cli_util.h"
+#include "cli/family_options.h"
 #include "diffusion/input_checks.h"
 #include "diffusion/sampling.h"
 #include "diffusion/scheduler_config.h"
@@ -70,6 +72,9 @@ struct SampleOptions {
   uint64_t seed = 0;  // parsed from seed_text
   bool from_data = false;
   bool steps_from_config = false, stride_from_config = false;
+  // Model families (cli/family_options.h); the sidecar's values of --config where no flag was given.
+  FamilyOptions family;
+  bool prediction_type_from_config = false, flow_shift_from_config = false, flow_mu_from_config = false;
   std::string png, size = "1024x1024";  // GUI builds: headless picture of the run
   std::string video, video_frames;      // GUI builds: headless video of the run (sample_png.h)
   double fps = 30;
@@ -105,8 +110,42 @@ bool is_sidecar_record(const std::string& k) {
                                       "command_line", "created_utc", "timings", "png", "npy", "video", "fps", "lossless", "pix_fmt",
                                       "frames", "shape", "grid", "render_device", "frames_drawn", "evaluations",
                                       "frame", "camera_aspect", "ui_scale", "trajectory_stride", "noise", "steps_offset",
-                                      "scheduler_config", "backend", "cam_auto", "camera_auto"};
+                                      "scheduler_config", "backend", "cam_auto", "camera_auto", "time_input",
+                                      "levels", "prediction_type", "sigmas", "flow_shift", "flow_mu"};
   return std::find(std::begin(kKeys), std::end(kKeys), k) != std::end(kKeys);
+}
+
+// The run's family values of a --config sidecar (SEMANTICS §6, format 3) where no flag was given: prediction_type,
+// sigmas, flow_shift, flow_mu. A value of the wrong type or out of range is refused naming the sidecar's key.
+void apply_config_family(SampleOptions& o, const nlohmann::json& flat) {
+  const std::string at = "--config " + o.config + ": ";
+  auto bad = [&](const char* key, const std::string& valid) {
+    return InvalidInput(at + key + " = " + flat[key].dump() + " is not valid; valid: " + valid);
+  };
+  // "from_file": the settings rows' unset value (session/settings_schema.h), as the app's exports write it.
+  const auto unset = [&](const char* key) { return flat[key].is_string() && flat[key].get<std::string>() == "from_file"; };
+  if (flat.contains("prediction_type") && !o.given("--prediction-type") && !unset("prediction_type")) {
+    if (!flat["prediction_type"].is_string()) throw bad("prediction_type", family_choices());
+    parse_family(flat["prediction_type"].get<std::string>(), at + "prediction_type");
+    o.family.prediction_type = flat["prediction_type"].get<std::string>(), o.prediction_type_from_config = true;
+  }
+  if (flat.contains("sigmas") && !o.given("--sigmas")) {
+    const nlohmann::json& a = flat["sigmas"];
+    std::vector<double> levels;
+    for (size_t i = 0; a.is_array() && i < a.size(); ++i)
+      if (a[i].is_number()) levels.push_back(a[i].get<double>());
+    if (!a.is_array() || levels.size() != a.size() || levels.empty())
+      throw bad("sigmas", "a list of numbers, strictly decreasing, > 0 but the last");
+    o.family.sigmas = sigmas_text(levels);
+  }
+  for (const char* key : {"flow_shift", "flow_mu"}) {
+    const bool shift = key == std::string("flow_shift");
+    if (!flat.contains(key) || o.given(shift ? "--flow-shift" : "--flow-mu") || unset(key)) continue;
+    const bool ok = flat[key].is_number() && std::isfinite(flat[key].get<double>()) && (!shift || flat[key].get<double>() > 0);
+    if (!ok) throw bad(key, shift ? "a finite number > 0" : "a finite number");
+    (shift ? o.family.flow_shift : o.family.flow_mu) = flat[key].get<double>();
+    (shift ? o.flow_shift_from_config : o.flow_mu_from_config) = true;
+  }
 }
 
 // --config FILE (a sidecar, or a PNG carrying one): its values where no flag was given (explicit flags win).
@@ -158,6 +197,7 @@ void apply_config(SampleOptions& o, AppSettings* pic, bool* camera_given, bool* 
   if (flat.contains("noise") && !o.given("--noise")) get_path(flat, "noise", &o.noise);
   if (flat.contains("scheduler_config") && !o.given("--scheduler-config"))
     get_path(flat, "scheduler_config", &o.scheduler_config);
+  apply_config_family(o, flat);
   if (flat.contains("backend") && flat["backend"].is_string() && !o.given("--backend")) {
     const std::string b = flat["backend"].get<std::string>();  // "cpu", or "cuda ..." from the GUI
     if (b.rfind("cuda", 0) == 0) o.backend = "cuda";
@@ -321,6 +361,10 @@ std::string run_options(const SampleOptions& o, const AppSettings& pic, bool cam
   if (!o.noise.empty()) add("--noise", absolute_path(o.noise));
   if (!o.scheduler_config.empty()) add("--scheduler-config", absolute_path(o.scheduler_config));
   if (spacing == Spacing::Leading && steps_offset != 0) add("--steps-offset", std::to_string(steps_offset));
+  if (!o.family.prediction_type.empty()) add("--prediction-type", o.family.prediction_type);
+  if (!o.family.sigmas.empty()) add("--sigmas", sigmas_text(parse_sigmas_flag(o.family.sigmas)));
+  if (o.given("--flow-shift") || o.flow_shift_from_config) add("--flow-shift", num(o.family.flow_shift));
+  if (o.given("--flow-mu") || o.flow_mu_from_config) add("--flow-mu", num(o.family.flow_mu));
   if (!o.trajectory.empty()) add("--trajectory", o.trajectory);
   if (o.given("--trajectory-stride") || o.stride_from_config) add("--trajectory-stride", std::to_string(stride));
   if (!o.write_scheduler_config.empty()) add("--write-scheduler-config", o.write_scheduler_config);
@@ -342,6 +386,10 @@ std::string run_options(const SampleOptions& o, const AppSettings& pic, bool cam
 // The CLI's spelling of a sampling argument: its flag; t_start taken from --config names the sidecar.
 std::string cli_arg_name(const SampleOptions& o, Arg a) {
   if (a == Arg::TStart && o.t_start_from_config && !o.given("--t-start")) return "--config " + o.config + ": t_start";
+  const bool sigmas_from_config = !o.family.sigmas.empty() && !o.given("--sigmas") && !o.config.empty();
+  if ((a == Arg::PredictionType && o.prediction_type_from_config) || (a == Arg::Sigmas && sigmas_from_config) ||
+      (a == Arg::FlowShift && o.flow_shift_from_config) || (a == Arg::FlowMu && o.flow_mu_from_config))
+    return "--config " + o.config + ": " + arg_id(a);
   if (a == Arg::SchedulerConfig) return "--scheduler-config " + o.scheduler_config;
   if (a == Arg::Config) return "--config " + o.config;
   return cli_flag(a);
@@ -372,6 +420,10 @@ SampleRequest sample_request(const SampleOptions& o, int budget_mb) {
     r.memory_budget_mb = budget_mb;  // the GUI's trail sampling (SEMANTICS §3)
   if (o.given("--frame") || (o.frame_from_config && o.frame != -1)) r.frame = o.frame;
   r.frame_past_end_is_last = o.frame_from_config && !o.given("--frame");
+  r.prediction_type = parse_prediction_type_flag(o.family.prediction_type);
+  r.sigmas = parse_sigmas_flag(o.family.sigmas);
+  if (o.given("--flow-shift") || o.flow_shift_from_config) r.flow_shift = o.family.flow_shift;
+  if (o.given("--flow-mu") || o.flow_mu_from_config) r.flow_mu = o.family.flow_mu;
   r.model_name = o.model;
   const SampleOptions* opts = &o;
   r.arg_name = [opts](Arg a) { return cli_arg_name(*opts, a); };
@@ -401,6 +453,8 @@ void prepare_options(SampleOptions& o, AppSettings& pic, bool* camera_given, boo
   check_range("--steps-offset", o.steps_offset, {0, INT_MAX});
   if (!o.write_scheduler_config.empty()) check_output_path("--write-scheduler-config", o.write_scheduler_config);
   o.seed = parse_seed(o.seed_text);
+  if (o.given("--sigmas") && o.family.sigmas.empty())
+    throw InvalidInput("--sigmas is empty; valid: a list such as 14.6,5.2,0 or @FILE");
   check_sample_request(sample_request(o, 0));
   check_output_path("--out", o.out);
   if (!o.trajectory.empty()) check_output_path("--trajectory", o.trajectory);
@@ -437,6 +491,42 @@ struct SampleRun {
 #endif
 };
 
+// --write-scheduler-config's text (diffusion/scheduler_config.h): a VP family's run on the schedule as its diffusers
+// config with the run's prediction_type; a flow or edm run's list as plan_run builds it: the --scheduler-config's,
+// else FlowMatchEuler's (the run's shift) or EDM's (karras, the model's sigma_data). A typed --sigmas list has no
+// scheduler config: refused.
+std::string written_scheduler_config(const SampleRun& s) {
+  const SampleOptions& o = s.o;
+  const RunPlan& p = s.plan;
+  if (!p.request.sigmas.empty())
+    throw InvalidInput("--write-scheduler-config " + o.write_scheduler_config + ": a typed --sigmas list has no "
+                       "diffusers scheduler config (diffusers takes it as set_timesteps(sigmas=...)); valid: leave "
+                       "out --sigmas or --write-scheduler-config");
+  if (!p.family_list)
+    return scheduler_config_json(s.model.schedule, p.request.sampler,
+                                 written_spacing(o, p.request.sampler, p.spacing, p.t_start, p.steps),
+                                 p.table.steps_offset, p.family.family);
+  SchedulerConfig list;
+  if (s.config && has_family_list(*s.config)) {  // the config's list, as plan_run ran it (a --flow-shift given wins)
+    list = *s.config;
+    if (p.request.flow_shift && list.flow_match) list.flow_match->shift = *p.request.flow_shift;
+    if (p.request.flow_shift && list.flow_sigmas_shift) list.flow_sigmas_shift = *p.request.flow_shift;
+  } else if (p.family.family == Family::Flow) {
+    FlowMatchEulerConfig c;
+    c.T = p.family.T;
+    c.shift = p.request.flow_shift.value_or(p.family.flow_shift);
+    list.flow_match = c;
+  } else {
+    EdmConfig c;
+    c.sigma_data = p.family.sigma_data;
+    list.edm = c;
+  }
+  if (p.t_start > 0)
+    std::fprintf(stderr, "note: --write-scheduler-config %s: the whole list of %d steps is written; this run starts at "
+                         "its step %d (--t-start)\n", o.write_scheduler_config.c_str(), p.list_steps, p.t_start);
+  return family_scheduler_config_json(p.family, p.request.sampler, list, p.request.flow_mu);
+}
+
 // Every output, derived names included, is distinct and fits on its file system (SEMANTICS §9); the scheduler
 // config text to write ("" for none).
 std::string check_outputs(const SampleRun& s) {
@@ -456,13 +546,7 @@ std::string check_outputs(const SampleRun& s) {
   std::vector<OutputFile> named = outputs;  // --config is read, never written over (SEMANTICS §9)
   if (!o.config.empty()) named.push_back({"--config", o.config});
   check_distinct_outputs(named);
-  const RunPlan& p = s.plan;
-  const std::string config_text =
-      o.write_scheduler_config.empty()
-          ? ""
-          : scheduler_config_json(s.model.schedule, p.request.sampler,
-                                  written_spacing(o, p.request.sampler, p.spacing, p.t_start, p.steps),
-                                  p.table.steps_offset);
+  const std::string config_text = o.write_scheduler_config.empty() ? "" : written_scheduler_config(s);
   if (!o.png.empty()) {  // after the collision check, which names both colliding arguments
     const std::string ext = o.png.size() >= 4 ? o.png.substr(o.png.size() - 4) : "";
     if (ext != ".png" && ext != ".PNG")
@@ -482,6 +566,11 @@ void plan_sample(SampleRun& s) {
   s.start_noise = load_start_noise(o, s.model.net.dim);
   SampleRequest request = sample_request(o, s.pic.sampling.memory_budget_mb);
   request.scheduler_config = s.config ? &*s.config : nullptr;
+  // A sidecar records the run's family: where the model runs as that family by itself, it is no override.
+  if (o.prediction_type_from_config && request.prediction_type == s.model.family.family) {
+    request.prediction_type.reset();
+    o.family.prediction_type.clear();
+  }
   note_ignored_options(o);
   s.plan = plan_run(request, s.model, [](const RunNote& note) { std::fprintf(stderr, "note: %s\n", note.text.c_str()); });
 #ifdef DIFFSCOPE_SAMPLE_PNG
@@ -534,6 +623,7 @@ double add_pictures(SampleRun& s, DenoiserBackend& backend, AtomicFileSet& files
   rs.n_samples = p.n, rs.sampler = p.request.sampler, rs.spacing = p.spacing, rs.eta = p.request.eta;
   rs.steps = p.steps, rs.t_start = p.t_start, rs.seed = p.request.seed, rs.from_data = p.request.from_data;
   rs.precision = p.request.precision;
+  rs.prediction_type = p.request.prediction_type, rs.flow_shift = p.request.flow_shift;
   req.camera_given = s.camera_given;
   req.camera_aspect = o.camera_aspect;
   req.ui_scale = static_cast<float>(o.ui_scale);
@@ -551,6 +641,11 @@ double add_pictures(SampleRun& s, DenoiserBackend& backend, AtomicFileSet& files
   if (!o.noise.empty()) put_path(req.extra, "noise", absolute_path(o.noise));
   if (!o.scheduler_config.empty()) put_path(req.extra, "scheduler_config", absolute_path(o.scheduler_config));
   req.frame_numbers = p.frames;
+  req.table = &p.table;
+  // The request's own family values (the family and each frame's level come from the table): what --config reads.
+  if (!p.request.sigmas.empty()) req.extra["sigmas"] = p.request.sigmas;
+  if (p.request.flow_shift) req.extra["flow_shift"] = *p.request.flow_shift;
+  if (p.request.flow_mu) req.extra["flow_mu"] = *p.request.flow_mu;
   req.png_text = !o.no_png_text;
   const std::string grid_note = image_grid_note(s.model, p.n, s.pic.view.image_grid_cols);
   if (!grid_note.empty()) std::fprintf(stderr, "%s", grid_note.c_str());
@@ -648,10 +743,12 @@ std::shared_ptr<SampleOptions> add_sample_command(CLI::App& app) {
                   "also write the run's schedule and spacing as a diffusers scheduler_config.json");
   sub->add_option("--eta", o->eta, "ddim noise scale, in [0, 1]")->capture_default_str();
   o->steps_option = sub->add_option("--steps", o->steps, "number of steps N, in [1, t_start+1] (default t_start+1)");
-  sub->add_option("--t-start", o->t_start, "start timestep, in [0, T-1] (default: T-1 of the model, or its last usable t)");
+  sub->add_option("--t-start", o->t_start, "start timestep, in [0, T-1] (default: T-1 of the model, or its last usable t); "
+                                           "on a flow, edm or --sigmas list the index of the first step, in [0, N-1]");
   sub->add_option("--seed", o->seed_text, "Philox seed, an integer in [0, 2^64-1] (SEMANTICS §7)")
       ->capture_default_str();
   sub->add_flag("--from-data", o->from_data, "start from the model's data_samples noised to t_start");
+  add_family_options(sub, o->family, true);
   sub->add_option("--noise", o->noise, "start from this (n, dim) .npy instead of the seed's noise (frame 0 of a "
                                        "--trajectory is one); step noise still comes from --seed");
   sub->add_option("--out", o->out, "output samples: (n, dim) float32 .npy")->required();

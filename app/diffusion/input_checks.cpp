@@ -27,6 +27,25 @@ void check_eta(double eta, const std::string& arg) {
   }
 }
 
+FamilyParams family_with_prediction_type(const DiffusionModel& model, Family f, std::string* note) {
+  if (model.family_in_file) {
+    if (model.family.family == f) return model.family;
+    throw ArgumentError(Arg::PredictionType, family_name(f), family_name(model.family.family),
+                        arg_ref(Arg::PredictionType) + " = " + family_name(f) + " contradicts the model file, whose " +
+                            "prediction_type is " + family_name(model.family.family) + "; valid: " +
+                            family_name(model.family.family) + " or leave it out");
+  }
+  FamilyParams p = model.family;
+  p.family = f;
+  // The file's own time_input, read for the family it runs as (one that family has no such input for is refused).
+  const auto ti = model.metadata.find("time_input");
+  p.time_input = ti == model.metadata.end() ? default_time_input(f) : parse_time_input(ti->second, f);
+  if (note && f != model.family.family)
+    *note += "the model file names no prediction_type: it runs as " + std::string(family_name(f)) +
+             ", network time input " + time_input_name(p.time_input) + "\n";
+  return p;
+}
+
 void validate_denoise_inputs(const DiffusionModel& model, const float* x, int64_t B, int64_t x_cols,
                              const int64_t* t_start, int64_t n_t_start, int64_t S) {
   const int dim = model.net.dim;

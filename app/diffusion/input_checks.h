@@ -2,6 +2,7 @@
 // input checks (SEMANTICS §3, §4). Errors are InvalidInput naming the argument, the value and the valid range.
 #pragma once
 #include <cstdint>
+#include <string>
 
 #include "base/ranges.h"
 #include "model/model.h"
@@ -17,6 +18,12 @@ void check_eta(double eta, const std::string& arg = "");
 
 // SEMANTICS §4 input checks for denoise: B >= 1, x finite, x width == dim, 0 <= t_start[b] <= T-1, S >= 1.
 // x_cols is the width of the x array as given. Messages name the argument, the index and the value.
+// The model's family with a front end's prediction_type `f` (SEMANTICS §2 "How a file says it"): a file that
+// names no prediction_type runs as `f` with its own time_input key read for `f` (InvalidInput when `f` has no such
+// input), else `f`'s default, and `note` (when given) gets one line saying so; a file that names `f` itself is unchanged; a file that names another family is refused
+// (ArgumentError, Arg::PredictionType, naming both).
+FamilyParams family_with_prediction_type(const DiffusionModel& model, Family f, std::string* note = nullptr);
+
 void validate_denoise_inputs(const DiffusionModel& model, const float* x, int64_t B, int64_t x_cols,
                              const int64_t* t_start, int64_t n_t_start, int64_t S);
 

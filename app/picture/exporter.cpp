@@ -149,6 +149,10 @@ nlohmann::json Exporter::sidecar(const ExportView& v, const std::string& kind, c
   in.timestep = ss.timestep_of_frame(v.shown_frame);
   in.computed_steps = ss.computed_steps();
   in.trajectory_stride = ss.layout().stride;
+  if (ss.has_model() && ss.table().steps() > 0 && ss.layout().n_steps == ss.table().steps()) {  // family keys, levels
+    in.table = &ss.table();
+    for (int k = 0; k < ss.layout().n_slots; ++k) in.kept_frames.push_back(ss.layout().frame_of_slot(k));
+  }
   in.ui_scale = v.ui_scale;
   in.camera_aspect = v.camera_aspect;
   in.extra["timings"] = v.timings;

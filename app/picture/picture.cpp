@@ -98,9 +98,27 @@ std::vector<render::LineVertex> field_lines(const CameraFit& cam, double aspect,
   return lines;
 }
 
+nlohmann::json family_sidecar_keys(const StepTable& table, const std::vector<int>& kept_frames) {
+  nlohmann::json j;
+  j["prediction_type"] = family_name(table.family.family);
+  j["time_input"] = time_input_name(table.family.time_input);
+  if (table.levels.empty()) return j;
+  std::vector<int> frames = kept_frames;
+  if (frames.empty())
+    for (int k = 0; k < static_cast<int>(table.levels.size()); ++k) frames.push_back(k);
+  nlohmann::json time = nlohmann::json::array(), abar = nlohmann::json::array();
+  for (int f : frames) {
+    const NoiseLevel& lv = table.levels.at(static_cast<size_t>(f));
+    time.push_back(lv.time);
+    abar.push_back(lv.vp_abar());
+  }
+  j["levels"] = {{"frames", frames}, {"time", time}, {"vp_abar", abar}};
+  return j;
+}
+
 nlohmann::json build_sidecar(const SidecarInput& in) {
   nlohmann::json j;
-  j["format"] = 2;
+  j["format"] = 3;
   j["kind"] = in.kind;
   j["generator"] = in.generator;
   if (in.model) {
@@ -130,6 +148,7 @@ nlohmann::json build_sidecar(const SidecarInput& in) {
   if (in.computed_steps >= 0) j["computed_steps"] = in.computed_steps;
   j["trajectory_stride"] = in.trajectory_stride;
   if (!in.command_line.empty()) put_path(j, "command_line", in.command_line);  // a model path of any bytes
+  if (in.table) j.update(family_sidecar_keys(*in.table, in.kept_frames));
   const std::time_t now = std::time(nullptr);
   char ts[32];
   std::strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "diffusion/step_table.h"
 #include "model/model.h"
 #include "render/renderer.h"
 #include "session/settings_io.h"
@@ -51,10 +52,22 @@ struct SidecarInput {
   float ui_scale = 1;                 // UI content scale: point sizes in pixels are point_size * ui_scale
   double camera_aspect = 0;           // width/height of the pane the camera was set in (0: the picture's pane)
   std::string command_line;           // the `diffscope sample ...` line of the run ("" = none)
+  // The run's model family (family_sidecar_keys): its step table (table->family, table->levels) and the frames
+  // kept (frame numbers, ascending; empty: every frame 0..N). nullptr: no family keys (no run).
+  const StepTable* table = nullptr;
+  std::vector<int> kept_frames;
   nlohmann::json extra = nlohmann::json::object();  // merged last: timings, png, frames, ...
 };
-// Format 2: {"format": 2, kind, generator, model {file, sha256, dataset}, every sampling setting at the top
-// level, backend, device, frame, timestep, computed_steps, trajectory_stride, "view": every view setting that
+// The family keys of a sidecar (format 3, SEMANTICS §6): prediction_type and time_input of the run (table.family:
+// the model's family or the front end's override), and "levels": {"frames": the kept frames, "time": the family's
+// own noise level of each (VP timestep t, flow s, EDM sigma), "vp_abar": its VP-equivalent abar
+// (NoiseLevel::vp_abar)} when the table has its levels. The request's own family values (sigmas, flow_shift,
+// flow_mu) are the caller's to add (SidecarInput::extra).
+nlohmann::json family_sidecar_keys(const StepTable& table, const std::vector<int>& kept_frames);
+
+// Format 3: {"format": 3, kind, generator, model {file, sha256, dataset}, every sampling setting at the top
+// level, the family keys (family_sidecar_keys), backend, device, frame, timestep, computed_steps,
+// trajectory_stride, "view": every view setting that
 // changes a pixel and cam_auto, camera_aspect, ui_scale, export_width, export_height, command_line,
 // created_utc}, keys as in the settings schema (session/settings_schema.h).
 nlohmann::json build_sidecar(const SidecarInput& in);

@@ -128,6 +128,8 @@ nlohmann::json run_sidecar(const SamplePng& r, const std::string& render_device,
   in.ui_scale = r.ui_scale;
   in.camera_aspect = r.camera_aspect;
   in.command_line = r.command_line;
+  in.table = r.table;
+  in.kept_frames = r.frame_numbers;
   in.extra = r.extra;
   in.extra["render_device"] = render_device;
   return build_sidecar(in);

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "diffusion/step_table.h"
 #include "model/model.h"
 #include "session/settings_io.h"
 
@@ -24,6 +25,7 @@ struct SamplePng {
   int n_frames = 0;
   std::vector<int> frame_numbers;  // the step of each kept frame (frames 0, s, 2s, ... and N)
   std::vector<int> step_t;         // the step table's timesteps (the field is drawn at the shown frame's)
+  const StepTable* table = nullptr;  // the run's table: the sidecar's family keys (picture/picture.h)
   std::string png;                 // output path
   // What the picture shows, as the GUI draws it (picture/picture.h): the view settings, the export size
   // (export_width x export_height) and the run's sampling settings (for the sidecar).

@@ -12,6 +12,8 @@ _Int = SupportsIndex
 # x on the host: a 2-D float array, or anything numpy.asarray turns into one.
 _HostMatrix = npt.NDArray[Any] | Sequence[Sequence[float]]
 _Float32 = npt.NDArray[np.float32]
+# sigmas: a 1-D sequence or array of real numbers.
+_Sigmas = Sequence[float] | npt.NDArray[Any]
 
 class Model:
     """A loaded diffusion model: its eps-network and noise schedule, made by diffscope.load. Calls on
@@ -40,6 +42,14 @@ See README.md "Python" and docs/SEMANTICS.md §1-§2 (installed with the package
     @property
     def data_samples(self) -> _Float32:
         """The data points stored in the model file: a new float32 array (n_data, dim)."""
+    @property
+    def prediction_type(self) -> str:
+        """The model family the file names ('epsilon' when it names none; docs/SEMANTICS.md §2):
+'epsilon', 'sample', 'v_prediction', 'flow' or 'edm'."""
+    @property
+    def convention(self) -> str:
+        """One line on the model family, as `diffscope info`'s convention line: the family, its
+state, the network's time input and T."""
     def __repr__(self) -> str:
         """The name it was loaded by, dim, hidden and T."""
     # sample: x on the host; (x, trajectory) on the host; a CudaArray; (x, trajectory) as CudaArrays; any mix.
@@ -49,34 +59,44 @@ See README.md "Python" and docs/SEMANTICS.md §1-§2 (installed with the package
                t_start: _Int | None = None, seed: _Int = 0, from_data: bool = False, backend: str = "cpu",
                precision: str = "fp32", trajectory: Literal[False] = False, trajectory_stride: _Int = 1,
                out: Literal["numpy"] = "numpy", stream: int | None = None,
-               scheduler_config: _Path | None = None) -> _Float32: ...
+               scheduler_config: _Path | None = None,
+               prediction_type: str | None = None, sigmas: _Sigmas | None = None,
+               flow_shift: float | None = None, flow_mu: float | None = None) -> _Float32: ...
     @overload
     def sample(self, n: _Int = 4096, sampler: str = "ddim", spacing: str | None = None,
                steps_offset: _Int | None = None, eta: float = 0.0, steps: _Int | None = None,
                t_start: _Int | None = None, seed: _Int = 0, from_data: bool = False, backend: str = "cpu",
                precision: str = "fp32", *, trajectory: Literal[True], trajectory_stride: _Int = 1,
                out: Literal["numpy"] = "numpy", stream: int | None = None,
-               scheduler_config: _Path | None = None) -> tuple[_Float32, _Float32]: ...
+               scheduler_config: _Path | None = None,
+               prediction_type: str | None = None, sigmas: _Sigmas | None = None,
+               flow_shift: float | None = None, flow_mu: float | None = None) -> tuple[_Float32, _Float32]: ...
     @overload
     def sample(self, n: _Int = 4096, sampler: str = "ddim", spacing: str | None = None,
                steps_offset: _Int | None = None, eta: float = 0.0, steps: _Int | None = None,
                t_start: _Int | None = None, seed: _Int = 0, from_data: bool = False, backend: str = "cpu",
                precision: str = "fp32", trajectory: Literal[False] = False, trajectory_stride: _Int = 1, *,
                out: Literal["cuda"], stream: int | None = None,
-               scheduler_config: _Path | None = None) -> CudaArray: ...
+               scheduler_config: _Path | None = None,
+               prediction_type: str | None = None, sigmas: _Sigmas | None = None,
+               flow_shift: float | None = None, flow_mu: float | None = None) -> CudaArray: ...
     @overload
     def sample(self, n: _Int = 4096, sampler: str = "ddim", spacing: str | None = None,
                steps_offset: _Int | None = None, eta: float = 0.0, steps: _Int | None = None,
                t_start: _Int | None = None, seed: _Int = 0, from_data: bool = False, backend: str = "cpu",
                precision: str = "fp32", *, trajectory: Literal[True], trajectory_stride: _Int = 1,
                out: Literal["cuda"], stream: int | None = None,
-               scheduler_config: _Path | None = None) -> tuple[CudaArray, CudaArray]: ...
+               scheduler_config: _Path | None = None,
+               prediction_type: str | None = None, sigmas: _Sigmas | None = None,
+               flow_shift: float | None = None, flow_mu: float | None = None) -> tuple[CudaArray, CudaArray]: ...
     @overload
     def sample(self, n: _Int = 4096, sampler: str = "ddim", spacing: str | None = None,
                steps_offset: _Int | None = None, eta: float = 0.0, steps: _Int | None = None,
                t_start: _Int | None = None, seed: _Int = 0, from_data: bool = False, backend: str = "cpu",
                precision: str = "fp32", trajectory: bool = False, trajectory_stride: _Int = 1,
-               out: str = "numpy", stream: int | None = None, scheduler_config: _Path | None = None
+               out: str = "numpy", stream: int | None = None, scheduler_config: _Path | None = None,
+               prediction_type: str | None = None, sigmas: _Sigmas | None = None,
+               flow_shift: float | None = None, flow_mu: float | None = None
                ) -> _Float32 | tuple[_Float32, _Float32] | CudaArray | tuple[CudaArray, CudaArray]:
         """Samples n points, as `diffscope sample`: float32 (n, dim). With trajectory=True, (x, trajectory):
 the frames 0, s, 2s, ... and the last (s = trajectory_stride), (frames, n, dim).
@@ -92,26 +112,33 @@ when the call returns) or a cudaStream_t as an int (enqueued there).
 scheduler_config: a diffusers scheduler_config.json path, as --scheduler-config: its schedule (unless
 the model file has its own) and its spacing and steps_offset where spacing / steps_offset are None
 (without a config None means 'default' and 0).
-See README.md "Python" and docs/SEMANTICS.md §3 (installed with the package: help(diffscope))."""
+Model families (as --prediction-type, --sigmas, --flow-shift, --flow-mu): prediction_type ('epsilon',
+'sample', 'v_prediction', 'flow', 'edm') for a file that names none (a file naming another raises
+ValueError); sigmas: a typed list of noise levels in the family's own level (VE sigma for the VP
+families and edm, s for flow), strictly decreasing, > 0 but the last; flow_shift (> 0) and flow_mu
+(diffusers' dynamic shifting) for flow lists. t_start on a flow, edm or sigmas list is the index of
+the first step.
+See README.md "Python" and docs/SEMANTICS.md §2-§3 (installed with the package: help(diffscope))."""
     # denoise: a host x gives new arrays; a CUDA array x (any type: torch, CuPy, Numba) is updated and returned.
     @overload
     def denoise(self, x: _HostMatrix, t_start: _Int | Sequence[_Int] | npt.NDArray[np.integer[Any]],
                 steps: _Int, backend: str = "cpu", precision: str = "fp32", trajectory: Literal[False] = False,
-                stream: int | None = None) -> _Float32: ...
+                stream: int | None = None, prediction_type: str | None = None) -> _Float32: ...
     @overload
     def denoise(self, x: _HostMatrix, t_start: _Int | Sequence[_Int] | npt.NDArray[np.integer[Any]],
                 steps: _Int, backend: str = "cpu", precision: str = "fp32", *, trajectory: Literal[True],
-                stream: int | None = None) -> tuple[_Float32, _Float32]: ...
+                stream: int | None = None, prediction_type: str | None = None) -> tuple[_Float32, _Float32]: ...
     @overload
     def denoise(self, x: Any, t_start: _Int | Sequence[_Int] | npt.NDArray[np.integer[Any]], steps: _Int,
                 backend: str = "cpu", precision: str = "fp32", trajectory: bool = False,
-                stream: int | None = None) -> Any:
+                stream: int | None = None, prediction_type: str | None = None) -> Any:
         """`steps` ddpm-mean steps from per-row t_start, as `diffscope denoise`: float32 (B, dim), or with
 trajectory=True (x, trajectory (steps + 1, B, dim)).
 x: (B, dim) float16, float32 or float64 (a numpy array, anything numpy.asarray takes, or a host DLPack
 tensor; integer, bool, complex and other dtypes are refused, as by --x); t_start: an integer or B
 integers (an integer array, signed or unsigned). A CUDA array x (__cuda_array_interface__ or DLPack,
 float32, with backend='cuda') is updated in place and returned; stream as in Model.sample.
+prediction_type: the family of a file that names none, as in Model.sample; x is that family's state.
 See README.md "Python" and docs/SEMANTICS.md §4 and §6 (installed with the package: help(diffscope))."""
 
 class CudaArray:

@@ -261,6 +261,76 @@ def overflowing_model(path):
     open(path, "wb").write(raw)
 
 
+class FamilyKeywords(unittest.TestCase):
+    """The model-family keywords (prediction_type, sigmas, flow_shift, flow_mu) and Model's family properties: bad
+    values raise ValueError naming the keyword, the value and the valid values, as the CLI's options do."""
+
+    def test_model_family_properties(self):
+        m = diffscope.load("moons")
+        self.assertEqual(m.prediction_type, "epsilon")
+        self.assertTrue(m.convention.startswith("epsilon: x_t = sqrt(abar) x0 + sqrt(1 - abar) eps"), m.convention)
+        self.assertIn("time input t/T (T = 1000)", m.convention)
+
+    def test_bad_values_name_the_keyword(self):
+        m = diffscope.load("moons")
+        cases = [
+            (dict(prediction_type="x0"), "prediction_type = 'x0' is not a known value; supported: epsilon, sample, "
+                                         "v_prediction, flow (or flow_prediction), edm"),
+            (dict(prediction_type=1), "prediction_type = 1 is not a str; valid: None or one of epsilon"),
+            (dict(sigmas=[1.0, 2.0, 0.0]), "sigmas: value 1 = 2 is out of range; valid: strictly decreasing levels"),
+            (dict(sigmas=np.array([3.0, 0.0, 0.0])), "sigmas: value 1 = 0 is out of range; valid: > 0 (only the last"),
+            (dict(sigmas=[3.0, float("nan")]), "sigmas: value 1 = nan is out of range; valid: finite levels >= 0"),
+            (dict(sigmas=[]), "sigmas is empty; valid: None or at least one level"),
+            (dict(sigmas="14.6,0"), "sigmas = '14.6,0' is not a 1-D sequence of numbers"),
+            (dict(sigmas=[[2.0, 1.0]]), "sigmas = [[2.0, 1.0]] (dtype float64, 2 dimensions) is not a 1-D sequence"),
+            (dict(sigmas=[True, False]), "(dtype bool, 1 dimensions) is not a 1-D sequence of numbers"),
+            (dict(sigmas=[2.0, 1.0, 0.0], steps=5), "steps = 5 disagrees with sigmas (2 steps)"),
+            (dict(flow_shift=0.0), "flow_shift = 0 is out of range; valid: > 0"),
+            (dict(flow_shift=-1), "flow_shift = -1 is out of range; valid: > 0"),
+            (dict(flow_shift=True), "flow_shift = True is not a real number; valid: None or a number"),
+            (dict(flow_shift="3"), "flow_shift = '3' is not a real number"),
+            (dict(flow_mu=float("inf")), "flow_mu = inf is not finite; valid: a finite number"),
+        ]
+        for kwargs, message in cases:
+            with self.subTest(kwargs), self.assertRaises(ValueError) as e:
+                m.sample(16, **{"steps": 4, **kwargs})
+            self.assertIn(message, str(e.exception))
+        with self.assertRaises(ValueError) as e:
+            m.denoise(np.zeros((2, 2), np.float32), 10, 2, prediction_type="velocity")
+        self.assertIn("prediction_type = 'velocity' is not a known value", str(e.exception))
+        with self.assertRaises(ValueError) as e, self.assertWarns(UserWarning):  # the override's note, then:
+            m.denoise(np.zeros((2, 2), np.float32), 10, 2, prediction_type="flow")  # denoise steps t -> t - 1
+        self.assertIn("a flow model with time input T*s does not run there", str(e.exception))
+        with self.assertWarns(UserWarning):  # sample and v_prediction run: the posterior mean in the family
+            y = m.denoise(np.zeros((2, 2), np.float32), 10, 2, prediction_type="v_prediction")
+        self.assertEqual(y.shape, (2, 2))
+
+    def test_prediction_type_override_warns_and_runs_that_family(self):
+        m = diffscope.load(os.path.join(ROOT, "assets", "models", "gaussians8-exact.safetensors"))
+        with self.assertWarns(UserWarning) as w:
+            v = m.sample(64, steps=10, seed=3, prediction_type="v_prediction")
+        self.assertIn("v_prediction", str(w.warning))
+        eps = m.sample(64, steps=10, seed=3)  # the mixture's v is its exact eps in another form: the same ODE
+        self.assertLess(float(np.abs(v - eps).max()), 1e-4)
+        with self.assertRaises(ValueError) as e:  # a file that names its family refuses another
+            diffscope.load(os.path.join(ROOT, "tests", "data", "reported", "prediction-type",
+                                        "v_prediction.safetensors")).sample(8, steps=2, prediction_type="flow")
+        self.assertIn("prediction_type = flow contradicts the model file's prediction_type = v_prediction",
+                      str(e.exception))
+
+    def test_accepted_values(self):
+        m = diffscope.load("moons")
+        x = m.sample(16, steps=4, seed=2, prediction_type=None, sigmas=None, flow_shift=None, flow_mu=None)
+        self.assertTrue(np.array_equal(x, m.sample(16, steps=4, seed=2)))
+        # numpy scalars and integers are real numbers
+        for v in (np.float32(2.5), np.int64(3), 3):
+            with self.subTest(repr(v)):
+                try:
+                    m.sample(16, steps=4, flow_shift=v)
+                except ValueError as e:  # a VP model may refuse a flow shift, but not as a type error
+                    self.assertNotIn("is not a real number", str(e))
+
+
 class ResultsAndArguments(unittest.TestCase):
     """SEMANTICS §9 for the module: a non-finite result is a ValueError as in the CLI, never a returned array;
     t_start takes numpy integers; paths take os.PathLike."""

@@ -298,6 +298,10 @@ names: list[str] = diffscope.bundled_models()
 threads: int = diffscope.get_threads()
 schedule: npt.NDArray[np.float64] = model.alphas_cumprod
 dim: int = model.dim
+family: str = model.prediction_type
+convention: str = model.convention
+x3 = model.sample(16, sigmas=[14.6, 5.2, 0.0], prediction_type=None, flow_shift=None, flow_mu=None)
+assert_type(x3, npt.NDArray[np.float32])
 version: str = diffscope.__version__
 assert x.dtype == np.float32 and x.shape == (64, model.dim)
 assert trajectory.shape == (3, 64, model.dim) and np.array_equal(x2, trajectory[-1])
@@ -312,6 +316,8 @@ WRONG = {
     'model.sample().numpy()': "attr-defined",
     'model.sample(typo=1)': "call-overload",
     'diffscope.set_threads("4")': "arg-type",
+    'model.sample(sigmas="14.6,0")': "arg-type",
+    'model.sample(prediction_type=1)': "call-overload",
 }
 
 

@@ -242,7 +242,7 @@ TEST(PictureConfig, SamplePngKeepsTheGuiDefaultsAtEveryN) {
                                              logs.path());
   ASSERT_EQ(r.code, 0) << r.err;
   const nlohmann::json j = sidecar(dir.file("p.json"));
-  EXPECT_EQ(j["format"], 2);
+  EXPECT_EQ(j["format"], 3);
   EXPECT_EQ(j["view"]["point_size"], 3.0);
   EXPECT_FLOAT_EQ(j["view"]["point_alpha"].get<float>(), 0.6f);
   EXPECT_EQ(j["view"]["trail_frames"], 12);

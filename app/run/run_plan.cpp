@@ -279,19 +279,13 @@ void resolve_frames(RunPlan& p, const DiffusionModel& model, const NoteSink& on_
 
 FamilyParams run_family(const DiffusionModel& model, std::optional<Family> requested, const std::string& who,
                         std::string* note) {
-  FamilyParams f = model.family;
-  if (!requested || *requested == f.family) return f;
-  if (model.family_in_file)
-    throw ArgumentError(Arg::PredictionType, family_name(*requested), family_name(f.family),
-                        who + " = " + family_name(*requested) + " contradicts the model file's prediction_type = " +
-                            family_name(f.family) + "; valid: " + family_name(f.family) + " (or leave it out)");
-  f = FamilyParams{};
-  f.family = *requested;
-  f.time_input = default_time_input(f.family);
-  f.T = model.schedule.T;
-  if (note)
+  if (!requested) return model.family;
+  std::string changed;
+  const FamilyParams f = family_with_prediction_type(model, *requested, &changed);
+  if (note && !changed.empty())
     *note = std::string("the model ") + (model.mixture ? "is analytic" : "file names no prediction_type") +
-            ": the run reads it as " + family_name(f.family) + " (" + who + "; SEMANTICS §2)";
+            ": the run reads it as " + family_name(f.family) + ", network time input " +
+            time_input_name(f.time_input) + " (" + who + "; SEMANTICS §2)";
   return f;
 }
 

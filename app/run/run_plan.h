@@ -110,9 +110,10 @@ void check_sample_request(const SampleRequest& request);
 RunPlan plan_run(const SampleRequest& request, const DiffusionModel& model, const NoteSink& on_note = {});
 
 // The family a run of `model` takes (SEMANTICS §2 "How a file says it"): the file's; `requested` for a file (or an
-// analytic model) that names none, with its default time input and one line in *note; a requested family that
-// contradicts the file's prediction_type throws ArgumentError (Arg::PredictionType) naming `who` (the front end's
-// spelling of the argument), the value and the file's family. plan_run and `denoise` call it.
+// analytic model) that names none (family_with_prediction_type of diffusion/input_checks.h: the file's time_input
+// read for that family, else its default), with one line in *note naming `who` (the front end's spelling of the
+// argument); a requested family that contradicts the file's prediction_type throws ArgumentError
+// (Arg::PredictionType) naming the value and the file's family.
 FamilyParams run_family(const DiffusionModel& model, std::optional<Family> requested, const std::string& who,
                         std::string* note = nullptr);
 

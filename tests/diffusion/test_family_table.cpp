@@ -317,7 +317,8 @@ TEST(FamilyTable, RunPlanRefusesContradictionsAndBadLists) {
   m.family_in_file = true;
   r = SampleRequest{};
   r.prediction_type = Family::Flow;
-  EXPECT_NE(plan_error(r, m).find("prediction_type = flow contradicts the model file's prediction_type = v_prediction"),
+  EXPECT_NE(plan_error(r, m).find("prediction_type = flow contradicts the model file, whose prediction_type is "
+                                  "v_prediction"),
             std::string::npos) << plan_error(r, m);
   r.t_start = 3;
   r.prediction_type = Family::VPrediction;  // agreeing with the file: no note, the file's family

@@ -250,12 +250,8 @@ TEST_F(GuiHeadless, SchedulerConfigSpacingIsNotSavedAndClearRestoresTheUsers) {
 // the next launch's model (moons: its file names no family) runs as epsilon again; the export's sidecar keeps it.
 TEST_F(GuiHeadless, FamilyOverrideIsNotSaved) {
   const std::string cfg = m_dir.file("cfg"), model = guitest::model_2d();
-  write("a.txt", "set prediction_type v_prediction
-set steps 5
-wait_complete 2000
-export state " +
-                     m_dir.file("v.npy") + "
-");
+  write("a.txt", "set prediction_type v_prediction\nset steps 5\nwait_complete 2000\nexport state " +
+                     m_dir.file("v.npy") + "\n");
   const Result r = run_gui("--config-dir '" + cfg + "' --size 640x480 --n 64 --model '" + model + "' --script '" +
                            m_dir.file("a.txt") + "'");
   ASSERT_EQ(r.code, 0) << r.out << r.err;

@@ -315,7 +315,7 @@ class FamilyKeywords(unittest.TestCase):
         with self.assertRaises(ValueError) as e:  # a file that names its family refuses another
             diffscope.load(os.path.join(ROOT, "tests", "data", "reported", "prediction-type",
                                         "v_prediction.safetensors")).sample(8, steps=2, prediction_type="flow")
-        self.assertIn("prediction_type = flow contradicts the model file's prediction_type = v_prediction",
+        self.assertIn("prediction_type = flow contradicts the model file, whose prediction_type is v_prediction",
                       str(e.exception))
 
     def test_accepted_values(self):

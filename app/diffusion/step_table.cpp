@@ -355,10 +355,15 @@ StepTable build_step_table(const Schedule& sched, Sampler sampler, int t_start, 
   return tab;
 }
 
+bool denoise_takes(const FamilyParams& family) {
+  const Family f = family.family;
+  return (f == Family::Epsilon || f == Family::Sample || f == Family::VPrediction) &&
+         family.time_input == TimeInput::TOverT;
+}
+
 StepTable build_t_indexed_ddpm_mean(const Schedule& sched, const FamilyParams& family) {
   const Family f = family.family;
-  if ((f != Family::Epsilon && f != Family::Sample && f != Family::VPrediction) ||
-      family.time_input != TimeInput::TOverT)
+  if (!denoise_takes(family))
     throw ArgumentError(Arg::PredictionType, family_name(f), "epsilon, sample or v_prediction with time input t/T",
                         std::string("denoise steps t -> t - 1 on the schedule with a network fed t / T: a ") +
                             family_name(f) + " model with time input " + time_input_name(family.time_input) +

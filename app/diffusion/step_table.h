@@ -141,6 +141,8 @@ void fill_float_copies(StepTable& tab);
 // This is what `denoise` (SEMANTICS §4, per-row t_start) uses. Throws ArgumentError (Arg::PredictionType) for the
 // flow and edm families and for a time input other than t/T (denoise feeds the network t / T).
 StepTable build_t_indexed_ddpm_mean(const Schedule& sched, const FamilyParams& family = {});
+// Whether build_t_indexed_ddpm_mean takes `family` (epsilon, sample, v_prediction with time input t/T).
+bool denoise_takes(const FamilyParams& family);
 
 // The default (anchored) step list for N steps from t_start (exposed for tests).
 std::vector<int32_t> ddim_timesteps(int t_start, int n_steps);

@@ -211,7 +211,10 @@ void CudaBackend::set_model(const DiffusionModel& model) {
   m->have_model = true;
   m->schedule = model.schedule;
   // A new run of the same model uploads nothing and waits for nothing (the GUI's loop starts one every frame).
-  if (m->t_indexed.upload(build_t_indexed_ddpm_mean(model.schedule, model.family), s) || !same_net) {
+  // denoise's per-t table in the model's family; a family denoise does not take (flow, edm, another time input)
+  // keeps the epsilon table, which nothing reads: denoise refuses such a model first.
+  const FamilyParams denoise_family = denoise_takes(model.family) ? model.family : FamilyParams{};
+  if (m->t_indexed.upload(build_t_indexed_ddpm_mean(model.schedule, denoise_family), s) || !same_net) {
     CUDA_CHECK_THROW(cudaStreamSynchronize(s));
     count_sync();
   }
@@ -393,6 +396,7 @@ void CudaBackend::force_mlp3_path(kernels::Mlp3Path path) { m->mlp_force = path;
 
 void CudaBackend::denoise(const DiffusionModel& model, float* x, const int64_t* t_start, int B, int S, float* trajectory,
                           Precision precision) {
+  if (!denoise_takes(model.family)) build_t_indexed_ddpm_mean(model.schedule, model.family);  // throws, naming why
   set_model(model);
   const cudaStream_t s = m->stream.get();
   const int dim = model.net.dim;

@@ -17,6 +17,7 @@
 #include "render/egl_context.h"
 #include "render/gl_buffers.h"
 #include "render/renderer.h"
+#include "session/field_view.h"
 #include "session/settings_schema.h"
 #include "session/view_fit.h"
 
@@ -96,12 +97,24 @@ std::vector<uint8_t> RunRenderer::render(int slot, int w, int h) {
   in.cam = {cam.cx, cam.cy, cam.half_h};
   if (in.show_field) {
     const int j = slot < int(r.frame_numbers.size()) ? r.frame_numbers[slot] : slot;
-    const int t = field_timestep(r.step_t, j);
-    const bool x0 = r.settings.view.field_quantity == FieldQuantity::X0;
-    m->renderer.set_field_lines(field_lines(cam, picture_pane_aspect(w, h, in.image_model), r.settings.view.field_grid, x0,
-                                            [&](const float* p, int n, float* out) {
-                                              if (r.field) r.field(p, n, t, x0, out);
-                                              else eval_field_cpu(md, p, n, t, x0, out);
+    const FieldQuantity q = r.settings.view.field_quantity;
+    // The app's field (session/field_view.h): the family's quantity at the frame's level; an epsilon network reading
+    // t/T takes the backend's eps field at the frame's timestep, as before.
+    FieldLevel lv;
+    if (r.table) {
+      lv = field_level(md, *r.table, j);
+    } else {
+      lv.t = field_timestep(r.step_t, j);
+      lv.level = NoiseLevel::vp(md.schedule.alphas_cumprod[lv.t], lv.t);
+      lv.path_eps = true;
+    }
+    const PathField path = [&](const float* p, int n, int t, bool x0, float* out) {
+      if (r.field) r.field(p, n, t, x0, out);
+      else eval_field_cpu(md, p, n, t, x0, out);
+    };
+    m->renderer.set_field_lines(field_lines(cam, picture_pane_aspect(w, h, in.image_model), r.settings.view.field_grid,
+                                            q == FieldQuantity::X0, [&](const float* p, int n, float* out) {
+                                              eval_field(md, lv, q, p, n, out, path);
                                             }));
   }
   m->target.ensure(w, h);

@@ -7,12 +7,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "base/words.h"
 #include "diffusion/exact_lab.h"
 #include "diffusion/sampling.h"
+#include "run/run_plan.h"
 #include "session/field_view.h"
+#include "session/sampling_session.h"
 #include "ui/app.h"
 #include "ui/mini_plot.h"
 #include "ui/panels.h"
@@ -81,8 +84,24 @@ void update_lab(Panel& p) {
     fill_start_noise(*req.model, s.seed, req.rows, x.data());
   if (!s.from_data) scale_start_noise(req.table, x.size(), x.data());  // a flow or edm start, as the run's
   req.x_start.assign(x.begin(), x.end());
-  for (int n : kStepCounts)
-    if (n <= s.t_start + 1) req.step_counts.push_back(n);
+  if (on_family_list(req.table) || req.table.has_family_rows()) {
+    // A family run: the curve's runs are the same plan with N steps (on a list: N steps from the same start index).
+    const bool list = on_family_list(req.table);
+    std::optional<SchedulerConfig> config;
+    if (const SchedulerConfig* c = app.session().scheduler_config()) config = *c;
+    req.table_for_steps = [model = req.model, s, config, list](int n) {
+      SampleRequest r = session_request(s, config ? &*config : nullptr, false, 0, model.get());
+      r.steps = list ? n + s.t_start : n;
+      r.n = kLabRows;
+      r.keep_frames = false;
+      return plan_run(r, *model).table;
+    };
+    for (int n : kStepCounts)
+      if (list || n <= s.t_start + 1) req.step_counts.push_back(n);
+  } else {
+    for (int n : kStepCounts)
+      if (n <= s.t_start + 1) req.step_counts.push_back(n);
+  }
   p.ui.exact_lab->start(key, std::move(req));
 }
 

@@ -18,6 +18,7 @@
 #include "kernels/kernels.h"
 #include "model/family.h"
 #include "model/model.h"
+#include "run/backend.h"
 #include "test_paths.h"
 
 namespace diffscope {
@@ -248,6 +249,46 @@ TEST(CudaFamilyTablesTiming, DISABLED_PerEvaluationAgainstEpsilon) {
                   "scaled %.2f us (%+.1f%%)\n", sampler_name(s), sh.B, sh.dim, be.last_kernel().c_str(), us[0], us[1],
                   100.0 * (us[1] / us[0] - 1), us[2], 100.0 * (us[2] / us[0] - 1));
     }
+}
+
+}  // namespace
+}  // namespace diffscope
+
+namespace diffscope {
+namespace {
+
+// A model whose family denoise does not take (flow, read from its file) samples on the CUDA backend (set_model
+// builds denoise's per-t table only for the families it takes) and equals the float64 CPU run; denoise refuses it,
+// naming why, on the CUDA backend as on the CPU one. A v_prediction model denoises on both alike.
+TEST(CudaFamilyTables, AFlowModelSamplesAndItsDenoiseIsRefused) {
+  SKIP_WITHOUT_CUDA();
+  DiffusionModel m = test::random_model(2, 256, 11, 0.5f);
+  m.family.family = Family::Flow;
+  m.family.time_input = TimeInput::S;
+  m.family_in_file = true;
+  const LevelRun run = list_level_run(Family::Flow, m.schedule, flow_match_euler_levels({}, 12).levels, 0);
+  const StepTable tab = build_family_table(m.family, false, run, Sampler::Dpmpp2m, 0.0, m.schedule.T);
+  const int B = 256;
+  CudaBackend be;
+  const auto [err, ferr] = gpu_vs_float64(be, m, tab, test::random_x(size_t(B) * 2, 5), B, Precision::Bf16);
+  EXPECT_LT(err, 1e-5);
+  EXPECT_LT(ferr, 1e-5);
+  std::vector<float> x = test::random_x(size_t(B) * 2, 6);
+  std::vector<int64_t> t(B, 20);
+  try {
+    be.denoise(m, x.data(), t.data(), B, 4, nullptr, Precision::Fp32);
+    FAIL() << "no error";
+  } catch (const InvalidInput& e) {
+    EXPECT_NE(std::string(e.what()).find("denoise steps t -> t - 1 on the schedule"), std::string::npos) << e.what();
+  }
+  m.family.family = Family::VPrediction;
+  m.family.time_input = TimeInput::TOverT;
+  std::vector<float> xg = x, xc = x;
+  be.denoise(m, xg.data(), t.data(), B, 4, nullptr, Precision::Fp32);
+  make_cpu_backend()->denoise(m, xc.data(), t.data(), B, 4, nullptr, Precision::Fp32);
+  double worst = 0;
+  for (size_t i = 0; i < xg.size(); ++i) worst = std::max(worst, double(std::abs(xg[i] - xc[i])));
+  EXPECT_LT(worst, 1e-4);
 }
 
 }  // namespace

@@ -13,10 +13,6 @@
 namespace diffscope {
 namespace {
 
-const std::vector<std::pair<FieldQuantity, const char*>> kQuantities = {
-    {FieldQuantity::Eps, "eps"}, {FieldQuantity::X0, "x0"}, {FieldQuantity::Output, "output"},
-    {FieldQuantity::Score, "score"}};
-
 // The network's raw output o at the level of `f` for n points x (n, dim): its input c_in x and time value
 // (model/family.h network_input, SEMANTICS §2 "Time input"), float as the CPU backend computes it.
 void network_output(const DiffusionModel& model, const FieldLevel& f, const float* x, int n, float* o) {
@@ -49,24 +45,6 @@ void mixture_eps_and_d(const GaussianMixture& m, const NoiseLevel& lv, const flo
 }
 
 }  // namespace
-
-const char* field_quantity_name(FieldQuantity q) {
-  for (const auto& [v, name] : kQuantities)
-    if (v == q) return name;
-  return "?";
-}
-
-FieldQuantity parse_field_quantity(const std::string& v) {
-  for (const auto& [q, name] : kQuantities)
-    if (v == name) return q;
-  throw InvalidInput("field_quantity = '" + v + "' is not valid; valid: eps, x0, output, score");
-}
-
-std::vector<std::string> field_quantity_names() {
-  std::vector<std::string> names;
-  for (const auto& [q, name] : kQuantities) names.push_back(name);
-  return names;
-}
 
 Family gui_family(const DiffusionModel& model, const std::optional<Family>& prediction_type) {
   if (model.family_in_file) return model.family.family;

@@ -13,15 +13,10 @@
 #include "diffusion/step_table.h"
 #include "model/family.h"
 #include "model/model.h"
+#include "session/field_quantity.h"
 #include "session/settings_io.h"
 
 namespace diffscope {
-
-// "eps" | "x0" | "output" | "score" (the field_quantity setting's values).
-const char* field_quantity_name(FieldQuantity q);
-// Throws InvalidInput "field_quantity = 'V' is not valid; valid: eps, x0, output, score".
-FieldQuantity parse_field_quantity(const std::string& v);
-std::vector<std::string> field_quantity_names();
 
 // The family the app runs `model` in (SEMANTICS §2): the file's when it names one (family_in_file; the app then
 // leaves the override out of the request and notes it: ignored_override_note), else the prediction_type override,

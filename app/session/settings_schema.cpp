@@ -14,7 +14,7 @@
 #include "base/ranges.h"
 #include "diffusion/input_checks.h"
 #include "formats/json_path.h"
-#include "session/field_view.h"
+#include "session/field_quantity.h"
 
 namespace diffscope {
 

@@ -138,7 +138,8 @@ TEST(ModelLoad, MetadataOfTheFamiliesIsReadAndOtherValuesRefused) {
       const DiffusionModel m = load_image(b);
       EXPECT_EQ(m.metadata.at(c.key), c.value);
       if (std::string(c.key) == "prediction_type")
-        EXPECT_EQ(family_name(m.family.family), std::string(c.value) == "flow_prediction" ? "flow" : c.value);
+        EXPECT_EQ(std::string(family_name(m.family.family)),
+                  std::string(c.value) == "flow_prediction" ? "flow" : std::string(c.value));
       continue;
     }
     const std::string msg = invalid_input_message([&] { load_image(b); });

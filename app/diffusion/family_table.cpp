@@ -23,9 +23,7 @@ LevelRun vp_level_run(const Schedule& sched, const StepTable& tab) {
   run.t = tab.t;
   run.t_net = tab.t_net;
   run.noise_key = tab.noise_key;
-  StepTable copy = tab;
-  fill_vp_levels(copy, sched);
-  run.levels = copy.levels;
+  run.levels = vp_levels(tab, sched);
   return run;
 }
 

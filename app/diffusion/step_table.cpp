@@ -202,13 +202,16 @@ int64_t StepTable::evaluations(int k_begin, int k_end) const {
   return n;
 }
 
-void fill_vp_levels(StepTable& tab, const Schedule& sched) {
-  tab.levels.clear();
-  for (int k = 0; k < tab.steps(); ++k) tab.levels.push_back(NoiseLevel::vp(tab.abar[k], tab.t_net[k]));
+std::vector<NoiseLevel> vp_levels(const StepTable& tab, const Schedule& sched) {
+  std::vector<NoiseLevel> levels;
+  for (int k = 0; k < tab.steps(); ++k) levels.push_back(NoiseLevel::vp(tab.abar[k], tab.t_net[k]));
   const int t_last = tab.t.empty() ? 0 : tab.t.back();
-  tab.levels.push_back(!ends_clean(tab) && t_last > 0 ? NoiseLevel::vp(sched.alphas_cumprod[t_last - 1], t_last - 1)
-                                                      : NoiseLevel::vp(1.0, 0.0));
+  levels.push_back(!ends_clean(tab) && t_last > 0 ? NoiseLevel::vp(sched.alphas_cumprod[t_last - 1], t_last - 1)
+                                                  : NoiseLevel::vp(1.0, 0.0));
+  return levels;
 }
+
+void fill_vp_levels(StepTable& tab, const Schedule& sched) { tab.levels = vp_levels(tab, sched); }
 
 namespace {
 // A step list's t_start >= 0 and steps in [1, t_start + 1].

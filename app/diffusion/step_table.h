@@ -132,6 +132,8 @@ void vp_solver_rows(StepTable& tab, double abar_end = 1.0);
 // Fills tab.levels with the VP levels of tab.abar and tab.t_net and the level after the last step (abar = 1, or for
 // ddpm / ddpm-mean stopping before t = 0 the schedule's abar[t_last - 1]).
 void fill_vp_levels(StepTable& tab, const Schedule& sched);
+// The same levels, returned (tab unchanged).
+std::vector<NoiseLevel> vp_levels(const StepTable& tab, const Schedule& sched);
 
 // Fills every float copy (A32, ...) from its float64 array (StepTable::for_each_coefficient).
 void fill_float_copies(StepTable& tab);

@@ -21,21 +21,16 @@
 #include "model/schedule.h"
 #include "run/finite_checks.h"
 #include "run/run_plan.h"
+#include "family_fixtures.h"
 #include "test_paths.h"
 
 namespace diffscope {
 namespace {
 
 constexpr double kC = 0.7;  // the data's standard deviation
-constexpr Family kAll[] = {Family::Epsilon, Family::Sample, Family::VPrediction, Family::Flow, Family::Edm};
+constexpr const auto& kAll = test::kAllFamilies;
 
-FamilyParams params(Family f) {
-  FamilyParams p;
-  p.family = f;
-  p.time_input = default_time_input(f);
-  p.sigma_data = 0.5;
-  return p;
-}
+FamilyParams params(Family f) { return test::family_params(f); }
 
 // The exact data prediction of N(0, c^2) data at level (alpha, sigma), and each family's output by its definition.
 double gaussian_D(const NoiseLevel& lv, double x) {

@@ -18,20 +18,15 @@
 #include "diffusion/exact_ode.h"
 #include "model/family.h"
 #include "model/schedule.h"
+#include "family_fixtures.h"
 #include "test_paths.h"
 
 namespace diffscope {
 namespace {
 
-constexpr Family kAll[] = {Family::Epsilon, Family::Sample, Family::VPrediction, Family::Flow, Family::Edm};
+constexpr const auto& kAll = test::kAllFamilies;
 
-FamilyParams params(Family f) {
-  FamilyParams p;
-  p.family = f;
-  p.time_input = default_time_input(f);
-  p.sigma_data = 0.5;
-  return p;
-}
+FamilyParams params(Family f) { return test::family_params(f); }
 
 std::string message_of(const std::function<void()>& f) {
   try {

@@ -25,8 +25,10 @@ struct DeviceNet {
   // Tensor-core fragments (frag_pack.h) of W1[:, :dim], W2, W3; null when the shape has no fast path.
   const void *f1_bf16 = nullptr, *f2_bf16 = nullptr, *f3_bf16 = nullptr;
   const void *f1_tf32 = nullptr, *f2_tf32 = nullptr, *f3_tf32 = nullptr;
-  // bf16 copies (PyTorch layout) for the unfused cuBLAS bf16 baseline (__nv_bfloat16 bits).
+  const void *f1_f16 = nullptr, *f2_f16 = nullptr, *f3_f16 = nullptr;
+  // 16-bit copies (PyTorch layout) for the unfused cuBLAS baselines (__nv_bfloat16 / __half bits).
   const uint16_t *W1_bf16 = nullptr, *W2_bf16 = nullptr, *W3_bf16 = nullptr;
+  const uint16_t *W1_f16 = nullptr, *W2_f16 = nullptr, *W3_f16 = nullptr;
 };
 
 // A step table on the device (diffusion/step_table.h): step k at timestep t[k], x <- A[k] x + C[k] eps + S[k] z.
@@ -81,7 +83,8 @@ void launch_philox_fill(float* x, int B, int dim, uint64_t seed, uint32_t step_k
 void launch_busy(cudaStream_t s, int blocks, double ms);
 
 // ---- Unfused baseline (cuBLAS GEMMs + elementwise kernels), same contract as launch_denoise --------------
-// Workspace: u (B, dim+1), h1 (B, hidden), h2 (B, hidden), e (B, dim) floats, plus bf16 copies of u/h1/h2 for bf16.
+// Workspace: u (B, dim+1), h1 (B, hidden), h2 (B, hidden), e (B, dim) floats, plus 16-bit copies of u/h1/h2 for
+// bf16 / fp16.
 struct UnfusedWorkspace {
   float *u = nullptr, *h1 = nullptr, *h2 = nullptr, *e = nullptr;
   uint16_t *u16 = nullptr, *h1_16 = nullptr, *h2_16 = nullptr;
@@ -95,12 +98,15 @@ struct DeviceMlp3 {
   const float *W1T = nullptr, *W2T = nullptr, *W3T = nullptr;  // (in, out) fp32
   const void *f_bf16[3] = {nullptr, nullptr, nullptr};         // tensor-core fragments, null if no fast path
   const void *f_tf32[3] = {nullptr, nullptr, nullptr};
+  const void *f_f16[3] = {nullptr, nullptr, nullptr};
   const uint16_t *W_bf16[3] = {nullptr, nullptr, nullptr};     // (out, in) bf16 for the unfused baseline
+  const uint16_t *W_f16[3] = {nullptr, nullptr, nullptr};      // (out, in) fp16 for the unfused baseline
 };
 // The fused MLP: the kernel `plan` names (plan_mlp3, plan/kernel_plan.h). x (B, d0) -> y (B, d3).
 void launch_mlp3(const DeviceMlp3& w, const float* x, int B, float* y, Precision p, const Mlp3Plan& plan,
                  const LaunchContext& ctx, cudaStream_t s);
-// Unfused: three cuBLAS GEMMs + ReLU kernels. ws: (B, d1) + (B, d2) floats (+ bf16 copies (B, max(d0,d1,d2)) x3 for bf16).
+// Unfused: three cuBLAS GEMMs + ReLU kernels. ws: (B, d1) + (B, d2) floats (+ 16-bit copies (B, max(d0,d1,d2)) x3
+// for bf16 / fp16).
 struct Mlp3Workspace {
   float *h1 = nullptr, *h2 = nullptr;
   uint16_t *x16 = nullptr, *h1_16 = nullptr, *h2_16 = nullptr;

@@ -402,7 +402,7 @@ void register_model(py::module_& m) {
                "t_start + 1; from_data=True starts from the model's data_samples noised to t_start.\n"
                "Integer arguments (n, steps, t_start, seed, steps_offset, trajectory_stride) take any integer with\n"
                "__index__ (int, numpy.int64, numpy.uint64, ...; not bool).\n"
-               "backend: 'cpu' or 'cuda'; precision: 'fp32', or 'tf32' / 'bf16' with backend='cuda'.\n"
+               "backend: 'cpu' or 'cuda'; precision: 'fp32', or 'tf32' / 'bf16' / 'fp16' with backend='cuda'.\n"
                "backend='cuda' with out='cuda' returns diffscope.CudaArray (no copy to the host); stream: None (finished\n"
                "when the call returns) or a cudaStream_t as an int (enqueued there).\n"
                "scheduler_config: a diffusers scheduler_config.json path, as --scheduler-config: its schedule (unless\n"

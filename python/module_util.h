@@ -67,7 +67,7 @@ uint64_t seed_arg(const pybind11::handle& v);
 char dtype_kind(const pybind11::dtype& dt);
 pybind11::ssize_t dtype_itemsize(const pybind11::dtype& dt);
 
-// precision tf32/bf16 need backend "cuda" (SEMANTICS §8): InvalidInput otherwise.
+// precision tf32/bf16/fp16 need backend "cuda" (SEMANTICS §8): InvalidInput otherwise.
 void check_backend_precision(const std::string& backend, Precision precision);
 // out is "numpy" or "cuda" (which needs backend "cuda"): InvalidInput otherwise.
 void check_out(const std::string& out, const std::string& backend);

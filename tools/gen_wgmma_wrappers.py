@@ -1,15 +1,16 @@
-# Generates the wgmma wrappers of kernels/shared/wgmma.cuh (m64nNk16, bf16 A from registers, B from shared memory):
+# Generates the wgmma wrappers of kernels/shared/wgmma.cuh (m64nNk16, bf16 or f16 A from registers, B from shared
+# memory; the operand type is chosen by a tag argument, Bf16Tag or F16Tag of mma.cuh):
 #   python3 tools/gen_wgmma_wrappers.py  (paste its output between the markers in kernels/shared/wgmma.cuh)
-def wrapper(n):
+def wrapper(n, ty, tag):
     nr = n // 2
     regs = ", ".join("%%%d" % i for i in range(nr))
     a0 = nr
     s = []
-    s.append("// D (64 x %d, fp32, %d per thread) (+)= A (64 x 16, bf16 in registers) * B (16 x %d, bf16, shared memory, K-major)." % (n, nr, n))
-    s.append("__device__ __forceinline__ void wgmma_m64n%dk16(float (&d)[%d], const uint32_t (&a)[4], uint64_t desc_b, int scale_d) {" % (n, nr))
+    s.append("// D (64 x %d, fp32, %d per thread) (+)= A (64 x 16, %s in registers) * B (16 x %d, %s, shared memory, K-major)." % (n, nr, ty, n, ty))
+    s.append("__device__ __forceinline__ void wgmma_m64n%dk16(float (&d)[%d], const uint32_t (&a)[4], uint64_t desc_b, int scale_d, %s) {" % (n, nr, tag))
     s.append("  asm volatile(")
     s.append('      "{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%d, 0;\\n"' % (a0 + 5))
-    s.append('      "wgmma.mma_async.sync.aligned.m64n%dk16.f32.bf16.bf16 {"' % n)
+    s.append('      "wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {"' % (n, ty, ty))
     # split register list over lines
     lst = ["%%%d" % i for i in range(nr)]
     for i in range(0, nr, 16):
@@ -24,4 +25,5 @@ def wrapper(n):
     s.append("}")
     return "\n".join(s)
 for n in (16, 64, 256):
-    print(wrapper(n)); print()
+    for ty, tag in (("bf16", "Bf16Tag"), ("f16", "F16Tag")):
+        print(wrapper(n, ty, tag)); print()

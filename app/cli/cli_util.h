@@ -28,7 +28,7 @@ void apply_threads_option(const CLI::App& app);
 // CUDA, else throws ResourceUnavailable (exit 3). Any other name throws InvalidInput.
 std::unique_ptr<DenoiserBackend> make_backend(const std::string& name);
 
-// Refuses a precision the backend cannot compute (tf32/bf16 need cuda; SEMANTICS §8): InvalidInput.
+// Refuses a precision the backend cannot compute (tf32/bf16/fp16 need cuda; SEMANTICS §8): InvalidInput.
 void check_backend_precision(const std::string& backend, Precision precision);
 
 // A (rows, cols) float32 array read from .npy (float32 or float64 on disk, SEMANTICS §6).

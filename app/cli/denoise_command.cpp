@@ -108,8 +108,8 @@ void register_denoise(CLI::App& app, Action& action) {
   sub->add_option("--trajectory", o->trajectory, "optional trajectory: (S+1, B, dim) float32 .npy");
   add_family_options(sub, o->family, false);
   sub->add_option("--backend", o->backend, "cpu | cuda")->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
-  sub->add_option("--precision", o->precision, "fp32 | tf32 | bf16 (tf32/bf16 need --backend cuda)")
-      ->check(CLI::IsMember({"fp32", "tf32", "bf16"}))
+  sub->add_option("--precision", o->precision, "fp32 | tf32 | bf16 | fp16 (tf32/bf16/fp16 need --backend cuda)")
+      ->check(CLI::IsMember({"fp32", "tf32", "bf16", "fp16"}))
       ->capture_default_str();
   sub->callback([o, &action] { action = [o] { run_denoise(*o); }; });
 }

@@ -49,8 +49,8 @@ void register_mlp3(CLI::App& app, Action& action) {
   sub->add_option("--x", o->x, "input: (B, d0) float32/float64 .npy")->required();
   sub->add_option("--out", o->out, "output: (B, d3) float32 .npy")->required();
   sub->add_option("--backend", o->backend, "cpu | cuda")->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
-  sub->add_option("--precision", o->precision, "fp32 | tf32 | bf16 (tf32/bf16 need --backend cuda)")
-      ->check(CLI::IsMember({"fp32", "tf32", "bf16"}))
+  sub->add_option("--precision", o->precision, "fp32 | tf32 | bf16 | fp16 (tf32/bf16/fp16 need --backend cuda)")
+      ->check(CLI::IsMember({"fp32", "tf32", "bf16", "fp16"}))
       ->capture_default_str();
   sub->callback([o, &action] { action = [o] { run_mlp3(*o); }; });
 }

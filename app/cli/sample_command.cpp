@@ -756,8 +756,8 @@ std::shared_ptr<SampleOptions> add_sample_command(CLI::App& app) {
   sub->add_option("--trajectory-stride", o->stride, "keep frames 0, s, 2s, ..., --frame's and the last")->capture_default_str();
   sub->add_option("--frame", o->frame, "the frame (step) whose state --out holds and --png draws (default the last)");
   sub->add_option("--backend", o->backend, "cpu | cuda")->check(CLI::IsMember({"cpu", "cuda"}))->capture_default_str();
-  sub->add_option("--precision", o->precision, "fp32 | tf32 | bf16 (tf32/bf16 need --backend cuda)")
-      ->check(CLI::IsMember({"fp32", "tf32", "bf16"}))
+  sub->add_option("--precision", o->precision, "fp32 | tf32 | bf16 | fp16 (tf32/bf16/fp16 need --backend cuda)")
+      ->check(CLI::IsMember({"fp32", "tf32", "bf16", "fp16"}))
       ->capture_default_str();
   sub->add_option("--config", o->config, "run a sidecar (.json, or an exported .png carrying one): its settings and "
                                          "picture values; flags given as well win; unknown keys are named in a note");

@@ -288,15 +288,21 @@ void CudaBackend::run_steps_device(int k_begin, int k_end, float* d_x, int B, ui
       CUDA_CHECK_LAUNCH();
       return;
     }
-    // fp32 arithmetic whatever the precision: the tiled kernel of the ddim fp32 path where the shape has it.
+    // The plan: the tensor-core solvers (wgmma for bf16 / fp16 at large batches, mma.sync for tf32 / bf16 / fp16),
+    // else fp32 arithmetic (the tiled kernel of the ddim fp32 path where the shape has it).
     kernels::DenoiseProblem pr;
-    pr.B = B, pr.dim = net.dim, pr.hidden = net.hidden;
-    const bool tiled = kernels::plan_solver(pr, m->force) == kernels::DenoisePath::Tiled;
-    if (tiled) kernels::launch_denoise_solver_tiled(sa, stream);
-    else kernels::launch_denoise_solver(sa, stream);
-    m->last = tiled ? kernels::DenoisePath::Tiled : kernels::DenoisePath::General;
-    m->last_kernel = tiled ? "solver-tiled-fp32" : "solver-general";
-    (void)p;
+    pr.B = B, pr.dim = net.dim, pr.hidden = net.hidden, pr.bf16_fragments = net.f1_bf16 != nullptr;
+    const kernels::SolverPlan plan = kernels::plan_solver(pr, p, m->caps, m->options, m->force);
+    switch (plan.path) {
+      case kernels::DenoisePath::Wgmma:
+        kernels::launch_solver_wgmma(sa, p, m->launch_context(), stream);
+        break;
+      case kernels::DenoisePath::TensorCore: kernels::launch_solver_tc(sa, p, m->caps.sm_count, stream); break;
+      case kernels::DenoisePath::Tiled: kernels::launch_denoise_solver_tiled(sa, stream); break;
+      default: kernels::launch_denoise_solver(sa, stream);
+    }
+    m->last = plan.path;
+    m->last_kernel = kernels::solver_kernel_name(plan);
     CUDA_CHECK_LAUNCH();
     return;
   }
@@ -480,7 +486,7 @@ void CudaBackend::mlp3_device(const float* d_x, int B, float* d_y, Precision p, 
     pr.B = B, pr.d0 = w.d0, pr.d1 = w.d1, pr.d2 = w.d2, pr.d3 = w.d3;
     pr.x_aligned = aligned16(d_x);
     pr.aligned = pr.x_aligned && aligned16(d_y) && aligned16(w.W1) && aligned16(w.W2) && aligned16(w.W3);
-    pr.fragments = (p == Precision::Bf16 ? w.f_bf16[0] : w.f_tf32[0]) != nullptr;
+    pr.fragments = (p == Precision::Bf16 ? w.f_bf16[0] : p == Precision::F16 ? w.f_f16[0] : w.f_tf32[0]) != nullptr;
     const kernels::Mlp3Plan plan = kernels::plan_mlp3(pr, p, m->caps, m->options, m->mlp_force);
     kernels::launch_mlp3(w, d_x, B, d_y, p, plan, m->launch_context(), stream);
     m->last_kernel = kernels::mlp3_kernel_name(plan, p);

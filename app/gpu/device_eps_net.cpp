@@ -33,6 +33,10 @@ bool DeviceEpsNet::upload(const EpsNet& n, cudaStream_t s) {
   m_W1h.copy_from_host(h1, s);
   m_W2h.copy_from_host(h2, s);
   m_W3h.copy_from_host(h3, s);
+  std::vector<uint16_t> g1 = to_f16(n.W1), g2 = to_f16(n.W2), g3 = to_f16(n.W3);
+  m_W1g.copy_from_host(g1, s);
+  m_W2g.copy_from_host(g2, s);
+  m_W3g.copy_from_host(g3, s);
   kernels::DeviceNet& d = m_view;
   d = kernels::DeviceNet{};
   d.dim = dim;
@@ -41,28 +45,32 @@ bool DeviceEpsNet::upload(const EpsNet& n, cudaStream_t s) {
   d.b3 = m_b3.data();
   d.W1T = m_W1T.data(), d.W2T = m_W2T.data(), d.W3T = m_W3T.data();
   d.W1_bf16 = m_W1h.data(), d.W2_bf16 = m_W2h.data(), d.W3_bf16 = m_W3h.data();
+  d.W1_f16 = m_W1g.data(), d.W2_f16 = m_W2g.data(), d.W3_f16 = m_W3g.data();
   if (kernels::denoise_tc_shape(dim, H)) {
     // Padded x width: 16 for dim <= 16, else 64 (the instantiations of denoise_tc.cu).
     const int kx = dim <= 16 ? 16 : 64;
-    for (int bf = 0; bf < 2; ++bf) {
+    using kernels::FragType;
+    for (FragType ft : {FragType::Bf16, FragType::Tf32, FragType::F16}) {
       std::vector<uint32_t> p1;
-      std::vector<uint32_t> p2 = kernels::pack_fragments(n.W2.data(), H, H, H, bf);
+      std::vector<uint32_t> p2 = kernels::pack_fragments(n.W2.data(), H, H, H, ft);
       // W3 padded to kx output rows.
       std::vector<float> w3p(static_cast<size_t>(kx) * H, 0.f);
       std::memcpy(w3p.data(), n.W3.data(), sizeof(float) * n.W3.size());
-      std::vector<uint32_t> p3 = kernels::pack_fragments(w3p.data(), kx, H, H, bf);
+      std::vector<uint32_t> p3 = kernels::pack_fragments(w3p.data(), kx, H, H, ft);
       // W1 x-part padded to kx inputs.
       std::vector<float> w1p(static_cast<size_t>(H) * kx, 0.f);
       for (int r = 0; r < H; ++r)
         for (int c = 0; c < dim; ++c) w1p[static_cast<size_t>(r) * kx + c] = n.W1[static_cast<size_t>(r) * (dim + 1) + c];
-      p1 = kernels::pack_fragments(w1p.data(), H, kx, kx, bf);
-      (bf ? m_f1b : m_f1t).copy_from_host(p1, s);
-      (bf ? m_f2b : m_f2t).copy_from_host(p2, s);
-      (bf ? m_f3b : m_f3t).copy_from_host(p3, s);
+      p1 = kernels::pack_fragments(w1p.data(), H, kx, kx, ft);
+      GpuBuffer<uint32_t>* f = ft == FragType::Bf16 ? m_fb : ft == FragType::Tf32 ? m_ft : m_fh;
+      f[0].copy_from_host(p1, s);
+      f[1].copy_from_host(p2, s);
+      f[2].copy_from_host(p3, s);
       CUDA_CHECK_THROW(cudaStreamSynchronize(s));  // host vectors die at scope end
     }
-    d.f1_bf16 = m_f1b.data(), d.f2_bf16 = m_f2b.data(), d.f3_bf16 = m_f3b.data();
-    d.f1_tf32 = m_f1t.data(), d.f2_tf32 = m_f2t.data(), d.f3_tf32 = m_f3t.data();
+    d.f1_bf16 = m_fb[0].data(), d.f2_bf16 = m_fb[1].data(), d.f3_bf16 = m_fb[2].data();
+    d.f1_tf32 = m_ft[0].data(), d.f2_tf32 = m_ft[1].data(), d.f3_tf32 = m_ft[2].data();
+    d.f1_f16 = m_fh[0].data(), d.f2_f16 = m_fh[1].data(), d.f3_f16 = m_fh[2].data();
   }
   CUDA_CHECK_THROW(cudaStreamSynchronize(s));
   m_have = true;

@@ -1,5 +1,5 @@
 // device_eps_net.h — DeviceEpsNet: the eps-network (SEMANTICS §2) resident on the device in every layout the
-// kernels read (fp32, transposed fp32, bf16, tensor-core fragments); its view is kernels::DeviceNet.
+// kernels read (fp32, transposed fp32, bf16, fp16, tensor-core fragments); its view is kernels::DeviceNet.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -26,8 +26,8 @@ class DeviceEpsNet {
   bool m_have = false;
   EpsNet m_host;  // the resident weights, to skip an upload of the same network
   GpuBuffer<float> m_W1, m_b1, m_W2, m_b2, m_W3, m_b3, m_W1T, m_W2T, m_W3T;
-  GpuBuffer<uint32_t> m_f1b, m_f2b, m_f3b, m_f1t, m_f2t, m_f3t;
-  GpuBuffer<uint16_t> m_W1h, m_W2h, m_W3h;
+  GpuBuffer<uint32_t> m_fb[3], m_ft[3], m_fh[3];  // fragments of W1, W2, W3: bf16, tf32, fp16
+  GpuBuffer<uint16_t> m_W1h, m_W2h, m_W3h, m_W1g, m_W2g, m_W3g;  // bf16 and fp16 copies
   kernels::DeviceNet m_view;
 };
 

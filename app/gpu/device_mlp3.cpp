@@ -26,16 +26,22 @@ void DeviceMlp3::upload(const Mlp3Weights& w, cudaStream_t s) {
     m_W[l].copy_from_host(*W[l], s);
     std::vector<float> t = transpose(*W[l], out, in);
     m_WT[l].copy_from_host(t, s);
-    std::vector<uint16_t> h = to_bf16(*W[l]);
+    std::vector<uint16_t> h = to_bf16(*W[l]), g = to_f16(*W[l]);
     m_Wh[l].copy_from_host(h, s);
+    m_Wg[l].copy_from_host(g, s);
+    dm.W_f16[l] = m_Wg[l].data();
     if (tc) {
-      std::vector<uint32_t> pb = kernels::pack_fragments(W[l]->data(), out, in, in, true);
-      std::vector<uint32_t> pt = kernels::pack_fragments(W[l]->data(), out, in, in, false);
+      using kernels::FragType;
+      std::vector<uint32_t> pb = kernels::pack_fragments(W[l]->data(), out, in, in, FragType::Bf16);
+      std::vector<uint32_t> pt = kernels::pack_fragments(W[l]->data(), out, in, in, FragType::Tf32);
+      std::vector<uint32_t> ph = kernels::pack_fragments(W[l]->data(), out, in, in, FragType::F16);
       m_fb[l].copy_from_host(pb, s);
       m_ft[l].copy_from_host(pt, s);
+      m_fh[l].copy_from_host(ph, s);
       CUDA_CHECK_THROW(cudaStreamSynchronize(s));
       dm.f_bf16[l] = m_fb[l].data();
       dm.f_tf32[l] = m_ft[l].data();
+      dm.f_f16[l] = m_fh[l].data();
     }
     CUDA_CHECK_THROW(cudaStreamSynchronize(s));  // the host vectors die at scope end
   }

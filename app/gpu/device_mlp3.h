@@ -23,8 +23,8 @@ class DeviceMlp3 {
   bool m_have = false;
   Mlp3Weights m_host;  // the resident weights, to skip an upload of the same ones
   GpuBuffer<float> m_W[3], m_WT[3];
-  GpuBuffer<uint32_t> m_fb[3], m_ft[3];
-  GpuBuffer<uint16_t> m_Wh[3];
+  GpuBuffer<uint32_t> m_fb[3], m_ft[3], m_fh[3];  // fragments: bf16, tf32, fp16
+  GpuBuffer<uint16_t> m_Wh[3], m_Wg[3];             // bf16 and fp16 copies
   kernels::DeviceMlp3 m_view;
 };
 

@@ -31,7 +31,7 @@ struct UnfusedDenoiseWorkspace {
   kernels::UnfusedWorkspace reserve(int B, int dim, int hidden, Precision p) {
     const size_t b = static_cast<size_t>(B);
     u.reserve(b * (dim + 1)), h1.reserve(b * hidden), h2.reserve(b * hidden), e.reserve(b * dim);
-    if (p == Precision::Bf16) u16.reserve(b * (dim + 1)), h1_16.reserve(b * hidden), h2_16.reserve(b * hidden);
+    if (precision_16bit(p)) u16.reserve(b * (dim + 1)), h1_16.reserve(b * hidden), h2_16.reserve(b * hidden);
     return {u.data(), h1.data(), h2.data(), e.data(), u16.data(), h1_16.data(), h2_16.data()};
   }
 };
@@ -43,7 +43,7 @@ struct UnfusedMlp3Workspace {
   kernels::Mlp3Workspace reserve(int B, const kernels::DeviceMlp3& w, Precision p) {
     const size_t b = static_cast<size_t>(B);
     h1.reserve(b * w.d1), h2.reserve(b * w.d2);
-    if (p == Precision::Bf16) x16.reserve(b * w.d0), h1_16.reserve(b * w.d1), h2_16.reserve(b * w.d2);
+    if (precision_16bit(p)) x16.reserve(b * w.d0), h1_16.reserve(b * w.d1), h2_16.reserve(b * w.d2);
     return {h1.data(), h2.data(), x16.data(), h1_16.data(), h2_16.data()};
   }
 };

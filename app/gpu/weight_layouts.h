@@ -23,5 +23,11 @@ inline std::vector<uint16_t> to_bf16(const std::vector<float>& W) {
   for (size_t i = 0; i < W.size(); ++i) o[i] = kernels::float_to_bf16_bits(W[i]);
   return o;
 }
+// Elementwise round-to-nearest-even IEEE fp16 bits (kernels::float_to_f16_bits; beyond +-65504: Inf).
+inline std::vector<uint16_t> to_f16(const std::vector<float>& W) {
+  std::vector<uint16_t> o(W.size());
+  for (size_t i = 0; i < W.size(); ++i) o[i] = kernels::float_to_f16_bits(W[i]);
+  return o;
+}
 
 }  // namespace diffscope::gpu

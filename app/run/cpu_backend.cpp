@@ -1,5 +1,5 @@
 // cpu_backend.cpp — the CPU reference backend: cpu_reference.h in float32, blocks of rows over the CPU threads
-// (platform/cpu_threads.h). It computes fp32 only and refuses tf32/bf16 (SEMANTICS §8).
+// (platform/cpu_threads.h). It computes fp32 only and refuses tf32/bf16/fp16 (SEMANTICS §8).
 #include <algorithm>
 #include <string>
 

@@ -106,7 +106,7 @@ SamplingSettings SamplingSession::clamp_to_model(const SamplingSettings& asked) 
   s.steps_per_launch = std::clamp(s.steps_per_launch, 1, std::max(1, s.steps));
   s.memory_budget_mb = std::clamp(s.memory_budget_mb, 16, 65536);
   if (s.flow_shift) s.flow_shift = kFlowShiftRange.clamp(*s.flow_shift);
-  if (!gpu) s.precision = Precision::Fp32;  // SEMANTICS §8: tf32/bf16 only on the GPU
+  if (!gpu) s.precision = Precision::Fp32;  // SEMANTICS §8: tf32/bf16/fp16 only on the GPU
   if (s.from_data && m_model->n_data == 0) s.from_data = false;
   return s;
 }

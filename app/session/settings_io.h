@@ -30,7 +30,9 @@ struct SamplingSettings {
   int t_start = 999;                  // [0, T-1]
   int steps_per_launch = 10;          // S of the fused kernel, >= 1
   uint64_t seed = 0;
-  Precision precision = Precision::Fp32;
+  // On the GPU: fp16 operands on the tensor cores (tf32's accuracy at bf16's speed, docs/PERFORMANCE.md "fp16"); the
+  // CPU backend computes in fp32 whatever this says (SamplingSession's checked settings).
+  Precision precision = Precision::F16;
   std::string backend = "auto";       // auto | cpu | cuda
   bool from_data = false;             // start from noised data samples (SEMANTICS §3)
   int memory_budget_mb = 1024;        // trajectory buffer budget; above it every k-th frame is kept

@@ -4,6 +4,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
@@ -175,21 +176,22 @@ void device_rows(Panel& p) {
   SamplingSettings& s = p.settings.sampling;
   const bool gpu = app.session().compute_path() && app.session().compute_path()->is_gpu();
   // Without a GPU the combo is disabled and says why in its own box (no text beside it to cut off).
-  static const char* kPrecisions[] = {"fp32", "tf32", "bf16"};
-  const int precision = std::clamp(static_cast<int>(s.precision), 0, 2);
+  static const char* kPrecisions[] = {"fp32", "tf32", "bf16", "fp16"};
+  constexpr int kCount = static_cast<int>(std::size(kPrecisions));
+  const int precision = std::clamp(static_cast<int>(s.precision), 0, kCount - 1);
   const std::string preview = std::string(kPrecisions[precision]) + (gpu ? "" : "  (GPU only)");
   if (!gpu) ImGui::BeginDisabled();
   const bool precision_open = ImGui::BeginCombo("precision", preview.c_str());
   if (!precision_open)
     p.ui.layout_audit.check_text("precision combo", preview, last_frame_inner_width(true, "precision"));
   if (precision_open) {
-    for (int i = 0; i < 3; ++i)
+    for (int i = 0; i < kCount; ++i)
       if (p.edit(ImGui::Selectable(kPrecisions[i], i == precision))) s.precision = static_cast<Precision>(i);
     ImGui::EndCombo();
   }
   if (!gpu) ImGui::EndDisabled();
-  tip(gpu ? "precision of the fused CUDA kernels: fp32, or tf32 / bf16 on tensor cores (faster; error in the "
-            "kernel panel)"
+  tip(gpu ? "precision of the fused CUDA kernels: fp32, or tf32 / bf16 / fp16 on tensor cores (faster; error in "
+            "the kernel panel)"
           : "precision of the fused CUDA kernels; the CPU backend computes in fp32");
 
   const bool have_cuda = app.cuda_available();

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """gate.py — the speed gate's verdict (docs/PERFORMANCE.md "Speed gate").
 
-Reads k `diffscope bench --json` outputs and the headless logs of the two live-loop scripts (gui_moons.txt,
-gui_digits.txt, each run in k processes; their `measure_json:` lines), takes the median of the k repeats of every metric, compares each
+Reads k `diffscope bench --json` outputs and the headless logs of the live-loop scripts (gui_moons.txt,
+gui_digits.txt and, optional, gui_moons_dpmpp.txt, each run in k processes; their `measure_json:` lines), takes the median of the k repeats of every metric, compares each
 with bench/baseline.json and prints one table with the ratio to the stored best PyTorch figure
 (bench/gate/torch_best.json; PyTorch is not re-run). Exit 0: no regression; 1: a metric is slower than its
 baseline beyond the tolerance; 2: bad input (a missing file, a metric missing from the measurements).
@@ -118,6 +118,8 @@ def main():
     ap.add_argument("--bench", nargs="+", required=True)
     ap.add_argument("--gui-moons", nargs="+", required=True, help="the moons script's logs, one per process")
     ap.add_argument("--gui-digits", nargs="+", required=True, help="the digits script's logs, one per process")
+    ap.add_argument("--gui-solver", nargs="+", default=[],
+                    help="the dpmpp-2m karras script's logs (gui_moons_dpmpp.txt), one per process")
     ap.add_argument("--looping", type=int, default=3, help="looping measures per GUI script (k)")
     ap.add_argument("--baseline", default=os.path.join(HERE, "..", "baseline.json"))
     ap.add_argument("--torch", default=os.path.join(HERE, "torch_best.json"))
@@ -136,6 +138,10 @@ def main():
     g2, w2 = gui_metrics("digits8x8 16384", a.gui_digits, a.looping)
     metrics.update(g1)
     metrics.update(g2)
+    if a.gui_solver:
+        g3, w3 = gui_metrics("moons 65536 dpmpp-2m karras 50", a.gui_solver, a.looping)
+        metrics.update(g3)
+        w2 += w3
     med = {k: statistics.median(v) for k, v in metrics.items()}
     spread = {k: (max(v) - min(v)) / statistics.median(v) if len(v) > 1 and statistics.median(v) else 0.0
               for k, v in metrics.items()}

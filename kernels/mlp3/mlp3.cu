@@ -588,7 +588,7 @@ cudaError_t launch_tc(const DeviceMlp3& w, const float* x, int B, float* y, bool
   const int units = (B + 16 * T - 1) / (16 * T);
   const int grid = std::max(1, std::min((units + 7) / 8, PF ? resident : sms * 16));
   using BF = BFrag<P>;
-  const void* const* f = std::is_same_v<P, Bf16Tag> ? w.f_bf16 : w.f_tf32;
+  const void* const* f = std::is_same_v<P, Bf16Tag> ? w.f_bf16 : std::is_same_v<P, F16Tag> ? w.f_f16 : w.f_tf32;
   return launch_pdl(kernel, dim3(grid), dim3(kThreads), smem, s, 0, pdl, w, x, B, y, static_cast<const BF*>(f[0]),
                     static_cast<const BF*>(f[1]), static_cast<const BF*>(f[2]));
 }
@@ -598,7 +598,7 @@ cudaError_t launch_tc(const DeviceMlp3& w, const float* x, int B, float* y, bool
 template <class P>
 cudaError_t launch_tc_plan(const DeviceMlp3& w, const float* x, int B, float* y, const Mlp3Plan& plan,
                            const LaunchContext& ctx, cudaStream_t s) {
-  constexpr bool bf = std::is_same_v<P, Bf16Tag>;
+  constexpr bool bf = !std::is_same_v<P, Tf32Tag>;  // 16-bit operands (bf16, fp16): the same register budget
   if (!plan.tc_prefetch) return launch_tc<P, 0, 1, 0>(w, x, B, y, plan.pdl, ctx, s);
   if (plan.tc_x_staged && plan.tc_tiles == 2) return launch_tc<P, 1, 2, bf ? 2 : 0, true>(w, x, B, y, plan.pdl, ctx, s);
   if (plan.tc_x_staged) return launch_tc<P, 1, 1, bf ? 4 : 3, true>(w, x, B, y, plan.pdl, ctx, s);
@@ -612,8 +612,9 @@ void launch_mlp3(const DeviceMlp3& w, const float* x, int B, float* y, Precision
   if (B <= 0) return;
   switch (plan.kernel) {
     case Mlp3Kernel::TensorCore: {
-      const cudaError_t e = p == Precision::Bf16 ? launch_tc_plan<Bf16Tag>(w, x, B, y, plan, ctx, s)
-                                                 : launch_tc_plan<Tf32Tag>(w, x, B, y, plan, ctx, s);
+      const cudaError_t e = p == Precision::Bf16  ? launch_tc_plan<Bf16Tag>(w, x, B, y, plan, ctx, s)
+                            : p == Precision::F16 ? launch_tc_plan<F16Tag>(w, x, B, y, plan, ctx, s)
+                                                  : launch_tc_plan<Tf32Tag>(w, x, B, y, plan, ctx, s);
       if (e != cudaSuccess) throw_cuda_error(e, "mlp3 tensor-core launch");
       return;
     }

@@ -158,8 +158,8 @@ bool denoise_path_supported(DenoisePath path, const DenoiseProblem& pr, Precisio
              cluster_shape(pr.dim, pr.hidden, pr.B, cluster_size_for(pr.hidden, o));
     case DenoisePath::Tiled: return f32_tile_shape(pr.dim, pr.hidden);
     case DenoisePath::SingleCta:
-      return p == Precision::Bf16 && denoise_tc_shape(pr.dim, pr.hidden) && pr.B >= 1 && pr.B <= kCtaRows;
-    case DenoisePath::Wgmma: return p == Precision::Bf16 && caps.wgmma() && denoise_tc_shape(pr.dim, pr.hidden);
+      return p == Precision::Bf16 && denoise_tc_shape(pr.dim, pr.hidden) && pr.B >= 1 && pr.B <= kCtaRows;  // no fp16 build
+    case DenoisePath::Wgmma: return precision_16bit(p) && caps.wgmma() && denoise_tc_shape(pr.dim, pr.hidden);
   }
   return false;
 }
@@ -198,14 +198,49 @@ DenoisePlan plan_denoise(const DenoiseProblem& pr, Precision p, const DeviceCaps
   if (path == DenoisePath::SingleCta) plan.cta_n8 = o.cta_n8 && pr.B <= kCta8Rows;
   if (path == DenoisePath::Wgmma) {
     plan.wgmma_pingpong = o.wgmma_pingpong;
-    plan.wgmma_silu_bf16x2 = o.wgmma_silu_bf16x2;
+    plan.wgmma_silu_bf16x2 = o.wgmma_silu_bf16x2 && p == Precision::Bf16;  // built for bf16 only
   }
   return plan;
 }
 
-DenoisePath plan_solver(const DenoiseProblem& pr, DenoisePath force) {
-  return f32_tile_shape(pr.dim, pr.hidden) && force != DenoisePath::General ? DenoisePath::Tiled
-                                                                             : DenoisePath::General;
+SolverPlan plan_solver(const DenoiseProblem& pr, Precision p, const DeviceCaps& caps, const KernelOptions& o,
+                       DenoisePath force) {
+  const bool wgmma_ok = precision_16bit(p) && caps.wgmma() && denoise_tc_shape(pr.dim, pr.hidden);
+  const bool tc_ok = p != Precision::Fp32 && denoise_tc_shape(pr.dim, pr.hidden) && pr.bf16_fragments;
+  const bool tiled_ok = f32_tile_shape(pr.dim, pr.hidden);
+  SolverPlan plan;
+  switch (force) {
+    case DenoisePath::Auto:
+      plan.path = pr.B >= kWgmmaMinBatch && o.wgmma && wgmma_ok ? DenoisePath::Wgmma
+                  : tc_ok                                       ? DenoisePath::TensorCore
+                  : tiled_ok                                    ? DenoisePath::Tiled
+                                                                : DenoisePath::General;
+      break;
+    case DenoisePath::Wgmma:
+    case DenoisePath::TensorCore:
+    case DenoisePath::Tiled:
+    case DenoisePath::General:
+      if ((force == DenoisePath::Wgmma && !wgmma_ok) || (force == DenoisePath::TensorCore && !tc_ok) ||
+          (force == DenoisePath::Tiled && !tiled_ok))
+        throw std::invalid_argument(std::string("solver path '") + denoise_path_name(force) + "' cannot run dim=" +
+                                    std::to_string(pr.dim) + " hidden=" + std::to_string(pr.hidden) +
+                                    " precision=" + precision_name(p));
+      plan.path = force;
+      break;
+    default:
+      // The denoiser's latency paths (Cluster, SingleCta) have no solver kernel: the fp32 ones run the call.
+      plan.path = tiled_ok ? DenoisePath::Tiled : DenoisePath::General;
+  }
+  return plan;
+}
+
+std::string solver_kernel_name(const SolverPlan& plan) {
+  switch (plan.path) {
+    case DenoisePath::Wgmma: return "solver-wgmma-pingpong";
+    case DenoisePath::TensorCore: return "solver-tensor-core";
+    case DenoisePath::Tiled: return "solver-tiled-fp32";
+    default: return "solver-general";
+  }
 }
 
 // ---- 3-layer MLP ----------------------------------------------------------------------------------------------
@@ -248,8 +283,8 @@ Mlp3Plan plan_mlp3(const Mlp3Problem& pr, Precision p, const DeviceCaps& caps, c
     plan.tc_prefetch = o.mlp3_tc_prefetch;
     if (!plan.tc_prefetch) return plan;
     // x staged in shared memory needs d0 = 48 and x 16-byte aligned; the defaults by precision are the faster
-    // measured (docs/PERFORMANCE.md, MLP rows): bf16 one tile per warp, tf32 two.
-    const bool bf16 = p == Precision::Bf16;
+    // measured (docs/PERFORMANCE.md, MLP rows): bf16 (and fp16, the same kernel) one tile per warp, tf32 two.
+    const bool bf16 = precision_16bit(p);
     Mlp3TcTiles t = o.mlp3_tc_tiles;
     if (t == Mlp3TcTiles::Auto) t = bf16 ? Mlp3TcTiles::OneStaged : Mlp3TcTiles::TwoStaged;
     const bool xs_ok = pr.d0 == 48 && pr.x_aligned;

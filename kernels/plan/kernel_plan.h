@@ -85,7 +85,7 @@ bool denoise_path_supported(DenoisePath path, const DenoiseProblem& pr, Precisio
                             const KernelOptions& o);
 
 // The plan for a call. With force = Auto the fastest path that runs it: SingleCta (bf16, B <= 16, hidden 256,
-// dim <= 64), Wgmma (bf16, B >= kWgmmaMinBatch, hidden 256, dim <= 64, caps.wgmma()), Cluster for tf32 at B <= 8
+// dim <= 64), Wgmma (bf16 / fp16, B >= kWgmmaMinBatch, hidden 256, dim <= 64, caps.wgmma()), Cluster for tf32 at B <= 8
 // (latency-bound: fp32 arithmetic, a legal and more accurate tf32), TensorCore (tf32 / bf16, hidden 256,
 // dim <= 64), Cluster (fp32, B <= 8), Tiled (fp32, hidden 256), General (any). Shapes without a fast path run
 // the general kernel (fp32 arithmetic whatever the precision). Throws std::invalid_argument if `force` names a
@@ -93,9 +93,19 @@ bool denoise_path_supported(DenoisePath path, const DenoiseProblem& pr, Precisio
 DenoisePlan plan_denoise(const DenoiseProblem& pr, Precision p, const DeviceCaps& caps, const KernelOptions& o,
                          DenoisePath force = DenoisePath::Auto);
 
-// The solver kernel (dpmpp-2m, dpmpp-2m-sde, heun, karras tables, family tables; SEMANTICS §3): fp32 arithmetic
-// whatever the precision, the tiled kernel where the shape has one unless force is General. Returns Tiled or General.
-DenoisePath plan_solver(const DenoiseProblem& pr, DenoisePath force = DenoisePath::Auto);
+// The solver kernels (dpmpp-2m, dpmpp-2m-sde, heun, euler-ancestral, karras and custom-sigma tables, family tables;
+// SEMANTICS §3), with force = Auto: Wgmma for bf16 / fp16 at B >= kWgmmaMinBatch where the device and shape have it
+// (hidden 256, dim <= 64, caps.wgmma(), o.wgmma); else TensorCore (mma.sync) for tf32 / bf16 / fp16 where the shape
+// has the fragments (hidden 256, dim <= 64); else fp32 arithmetic whatever the precision: Tiled where the shape has
+// it, else General. A forced Wgmma, TensorCore, Tiled or General runs that kernel (std::invalid_argument when it
+// cannot run the problem); the denoiser's latency paths (Cluster, SingleCta) run the fp32 kernels.
+struct SolverPlan {
+  DenoisePath path = DenoisePath::General;  // Wgmma (always the ping-pong schedule), TensorCore, Tiled or General
+};
+SolverPlan plan_solver(const DenoiseProblem& pr, Precision p, const DeviceCaps& caps, const KernelOptions& o,
+                       DenoisePath force = DenoisePath::Auto);
+// The exact kernel: "solver-wgmma-pingpong", "solver-tensor-core", "solver-tiled-fp32", "solver-general".
+std::string solver_kernel_name(const SolverPlan& plan);
 
 // ---- The fused 3-layer MLP ----------------------------------------------------------------------------------
 enum class Mlp3Path { Auto, General, TensorCore };

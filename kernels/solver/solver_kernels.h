@@ -52,6 +52,16 @@ struct SolverArgs {
 // (solver_shape, plan/kernel_shapes.h).
 void launch_denoise_solver(const SolverArgs& a, cudaStream_t s);
 
+// The same contract on Hopper warpgroup tensor cores (solver_wgmma.cu): bf16 or fp16 operands (p), fp32
+// accumulation and fp32 step arithmetic, the warpgroups taking turns on layer 2 (ping-pong); hidden 256, dim <= 64,
+// an sm_90a build on a 9.0 device (DeviceCaps::wgmma). Throws std::invalid_argument otherwise.
+void launch_solver_wgmma(const SolverArgs& a, Precision p, const LaunchContext& ctx, cudaStream_t s);
+
+// The same contract on mma.sync tensor cores (solver_tc.cu): tf32, bf16 or fp16 operands (p), fp32 accumulation and
+// fp32 step arithmetic; hidden 256, dim <= 64 and the net's fragments; num_sms: the grid's bound
+// (DeviceCaps::sm_count). Throws std::invalid_argument otherwise.
+void launch_solver_tc(const SolverArgs& a, Precision p, int num_sms, cudaStream_t s);
+
 // The same contract on the ddim fast path's tiled fp32 evaluation (denoise_solver_f32.cu): hidden 256 and dim <= 4
 // or dim % 4 == 0 (<= 64) (f32_tile_shape). Throws std::invalid_argument otherwise.
 void launch_denoise_solver_tiled(const SolverArgs& a, cudaStream_t s);

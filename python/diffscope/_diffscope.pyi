@@ -106,7 +106,7 @@ t_start defaults to the model's last usable timestep (T - 1, or info's t_start_m
 t_start + 1; from_data=True starts from the model's data_samples noised to t_start.
 Integer arguments (n, steps, t_start, seed, steps_offset, trajectory_stride) take any integer with
 __index__ (int, numpy.int64, numpy.uint64, ...; not bool).
-backend: 'cpu' or 'cuda'; precision: 'fp32', or 'tf32' / 'bf16' with backend='cuda'.
+backend: 'cpu' or 'cuda'; precision: 'fp32', or 'tf32' / 'bf16' / 'fp16' with backend='cuda'.
 backend='cuda' with out='cuda' returns diffscope.CudaArray (no copy to the host); stream: None (finished
 when the call returns) or a cudaStream_t as an int (enqueued there).
 scheduler_config: a diffusers scheduler_config.json path, as --scheduler-config: its schedule (unless

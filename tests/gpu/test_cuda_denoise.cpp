@@ -24,12 +24,13 @@ using test::rel_err;
 
 // Tolerances after S steps (relative Frobenius vs float64), about 4x the largest error measured on the H200 over
 // this suite (docs/PERFORMANCE.md, "Errors against float64"): tf32 3e-5 (16 steps) / 2.5e-4 (1000 steps), bf16
-// 8e-5 / 2.3e-3.
+// 8e-5 / 2.3e-3. fp16 (10 mantissa bits, as tf32) takes tf32's tolerances.
 // Each test logs its measured error ("[measured] ...").
 double tolerance(Precision p, int S) {
   switch (p) {
     case Precision::Fp32: return 1e-5;
-    case Precision::Tf32: return S >= 1000 ? 1e-3 : 1e-4;
+    case Precision::Tf32:
+    case Precision::F16: return S >= 1000 ? 1e-3 : 1e-4;
     case Precision::Bf16: return S >= 1000 ? 1e-2 : 5e-4;
   }
   return 0;
@@ -111,7 +112,7 @@ TEST_P(DenoiseVsFloat64, MatchesReference) {
   }
 }
 
-const Precision F = Precision::Fp32, T32 = Precision::Tf32, B16 = Precision::Bf16;
+const Precision F = Precision::Fp32, T32 = Precision::Tf32, B16 = Precision::Bf16, H16 = Precision::F16;
 const DenoisePath AUTO = DenoisePath::Auto, GEN = DenoisePath::General, TC = DenoisePath::TensorCore,
                   CL = DenoisePath::Cluster, TIL = DenoisePath::Tiled,
                   CTA = DenoisePath::SingleCta, WG = DenoisePath::Wgmma;
@@ -164,7 +165,13 @@ INSTANTIATE_TEST_SUITE_P(
         DenoiseCase{100, 17, 256, 16, 1, B16, WG}, DenoiseCase{1, 2, 256, 16, 0, B16, WG},
         DenoiseCase{33, 64, 256, 1, 2, B16, WG}, DenoiseCase{64, 2, 256, 1000, 0, B16, WG},
         DenoiseCase{8, 64, 256, 1000, 0, B16, WG}, DenoiseCase{200, 3, 256, 1000, 1, B16, WG},
-        DenoiseCase{4099, 2, 256, 16, 1, B16, AUTO, 3}, DenoiseCase{65536, 2, 256, 16, 0, B16, AUTO, 97}),
+        DenoiseCase{4099, 2, 256, 16, 1, B16, AUTO, 3}, DenoiseCase{65536, 2, 256, 16, 0, B16, AUTO, 97},
+        // fp16 operands: the mma.sync and wgmma kernels (bf16's paths), Auto at a large batch, S = 1000.
+        DenoiseCase{8, 64, 256, 16, 0, H16, TC}, DenoiseCase{4097, 2, 256, 16, 1, H16, TC},
+        DenoiseCase{12345, 64, 256, 16, 1, H16, TC, 41}, DenoiseCase{777, 33, 256, 16, 1, H16, TC},
+        DenoiseCase{64, 2, 256, 1000, 0, H16, TC}, DenoiseCase{4097, 2, 256, 16, 1, H16, WG},
+        DenoiseCase{12345, 64, 256, 16, 1, H16, WG, 41}, DenoiseCase{777, 33, 256, 16, 1, H16, WG},
+        DenoiseCase{64, 2, 256, 1000, 0, H16, WG}, DenoiseCase{65536, 2, 256, 16, 0, H16, AUTO, 97}),
     [](const ::testing::TestParamInfo<DenoiseCase>& i) {
       std::string n = case_name(i.param);
       std::replace(n.begin(), n.end(), '-', '_');
@@ -235,7 +242,7 @@ INSTANTIATE_TEST_SUITE_P(
 // The unfused cuBLAS baseline computes the same function.
 TEST(CudaUnfused, DenoiseMatchesFloat64) {
   SKIP_WITHOUT_CUDA();
-  for (Precision p : {F, T32, B16}) {
+  for (Precision p : {F, T32, B16, H16}) {
     const int B = 1000, dim = 64, S = 16;
     const DiffusionModel m = test::random_model(dim, 256, 31);
     std::vector<float> x = test::random_x(size_t(B) * dim, 5);

@@ -19,48 +19,13 @@
 #include "model/family.h"
 #include "model/model.h"
 #include "run/backend.h"
+#include "family_fixtures.h"
 #include "test_paths.h"
 
 namespace diffscope {
 namespace {
 
-// Fills every family array of `tab` (time, c_in and, for a second evaluation, time2, c_in2 and the heun map) with
-// arbitrary finite values that belong to no family, and their float copies.
-void fill_family_arrays(StepTable& tab) {
-  const int N = tab.steps();
-  const bool heun = tab.uses_second_eval();
-  for (int k = 0; k < N; ++k) {
-    const double u = std::sin(0.7 * k + 0.3);
-    tab.time.push_back(0.05 + 0.9 * tab.t_net[k] / tab.T + 0.01 * u);
-    tab.c_in.push_back(0.8 + 0.3 * u * u);
-    if (!heun) continue;
-    tab.time2.push_back(0.04 + 0.9 * tab.t_net2[k] / tab.T);
-    tab.c_in2.push_back(1.1 - 0.25 * u * u);
-    tab.Gx.push_back(0.2 * u);
-    tab.Go.push_back(1.0 + 0.1 * std::cos(1.3 * k));
-    tab.Gx2.push_back(-0.15 * std::cos(0.9 * k));
-    tab.Go2.push_back(0.9 + 0.2 * u * u);
-  }
-  tab.for_each_coefficient([](const char*, const std::vector<double>& f64, std::vector<float>& f32) {
-    f32.assign(f64.begin(), f64.end());
-  });
-}
-
-// Runs `tab` on the GPU in three launches (the previous data prediction kept by the caller) and in float64 on the
-// CPU; returns the relative errors of the final state and of the frames.
-std::pair<double, double> gpu_vs_float64(CudaBackend& be, const DiffusionModel& m, const StepTable& tab,
-                                         const std::vector<float>& x0, int B, Precision p) {
-  const int dim = m.net.dim, N = tab.steps(), third = N / 3;
-  const uint64_t seed = 0xfa111e5ull;
-  std::vector<double> xd = test::widen(x0), framesd(size_t(N) * B * dim), prevd(xd.size());
-  cpu_ref::run_steps<double>(m, tab, 0, N, xd.data(), B, seed, framesd.data(), 5, prevd.data());
-  std::vector<float> x = x0, frames(size_t(N) * B * dim, test::nan_f()), prev(x.size(), test::nan_f());
-  const size_t fs = size_t(B) * dim;
-  be.run_steps(m, tab, 0, third, x.data(), B, seed, frames.data(), p, 5, prev.data());
-  be.run_steps(m, tab, third, 2 * third, x.data(), B, seed, frames.data() + third * fs, p, 5, prev.data());
-  be.run_steps(m, tab, 2 * third, N, x.data(), B, seed, frames.data() + 2 * third * fs, p, 5, prev.data());
-  return {test::rel_err(x, xd), test::rel_err(frames, framesd)};
-}
+using test::gpu_vs_float64;
 
 // Every solver kernel path (tiled where the shape has it, general when forced or for a shape without the tiled
 // kernel) on hand-filled family arrays: the network read at c_in x with the time values, heun's g map.
@@ -72,7 +37,7 @@ TEST(CudaFamilyTables, HandFilledArraysMatchFloat64OnEveryPath) {
         if (dim == 6 && path == kernels::DenoisePath::General) continue;  // dim 6 has no tiled kernel: General anyway
         const DiffusionModel m = test::random_model(dim, 256, 91 + dim, 0.5f);
         StepTable tab = build_step_table(m.schedule, s, 999, 24, 0.5, Spacing::Default, 0);
-        fill_family_arrays(tab);
+        test::fill_family_arrays(tab);
         ASSERT_TRUE(tab.has_family_rows());
         const int B = 301;
         CudaBackend be;
@@ -87,19 +52,22 @@ TEST(CudaFamilyTables, HandFilledArraysMatchFloat64OnEveryPath) {
       }
 }
 
-// A family table runs the fp32 solver kernel at every precision (SEMANTICS §3), never the integer-t fast kernels.
-TEST(CudaFamilyTables, RunTheSolverKernelAtEveryPrecision) {
+// A family table runs the solver kernels at every precision (SEMANTICS §3), never the integer-t fast kernels: fp32
+// arithmetic at fp32, the mma.sync tensor-core solver at tf32 / bf16 / fp16 (64 rows: below the wgmma batch).
+TEST(CudaFamilyTables, RunTheSolverKernelsAtEveryPrecision) {
   SKIP_WITHOUT_CUDA();
   const DiffusionModel m = test::random_model(8, 256, 7, 0.5f);
   StepTable tab = build_step_table(m.schedule, Sampler::Ddim, 999, 20);
-  fill_family_arrays(tab);
+  test::fill_family_arrays(tab);
   const int B = 64;
-  for (Precision p : {Precision::Fp32, Precision::Tf32, Precision::Bf16}) {
+  for (Precision p : {Precision::Fp32, Precision::Tf32, Precision::Bf16, Precision::F16}) {
     CudaBackend be;
     const auto [err, ferr] = gpu_vs_float64(be, m, tab, test::random_x(size_t(B) * 8, 3), B, p);
-    EXPECT_EQ(be.last_kernel(), "solver-tiled-fp32") << precision_name(p);
-    EXPECT_LT(err, 1e-5) << precision_name(p);
-    EXPECT_LT(ferr, 1e-5) << precision_name(p);
+    std::printf("[measured] family arrays ddim dim=8 B=%d %s %s rel_err=%.3e frames=%.3e\n", B, precision_name(p),
+                be.last_kernel().c_str(), err, ferr);
+    EXPECT_EQ(be.last_kernel(), p == Precision::Fp32 ? "solver-tiled-fp32" : "solver-tensor-core") << precision_name(p);
+    EXPECT_LT(err, test::solver_tolerance(p)) << precision_name(p);
+    EXPECT_LT(ferr, test::solver_tolerance(p)) << precision_name(p);
   }
 }
 
@@ -115,7 +83,7 @@ TEST(CudaFamilyTables, HandFilledArraysOnTheMixtureMatchFloat64) {
   const std::vector<float> x0(start.begin(), start.end());
   for (Sampler s : {Sampler::Ddim, Sampler::Dpmpp2m, Sampler::Dpmpp2mSde, Sampler::Heun}) {
     StepTable tab = build_step_table(m.schedule, s, 999, 30, 1.0, Spacing::Karras);
-    fill_family_arrays(tab);
+    test::fill_family_arrays(tab);
     const auto [err, ferr] = gpu_vs_float64(be, m, tab, x0, B, Precision::Fp32);
     EXPECT_EQ(be.last_kernel(), "mixture");
     std::printf("[measured] family arrays gaussians8-exact %s rel_err=%.3e frames=%.3e\n", sampler_name(s), err, ferr);
@@ -217,7 +185,7 @@ TEST(CudaFamilyTablesTiming, DISABLED_PerEvaluationAgainstEpsilon) {
       const DiffusionModel m = test::random_model(sh.dim, 256, 5, 0.5f);
       const StepTable eps = build_step_table(m.schedule, s, 999, 50);
       StepTable scaled = eps;
-      fill_family_arrays(scaled);
+      test::fill_family_arrays(scaled);
       StepTable map_only = scaled;  // c_in = 1: not sent, the heun map alone
       for (std::vector<double>* c : {&map_only.c_in, &map_only.c_in2}) std::fill(c->begin(), c->end(), 1.0);
       map_only.for_each_coefficient([](const char*, const std::vector<double>& f64, std::vector<float>& f32) {
@@ -271,8 +239,9 @@ TEST(CudaFamilyTables, AFlowModelSamplesAndItsDenoiseIsRefused) {
   const int B = 256;
   CudaBackend be;
   const auto [err, ferr] = gpu_vs_float64(be, m, tab, test::random_x(size_t(B) * 2, 5), B, Precision::Bf16);
-  EXPECT_LT(err, 1e-5);
-  EXPECT_LT(ferr, 1e-5);
+  EXPECT_EQ(be.last_kernel(), "solver-tensor-core");  // bf16 operands on the tensor cores (SEMANTICS §3)
+  EXPECT_LT(err, test::solver_tolerance(Precision::Bf16));
+  EXPECT_LT(ferr, test::solver_tolerance(Precision::Bf16));
   std::vector<float> x = test::random_x(size_t(B) * 2, 6);
   std::vector<int64_t> t(B, 20);
   try {

@@ -51,9 +51,8 @@ TEST_P(CudaSolvers, MatchesFloat64AcrossLaunches) {
   const double err = test::rel_err(x, xd), ferr = test::rel_err(frames, framesd);
   std::printf("[measured] %s %s t=%d N=%d B=%d dim=%d %s rel_err=%.3e frames=%.3e\n", sampler_name(c.sampler),
               spacing_name(c.spacing), c.t_start, N, c.B, c.dim, precision_name(c.p), err, ferr);
-  const double tol = c.p == Precision::Fp32 ? 1e-5 : 1e-3;  // as StepsVsFloat64
-  EXPECT_LT(err, tol);
-  EXPECT_LT(ferr, tol);
+  EXPECT_LT(err, test::solver_tolerance(c.p));
+  EXPECT_LT(ferr, test::solver_tolerance(c.p));
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -116,11 +116,70 @@ TEST(KernelPlan, AForcedPathThatCannotRunThrows) {
 }
 
 TEST(KernelPlan, SolverRunsTiledWhereTheTileHoldsTheShape) {
-  EXPECT_EQ(plan_solver(problem(100, 2)), DenoisePath::Tiled);
-  EXPECT_EQ(plan_solver(problem(100, 64)), DenoisePath::Tiled);
-  EXPECT_EQ(plan_solver(problem(100, 5)), DenoisePath::General);  // dim 5: neither <= 4 nor a multiple of 4
-  EXPECT_EQ(plan_solver(problem(100, 2, 512)), DenoisePath::General);
-  EXPECT_EQ(plan_solver(problem(100, 2), DenoisePath::General), DenoisePath::General);
+  auto path = [](const DenoiseProblem& pr, Precision p = Precision::Fp32, DenoisePath force = DenoisePath::Auto) {
+    return plan_solver(pr, p, h200(), {}, force).path;
+  };
+  EXPECT_EQ(path(problem(100, 2)), DenoisePath::Tiled);
+  EXPECT_EQ(path(problem(100, 64)), DenoisePath::Tiled);
+  EXPECT_EQ(path(problem(100, 5)), DenoisePath::General);  // dim 5: neither <= 4 nor a multiple of 4
+  EXPECT_EQ(path(problem(100, 2, 512)), DenoisePath::General);
+  EXPECT_EQ(path(problem(100, 2), Precision::Fp32, DenoisePath::General), DenoisePath::General);
+  // The denoiser's latency paths have no solver kernel: the fp32 ones run the call.
+  EXPECT_EQ(path(problem(8, 2), Precision::Bf16, DenoisePath::SingleCta), DenoisePath::Tiled);
+  EXPECT_EQ(path(problem(8, 5), Precision::Tf32, DenoisePath::Cluster), DenoisePath::General);
+}
+
+TEST(KernelPlan, SolverRunsMmaSyncForTensorCorePrecisionsBelowTheWgmmaBatch) {
+  for (Precision p : {Precision::Tf32, Precision::Bf16, Precision::F16}) {
+    const SolverPlan plan = plan_solver(problem(100, 2), p, h200(), {});
+    EXPECT_EQ(plan.path, DenoisePath::TensorCore) << precision_name(p);
+    EXPECT_EQ(solver_kernel_name(plan), "solver-tensor-core");
+    EXPECT_EQ(plan_solver(problem(1, 64), p, ada(), {}).path, DenoisePath::TensorCore);
+    EXPECT_EQ(plan_solver(problem(100, 5, 512), p, h200(), {}).path, DenoisePath::General);  // no fragments at 512
+    EXPECT_EQ(plan_solver(problem(100, 2, 256, false), p, h200(), {}).path, DenoisePath::Tiled);  // none built
+    EXPECT_EQ(plan_solver(problem(100, 2), p, h200(), {}, DenoisePath::Tiled).path, DenoisePath::Tiled);
+  }
+  // tf32 keeps mma.sync at every batch (no tf32 wgmma kernel).
+  EXPECT_EQ(plan_solver(problem(65536, 2), Precision::Tf32, h200(), {}).path, DenoisePath::TensorCore);
+  EXPECT_THROW(plan_solver(problem(100, 2), Precision::Fp32, h200(), {}, DenoisePath::TensorCore),
+               std::invalid_argument);
+}
+
+TEST(KernelPlan, SolverRunsWgmmaForLarge16BitBatchesOnSm90a) {
+  const int big = kWgmmaMinBatch;
+  for (Precision p : {Precision::Bf16, Precision::F16}) {
+    const SolverPlan plan = plan_solver(problem(big, 2), p, h200(), {});
+    EXPECT_EQ(plan.path, DenoisePath::Wgmma) << precision_name(p);
+    EXPECT_EQ(solver_kernel_name(plan), "solver-wgmma-pingpong");
+    EXPECT_EQ(plan_solver(problem(big, 64), p, h200(), {}).path, DenoisePath::Wgmma);
+    EXPECT_EQ(plan_solver(problem(big, 5), p, h200(), {}).path, DenoisePath::Wgmma);  // any dim <= 64
+    // Below the batch threshold, without sm_90a code, on other devices: mma.sync; other shapes: the fp32 kernels.
+    EXPECT_EQ(plan_solver(problem(big - 1, 2), p, h200(), {}).path, DenoisePath::TensorCore);
+    EXPECT_EQ(plan_solver(problem(big, 2), p, h200_without_sm90a(), {}).path, DenoisePath::TensorCore);
+    EXPECT_EQ(plan_solver(problem(big, 2), p, ada(), {}).path, DenoisePath::TensorCore);
+    EXPECT_EQ(plan_solver(problem(big, 2), p, blackwell(), {}).path, DenoisePath::TensorCore);
+    EXPECT_EQ(plan_solver(problem(big, 2, 512), p, h200(), {}).path, DenoisePath::General);
+    EXPECT_EQ(plan_solver(problem(big, 65, 256), p, h200(), {}).path, DenoisePath::General);
+    // Forced: below the threshold too; the option turns Auto's choice off.
+    EXPECT_EQ(plan_solver(problem(10, 2), p, h200(), {}, DenoisePath::Wgmma).path, DenoisePath::Wgmma);
+    KernelOptions off;
+    set_kernel_option(off, "wgmma", "0");
+    EXPECT_EQ(plan_solver(problem(big, 2), p, h200(), off).path, DenoisePath::TensorCore);
+  }
+  EXPECT_EQ(plan_solver(problem(big, 2), Precision::Fp32, h200(), {}).path, DenoisePath::Tiled);
+  for (Precision p : {Precision::Fp32, Precision::Tf32})
+    EXPECT_THROW(plan_solver(problem(big, 2), p, h200(), {}, DenoisePath::Wgmma), std::invalid_argument);
+  EXPECT_THROW(plan_solver(problem(big, 5), Precision::Fp32, h200(), {}, DenoisePath::Tiled), std::invalid_argument);
+}
+
+TEST(KernelPlan, Fp16TakesBf16sPathsButTheSingleCtaKernel) {
+  const DeviceCaps c = h200();
+  EXPECT_EQ(plan_denoise(problem(65536, 2), Precision::F16, c, {}).path, DenoisePath::Wgmma);
+  EXPECT_EQ(plan_denoise(problem(1000, 2), Precision::F16, c, {}).path, DenoisePath::TensorCore);
+  EXPECT_EQ(plan_denoise(problem(8, 64), Precision::F16, c, {}).path, DenoisePath::TensorCore);
+  EXPECT_EQ(plan_denoise(problem(8, 64), Precision::Bf16, c, {}).path, DenoisePath::SingleCta);
+  EXPECT_THROW(plan_denoise(problem(8, 64), Precision::F16, c, {}, DenoisePath::SingleCta), std::invalid_argument);
+  EXPECT_EQ(plan_denoise(problem(100, 2, 512), Precision::F16, c, {}).path, DenoisePath::General);
 }
 
 Mlp3Problem mlp(int B, int d0 = 48, int d1 = 64, int d2 = 40, int d3 = 24, bool aligned = true) {

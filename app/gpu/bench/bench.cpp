@@ -104,7 +104,7 @@ Stats time_graph(cudaStream_t s, int calls, int reps, const std::function<void()
   return stats_of(us);
 }
 
-const Precision kPrecisions[] = {Precision::Fp32, Precision::Tf32, Precision::Bf16};
+const Precision kPrecisions[] = {Precision::Fp32, Precision::Tf32, Precision::Bf16, Precision::F16};
 
 void bench_denoise(const Options& o, CudaBackend& be, const DiffusionModel& m, int B, int S, std::vector<Row>& rows) {
   const int dim = m.net.dim, H = m.net.hidden;
@@ -231,11 +231,11 @@ void bench_mlp3(const Options& o, CudaBackend& be, const Mlp3Weights& w, int B, 
 // run_steps_device call and divided by its network evaluations; error against the float64 CPU run of the same table
 // and noise on the first rows.
 void time_solver_row(const Options& o, CudaBackend& be, const DiffusionModel& m, const StepTable& tab,
-                     const std::string& name, int B, std::vector<Row>& rows) {
+                     const std::string& name, int B, Precision p, std::vector<Row>& rows) {
   const int dim = m.net.dim, H = m.net.hidden, n_chk = std::min(B, 256), N = tab.steps();
   const uint64_t seed = 1;
   const cudaStream_t s = be.stream();
-  std::fprintf(stderr, "bench: %s\n", name.c_str());
+  std::fprintf(stderr, "bench: %s %s\n", name.c_str(), precision_name(p));
   const int64_t evals = tab.evaluations(0, N);
   be.set_model(m);
   be.set_step_table(tab);
@@ -243,18 +243,18 @@ void time_solver_row(const Options& o, CudaBackend& be, const DiffusionModel& m,
   gpu::GpuBuffer<float> x0(n), x(n);
   be.start_noise_device(x0.data(), B, seed, s);
   auto reset = [&] { CUDA_CHECK_THROW(cudaMemcpyAsync(x.data(), x0.data(), n * sizeof(float), cudaMemcpyDeviceToDevice, s)); };
-  auto run = [&] { be.run_steps_device(0, N, x.data(), B, seed, nullptr, Precision::Fp32, s); };
+  auto run = [&] { be.run_steps_device(0, N, x.data(), B, seed, nullptr, p, s); };
   const Stats st = time_events(s, 1, o.quick ? 3 : 7, reset, run);
   Row r;
   r.workload = name;
   r.impl = "fused";
-  r.precision = "fp32";
-  r.path = tab.uses_prev() || tab.uses_second_eval() || tab.has_family_rows() ? "solver kernel" : "step table";
+  r.precision = precision_name(p);
+  r.path = be.last_kernel();
   r.median_us = st.median / evals, r.p10_us = st.p10 / evals, r.p90_us = st.p90 / evals, r.reps = st.n;
   const double flops = 2.0 * B * (double(dim + 1) * H + double(H) * H + double(H) * dim);
   r.unit = "TFLOP/s";
   r.achieved = flops / (r.median_us * 1e-6) / 1e12;
-  r.ceiling = ceiling_tflops(Precision::Fp32);
+  r.ceiling = ceiling_tflops(p);
   r.floor_us = flops / (r.ceiling * 1e12) * 1e6;
   r.note = "per network evaluation: events around one run of " + std::to_string(N) + " steps / its " + std::to_string(evals) + " evaluations";
   reset();
@@ -269,19 +269,22 @@ void time_solver_row(const Options& o, CudaBackend& be, const DiffusionModel& m,
   rows.push_back(r);
 }
 
-// The solver rows (docs/PERFORMANCE.md "Solver rows"): each solver's run of N steps on the default spacing (fp32:
-// dpmpp-2m, its sde variant and heun run kernels/solver/denoise_solver.cu, which computes in fp32 whatever the
-// precision), ddim's row first; then the family rows: ddim, dpmpp-2m and heun (and flow-heun) of the same network read
-// as v_prediction (the schedule's levels), flow (FlowMatchEuler's list) and edm (its karras list), each noted with
-// its ratio to the epsilon row of its solver (SEMANTICS §2 "The tables": family tables run the solver kernel).
+// The solver rows (docs/PERFORMANCE.md "Solver rows"), at every precision: each solver's run of N steps on the
+// default spacing (the plan: kernels/solver/solver_wgmma.cu at bf16 / fp16 on sm_90a, else the fp32 solver kernels
+// for dpmpp-2m, its sde variant and heun), ddim's row first; then the family rows: ddim, dpmpp-2m and heun (and
+// flow-heun) of the same network read as v_prediction (the schedule's levels), flow (FlowMatchEuler's list) and edm
+// (its karras list), each noted with its ratio to the epsilon row of its solver at its precision (SEMANTICS §2 "The
+// tables": family tables run the solver kernels).
 void bench_solver_rows(const Options& o, CudaBackend& be, const DiffusionModel& m, int B, int N, std::vector<Row>& rows) {
   const int dim = m.net.dim, H = m.net.hidden;
   const size_t first = rows.size();
-  for (const std::string& solver : bench_solvers()) {
-    const std::string name = solver_workload(solver, B, dim, H, N);
-    if (selected(o, name))
-      time_solver_row(o, be, m, build_step_table(m.schedule, parse_sampler(solver), m.schedule.T - 1, N), name, B, rows);
-  }
+  for (Precision prec : kPrecisions)
+    for (const std::string& solver : bench_solvers()) {
+      const std::string name = solver_workload(solver, B, dim, H, N);
+      if (selected(o, name))
+        time_solver_row(o, be, m, build_step_table(m.schedule, parse_sampler(solver), m.schedule.T - 1, N), name, B,
+                        prec, rows);
+    }
   note_ratio_to_ddim(rows, first);
   const StepTable vp = build_step_table(m.schedule, Sampler::Ddim, m.schedule.T - 1, N);
   for (Family f : {Family::VPrediction, Family::Flow, Family::Edm}) {
@@ -292,14 +295,15 @@ void bench_solver_rows(const Options& o, CudaBackend& be, const DiffusionModel& 
     const LevelRun run = f == Family::VPrediction ? vp_level_run(m.schedule, vp)
                          : f == Family::Flow ? list_level_run(f, m.schedule, flow_match_euler_levels({}, N).levels, 0)
                                              : list_level_run(f, m.schedule, edm_levels({}, N).levels, 0);
-    for (const char* solver : {"ddim", "dpmpp-2m", "heun", "flow-heun"}) {
-      if (std::string(solver) == "flow-heun" && f != Family::Flow) continue;
-      const std::string name = solver_workload(std::string(solver) + " family=" + family_name(f), B, dim, H, N);
-      if (!selected(o, name)) continue;
-      time_solver_row(o, be, m, build_family_table(p, false, run, parse_sampler(solver), 0.0, m.schedule.T), name, B,
-                      rows);
-      note_ratio_to_epsilon(rows, first, solver);
-    }
+    for (Precision prec : {Precision::Fp32, Precision::Bf16})
+      for (const char* solver : {"ddim", "dpmpp-2m", "heun", "flow-heun"}) {
+        if (std::string(solver) == "flow-heun" && f != Family::Flow) continue;
+        const std::string name = solver_workload(std::string(solver) + " family=" + family_name(f), B, dim, H, N);
+        if (!selected(o, name)) continue;
+        time_solver_row(o, be, m, build_family_table(p, false, run, parse_sampler(solver), 0.0, m.schedule.T), name,
+                        B, prec, rows);
+        note_ratio_to_epsilon(rows, first, solver);
+      }
   }
 }
 

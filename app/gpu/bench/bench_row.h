@@ -28,7 +28,7 @@ struct Options {
 struct Row {
   std::string workload;   // e.g. "denoise B=8 dim=64 H=256 S=16"
   std::string impl;       // "fused", "unfused (cuBLAS)", "cpu"
-  std::string precision;  // fp32 | tf32 | bf16
+  std::string precision;  // fp32 | tf32 | bf16 | fp16
   std::string path;       // kernel path / timing method
   double median_us = 0, p10_us = 0, p90_us = 0;
   int reps = 0;
@@ -54,25 +54,26 @@ inline std::string solver_workload(const std::string& solver, int B, int dim, in
   return "solver " + solver + " B=" + std::to_string(B) + " dim=" + std::to_string(dim) + " H=" + std::to_string(H) +
          " N=" + std::to_string(N);
 }
-// Appends "; 1.03x ddim per evaluation" to the notes of rows[first..] when ddim's row is among them.
+// Appends "; 1.03x ddim per evaluation" to the notes of rows[first..] that have a ddim row of their precision among
+// them.
 inline void note_ratio_to_ddim(std::vector<Row>& rows, size_t first) {
-  double ddim = 0;
   for (size_t i = first; i < rows.size(); ++i)
-    if (rows[i].workload.rfind("solver ddim ", 0) == 0) ddim = rows[i].median_us;
-  if (ddim <= 0) return;
-  for (size_t i = first; i < rows.size(); ++i) {
-    char b[64];
-    std::snprintf(b, sizeof b, "; %.2fx ddim per evaluation", rows[i].median_us / ddim);
-    rows[i].note += b;
-  }
+    for (size_t j = first; j < rows.size(); ++j)
+      if (rows[j].workload.rfind("solver ddim ", 0) == 0 && rows[j].precision == rows[i].precision &&
+          rows[j].median_us > 0) {
+        char b[64];
+        std::snprintf(b, sizeof b, "; %.2fx ddim per evaluation", rows[i].median_us / rows[j].median_us);
+        rows[i].note += b;
+        break;
+      }
 }
 
 // Appends "; 1.03x the epsilon row per evaluation" to the last row's note: the ratio to the epsilon row of
-// `solver` among rows[first..] (the solver rows' family rows).
+// `solver` at the same precision among rows[first..] (the solver rows' family rows).
 inline void note_ratio_to_epsilon(std::vector<Row>& rows, size_t first, const std::string& solver) {
   const std::string eps = "solver " + (solver == "flow-heun" ? std::string("heun") : solver) + " B=";
   for (size_t i = first; i + 1 < rows.size(); ++i)
-    if (rows[i].workload.rfind(eps, 0) == 0 && rows[i].median_us > 0) {
+    if (rows[i].workload.rfind(eps, 0) == 0 && rows[i].precision == rows.back().precision && rows[i].median_us > 0) {
       char b[80];
       std::snprintf(b, sizeof b, "; %.3fx the epsilon %s row per evaluation", rows.back().median_us / rows[i].median_us,
                     eps.substr(7, eps.size() - 10).c_str());

@@ -118,6 +118,7 @@ std::vector<uint8_t> Exporter::render_scene(const ExportView& v, int slot, int w
                                               });
                                             }));
   }
+  in.contours = density_contours(v.settings->view, ss.model(), &ss.table(), l.frame_of_slot(slot));
   v.renderer->draw_scene(in, w, h);
   if (field && v.window_field) v.renderer->set_field_lines(*v.window_field);
   std::vector<uint8_t> px = m_target.read_rgba_top_down();

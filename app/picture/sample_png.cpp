@@ -117,6 +117,7 @@ std::vector<uint8_t> RunRenderer::render(int slot, int w, int h) {
                                               eval_field(md, lv, q, p, n, out, path);
                                             }));
   }
+  in.contours = density_contours(r.settings.view, md, r.table, slot < int(r.frame_numbers.size()) ? r.frame_numbers[slot] : slot);
   m->target.ensure(w, h);
   m->target.bind();
   m->renderer.draw_scene(in, w, h);

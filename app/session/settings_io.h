@@ -19,6 +19,16 @@ namespace diffscope {
 // along -o) or score (grad log p = -eps / sigma in the family's own state; arrows along it).
 enum class FieldQuantity { Eps, X0, Output, Score };
 
+// What the 2D view draws for the samples (SEMANTICS §6 "The density view"): the points (and trails), their 2D
+// histogram tone-mapped through a palette, or the histogram with the points over it.
+enum class ViewMode { Points, Density, Both };
+// The density view's tone map: log(1 + count) / log(1 + max) or count / max.
+enum class DensityScale { Log, Linear };
+// "points" | "density" | "both" (the view_mode setting's values).
+const char* view_mode_name(ViewMode m);
+// Throws InvalidInput "view_mode = 'V' is not valid; valid: points, density, both".
+ViewMode parse_view_mode(const std::string& v);
+
 // What is sampled. Changing any of these re-simulates the trajectory (SEMANTICS §3).
 struct SamplingSettings {
   std::string model_path;             // "" = the bundled default (moons)
@@ -61,6 +71,10 @@ struct ViewSettings {
   int steps_per_frame = 0;     // steps computed per UI frame; 0 = automatic (time budget on the CPU, all on the GPU)
   int image_grid_cols = 12;    // image models: samples per row of the grid
   bool show_ui = true;
+  ViewMode view_mode = ViewMode::Points;
+  DensityScale density_scale = DensityScale::Log;
+  int density_bin_px = 3;      // pixels per histogram bin (each way)
+  bool density_contours = true;  // analytic mixtures: contours of the exact noised density at the shown level
   // Camera: center and half the visible height, in data units.
   double cam_x = 0.0, cam_y = 0.0, cam_half_h = 3.0;
   bool cam_auto = true;        // fit the camera to the data on model load

@@ -312,6 +312,19 @@ void add_view_rows(std::vector<SettingField>& t) {
                             [](AppSettings& s) -> float& { return s.view.point_size; }));
   t.push_back(number<float>("point_alpha", S::View, {}, true, kPointAlphaRange.lo, kPointAlphaRange.hi,
                             [](AppSettings& s) -> float& { return s.view.point_alpha; }));
+  t.push_back(choice<ViewMode>("view_mode", S::View, true, [](AppSettings& s) -> ViewMode& { return s.view.view_mode; },
+                              [](ViewMode m) { return std::string(view_mode_name(m)); }, parse_view_mode));
+  t.push_back(choice<DensityScale>("density_scale", S::View, true,
+                                   [](AppSettings& s) -> DensityScale& { return s.view.density_scale; },
+                                   [](DensityScale d) { return std::string(d == DensityScale::Log ? "log" : "linear"); },
+                                   [](const std::string& v) {
+                                     if (v == "log") return DensityScale::Log;
+                                     if (v == "linear") return DensityScale::Linear;
+                                     throw InvalidInput("density_scale = '" + v + "' is not valid; valid: log, linear");
+                                   }));
+  t.push_back(number<int>("density_bin_px", S::View, {}, true, double(kDensityBinPxRange.lo), double(kDensityBinPxRange.hi),
+                          [](AppSettings& s) -> int& { return s.view.density_bin_px; }));
+  t.push_back(flag("density_contours", S::View, {}, true, [](AppSettings& s) -> bool& { return s.view.density_contours; }));
   t.push_back(flag("vsync", S::View, {}, false, [](AppSettings& s) -> bool& { return s.view.vsync; }));
   t.push_back(flag("follow_newest", S::View, {"follow"}, false, [](AppSettings& s) -> bool& { return s.view.follow_newest; }));
   t.push_back(number<float>("play_speed", S::View, {"speed"}, false, kPlaySpeedRange.lo, kPlaySpeedRange.hi,

@@ -296,6 +296,8 @@ render::SceneInput App::scene_input(int slot) const {
       picture_scene(m_settings.view, m_content_scale, m_trajectory.get(), m_session->layout().B,
                     m_session->layout().dim, slot, m_session->is_image_model() ? m_session->image_side() : 0);
   in.inset = ui_insets_px();
+  in.contours = density_contours(m_settings.view, m_session->model(), &m_session->table(),
+                                 m_session->layout().frame_of_slot(slot));
   return in;
 }
 

@@ -221,6 +221,8 @@ class App {
   int shown_frame() const;   // cursor clamped to the computed frames
   // The largest |eps|, |output| or |score| over the field's grid points at the shown frame (0: none drawn).
   double field_largest() const { return m_field_largest; }
+  // The density view's largest bin count (render/renderer.h density_max: the latest the GPU finished; 0 before).
+  uint32_t density_max() const { return m_renderer ? m_renderer->density_max() : 0; }
   bool at_end() const;       // a complete run shown at its last frame (Space / the button replay it)
   int shown_slot() const;    // slot of the shown frame (or the nearest kept one before it)
   render::SceneInput scene_input(int slot) const;

@@ -252,13 +252,14 @@ void Renderer::bin_density(const SceneInput& in, const HistogramGrid& g) {
   glUniform1i(m_max.loc("u_bins"), int(bins));
   glDispatchCompute(GLuint((bins + 255) / 256), 1, 1);
   glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
-  // The largest count for the colour bar's labels: copied on the GPU, read by density_max() once done.
+  // The largest count for the colour bar's labels: copied on the GPU and read by density_max() once the GPU is
+  // past the fence; while a copy waits to be read, later frames make none (the labels lag, nothing waits).
+  if (m_max_fence) return;
   glBindBuffer(GL_COPY_READ_BUFFER, m_counts);
   glBindBuffer(GL_COPY_WRITE_BUFFER, m_max_copy);
   glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, sizeof(uint32_t));
   glBindBuffer(GL_COPY_READ_BUFFER, 0);
   glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
-  if (m_max_fence) glDeleteSync(m_max_fence);
   m_max_fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
 }
 

@@ -94,8 +94,8 @@ class Renderer {
   // read-back, for tests.
   const HistogramGrid& density_grid() const { return m_density_grid; }
   std::vector<uint32_t> density_counts() const;
-  // The largest count of the latest histogram the GPU has finished, read without waiting for the GPU (one
-  // frame late at worst; 0 before the first); the colour bar's labels.
+  // The largest count of a recent histogram the GPU has finished, read without waiting for the GPU (a frame or
+  // two late; 0 before the first); the colour bar's labels.
   uint32_t density_max();
   // Where the colour bar goes in a pane (GL pixels): a strip at the right edge, from 8% to 53% of its height.
   static Rect colour_bar_rect(const Rect& pane);

@@ -77,6 +77,7 @@ enum class ActionKind {
   StepFrames,           // number: frames to move (Left / Right: -1 / 1, with Shift -10 / 10), paused
   ShowFrame,            // number: the frame to show, paused (Home: 0, End: -1 = the last computed, the timeline)
   ToggleUi,             // H: hide / show the panels
+  CycleViewMode,        // D: the view_mode points -> density -> both -> points
   FitView,              // "Fit view": the camera fitted to the data and the newest samples, and kept fitted
   Snapshot,             // S: a snapshot of the views after the next scene draw
   Video,                // V: a video of frames 0 .. the shown one, started after the next scene draw

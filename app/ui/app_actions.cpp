@@ -26,6 +26,7 @@ std::optional<Action> key_action(const KeyPress& p) {
     case kKeyS: return p.ctrl ? std::nullopt : std::optional<Action>(Action::simple(ActionKind::Snapshot));
     case kKeyV: return p.ctrl ? std::nullopt : std::optional<Action>(Action::simple(ActionKind::Video));
     case kKeyH: return Action::simple(ActionKind::ToggleUi);
+    case kKeyD: return p.ctrl ? std::nullopt : std::optional<Action>(Action::simple(ActionKind::CycleViewMode));
     default: return std::nullopt;
   }
 }
@@ -40,6 +41,7 @@ bool changes_settings(ActionKind k) {
     case ActionKind::Restore:
     case ActionKind::SetSetting:
     case ActionKind::ToggleUi:
+    case ActionKind::CycleViewMode:
     case ActionKind::FitView: return true;
     default: return false;
   }
@@ -69,6 +71,9 @@ void App::apply(const Action& a) {
     case ActionKind::ToggleUi:
       m_settings.view.show_ui = !m_settings.view.show_ui;
       m_ui_hidden_at = ImGui::GetTime();
+      break;
+    case ActionKind::CycleViewMode:  // points -> density -> both -> points
+      m_settings.view.view_mode = static_cast<ViewMode>((static_cast<int>(m_settings.view.view_mode) + 1) % 3);
       break;
     case ActionKind::FitView:
       m_settings.view.cam_auto = true;

@@ -131,5 +131,22 @@ TEST(DensityView, ViewModePersistsInTheSidecarAndRestores) {
   EXPECT_NE((r.out + r.err).find("valid: points, density, both"), std::string::npos) << r.out << r.err;
 }
 
+// The D key cycles points -> density -> both, but never while a text field has the keyboard.
+TEST(DensityView, DKeyCyclesTheViewModeButNotWhileTyping) {
+  test::TempDir dir, logs;
+  std::ofstream(dir.file("s.txt")) << "set n 64\nset steps 10\nset export_size 120x90\nwait_complete 2000\n"
+                                      "click model_path D\nkey D\nframes 2\n"
+                                      "mouse 900 300\nmouse 900 300 down\nmouse 900 300 up\nkey D\nframes 2\n"
+                                      "export snapshot " + dir.file("a.png") + "\nkey D\nkey D\nframes 2\n"
+                                      "export snapshot " + dir.file("b.png") + "\n";
+  const guitest::Result r = guitest::run_cli("gui --headless --backend cpu --no-persist --size 1280x800 --model '" +
+                                                 guitest::model_2d() + "' --script '" + dir.file("s.txt") + "'",
+                                             logs.path());
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_EQ(nlohmann::json::parse(guitest::slurp(dir.file("a.json")))["view"]["view_mode"], "density")
+      << "one D in the view; the D typed into the model field and the one pressed there are the field's";
+  EXPECT_EQ(nlohmann::json::parse(guitest::slurp(dir.file("b.json")))["view"]["view_mode"], "points");
+}
+
 }  // namespace
 }  // namespace diffscope

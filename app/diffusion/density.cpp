@@ -40,6 +40,13 @@ std::vector<uint32_t> histogram_2d(const float* xy, size_t n, const HistogramGri
   return counts;
 }
 
+int histogram_bin_px(int w, int h, int bin_px) {
+  long long b = std::max(bin_px, 1);
+  auto bins = [&](long long px) { return ((std::max(w, 1) + px - 1) / px) * ((std::max(h, 1) + px - 1) / px); };
+  while (bins(b) > kMaxHistogramBins) ++b;
+  return static_cast<int>(b);
+}
+
 HistogramGrid pane_histogram_grid(double x0, double x1, double y0, double y1, int w, int h, int bin_px) {
   bin_px = std::max(bin_px, 1);
   HistogramGrid g;

@@ -31,6 +31,12 @@ int histogram_bin(float v, const float* edges, int n);
 // Renderer::density_counts) gives the same counts for dim-2 rows.
 std::vector<uint32_t> histogram_2d(const float* xy, size_t n, const HistogramGrid& grid);
 
+// At most this many bins in a pane's histogram (32 MB of counts; within every GL's compute dispatch limits).
+inline constexpr long long kMaxHistogramBins = 1LL << 23;
+// The bin size a w x h pane takes: bin_px (at least 1), raised until ceil(w / b) * ceil(h / b) <= kMaxHistogramBins
+// (only pictures of tens of millions of pixels at small bins need it).
+int histogram_bin_px(int w, int h, int bin_px);
+
 // The bins of a pane w x h pixels showing [x0, x1] x [y0, y1], `bin_px` pixels per bin: nx = ceil(w / bin_px),
 // ny = ceil(h / bin_px), the rectangle widened to whole bins from the bottom-left corner (square bins on screen).
 HistogramGrid pane_histogram_grid(double x0, double x1, double y0, double y1, int w, int h, int bin_px);

@@ -291,7 +291,7 @@ Rect Renderer::colour_bar_rect(const Rect& pane) {
 }
 
 void Renderer::draw_density(const SceneInput& in, const Rect& r, double aspect) {
-  const int bin_px = std::max(1, in.density_bin_px);
+  const int bin_px = histogram_bin_px(r.w, r.h, in.density_bin_px);
   const double hw = in.cam.half_h * aspect, hh = in.cam.half_h;
   bin_density(in, pane_histogram_grid(in.cam.cx - hw, in.cam.cx + hw, in.cam.cy - hh, in.cam.cy + hh, r.w, r.h, bin_px));
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, m_counts);

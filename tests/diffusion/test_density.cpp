@@ -57,6 +57,10 @@ TEST(Density, PaneBinsAreWholePixelBlocks) {
   EXPECT_EQ(g.ny, 67);
   EXPECT_DOUBLE_EQ(g.x1, -2 + 4.0 / 400 * 3 * 134);
   EXPECT_DOUBLE_EQ(g.y1, -1 + 2.0 / 200 * 3 * 67);
+  EXPECT_EQ(histogram_bin_px(400, 200, 3), 3);
+  EXPECT_EQ(histogram_bin_px(400, 200, 0), 1);
+  // 16384 x 16384 at 1 px: ceil(16384 / b)^2 <= 2^23 first at b = 6 (2731^2 = 7,458,361; b = 5: 3277^2 > 2^23).
+  EXPECT_EQ(histogram_bin_px(16384, 16384, 1), 6);
 }
 
 // The clean mixture convolved with N(y; alpha x, sigma^2 I) by a midpoint rule over x (per coordinate: the

@@ -108,7 +108,7 @@ std::string num_text(double v) {
 // picture values among them (frame, camera_aspect, ui_scale, trajectory_stride, noise, steps_offset, backend).
 bool is_sidecar_record(const std::string& k) {
   static const char* const kKeys[] = {"format", "kind", "generator", "model", "device", "timestep", "computed_steps",
-                                      "command_line", "created_utc", "timings", "png", "npy", "video", "fps", "lossless", "pix_fmt",
+                                      "command_line", "created_utc", "timings", "png", "npy", "video", "svg", "pdf", "fps", "lossless", "pix_fmt",
                                       "frames", "shape", "grid", "render_device", "frames_drawn", "evaluations",
                                       "frame", "camera_aspect", "ui_scale", "trajectory_stride", "noise", "steps_offset",
                                       "scheduler_config", "backend", "cam_auto", "camera_auto", "time_input",

@@ -1,7 +1,8 @@
 // test_figure.cpp — the export option `figure` and the vector figures (SEMANTICS §6 "Figures"): off, the PNG is
 // byte for byte the one written without the option; on, the view sits inside a white page (axes, legend, caption)
 // and the sidecar records it, and its --config reproduces the same bytes; --svg / --pdf refuse a wrong name or a
-// page too small with exit 2, writing nothing; the headless app's `export svg` / `export pdf` and `set figure 1`.
+// page too small with exit 2, writing nothing; a vector figure's sidecar runs as --config; the headless app's
+// `export svg` / `export pdf` and `set figure 1`.
 // The SVG and PDF are read by independent readers in tests/picture/test_figure_files.py.
 #include <gtest/gtest.h>
 
@@ -74,6 +75,17 @@ TEST_F(FigureRun, BadNamesAndTooSmallPagesWriteNothing) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("64x64 leaves no room"), std::string::npos) << r.err;
   EXPECT_EQ(names(dir.path()), std::vector<std::string>{}) << "a refused run left files";
+}
+
+// A vector figure's sidecar (name.svg.json) runs as --config: no unknown key, the same samples.
+TEST_F(FigureRun, VectorFigureSidecarRunsAsConfig) {
+  ASSERT_EQ(sample("--svg '" + file("a.svg") + "'").code, 0);
+  const guitest::Result r =
+      guitest::run_cli("sample --config '" + file("a.svg.json") + "' --out '" + file("y.npy") + "'", logs.path());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err.find("unknown keys"), std::string::npos) << r.err;
+  EXPECT_TRUE(guitest::slurp(file("x.npy")) == guitest::slurp(file("y.npy")));
+  EXPECT_EQ(sidecar(file("a.svg.json"))["svg"], "a.svg");
 }
 
 TEST_F(FigureRun, HeadlessAppExportsSvgPdfAndTheFigureSnapshot) {

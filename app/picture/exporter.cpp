@@ -218,11 +218,13 @@ std::string Exporter::command_line(const ExportView& v, const std::string& kind,
     opts += " --frame " + frame;
     if (kind == "state") out = file;
     if (kind == "snapshot") out = beside, opts += " --png " + shell_quote(file);
+    if (kind == "figure")  // a vector figure: --svg or --pdf by its name
+      out = beside, opts += (figure_format_of("export", file) == FigureFormat::Pdf ? " --pdf " : " --svg ") + shell_quote(file);
     if (kind == "video")
       out = beside, opts += " --trajectory-stride " + std::to_string(ss.layout().stride) + " --video " +
                             shell_quote(file) + " --video-frames 0:" + frame + video_options;
   }
-  if (kind == "snapshot" || kind == "video" || kind == "image_grid" || kind == "frame_sequence")
+  if (kind == "snapshot" || kind == "video" || kind == "image_grid" || kind == "frame_sequence" || kind == "figure")
     opts += picture_command_options(*v.settings, !v.settings->view.cam_auto, v.camera_aspect, v.ui_scale);
   return sample_command_line(ss.settings(), ss.model().path, cpu ? "cpu" : "cuda", out, opts);
 }

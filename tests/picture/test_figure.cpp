@@ -98,6 +98,9 @@ TEST_F(FigureRun, HeadlessAppExportsSvgPdfAndTheFigureSnapshot) {
   EXPECT_NE(svg.find("<title>"), std::string::npos);
   EXPECT_EQ(guitest::slurp(file("a.pdf")).rfind("%PDF-", 0), 0u);
   EXPECT_EQ(sidecar(file("a.svg.json"))["kind"], "figure");
+  const std::string line = sidecar(file("a.svg.json"))["command_line"].get<std::string>();
+  EXPECT_NE(line.find("--svg " + file("a.svg")), std::string::npos) << line;
+  EXPECT_NE(line.find("--size 600x450"), std::string::npos) << line;
   EXPECT_EQ(sidecar(file("s.json"))["figure"], true);
   const guitest::Png s = guitest::read_png(file("s.png"));
   EXPECT_EQ(s.w, 600);

@@ -293,7 +293,9 @@ void draw_strip(cairo_t* cr, const Figure& f, const Geometry& g) {
   if (!(hi > 0)) return;
   const double l0 = std::log10(lo), l1 = std::max(std::log10(hi), l0 + 1e-6);
   auto px = [&](int k) { return r.x + r.w * double(k) / std::max(N, 1); };
-  auto py = [&](double s) { return r.y + r.h - r.h * (std::log10(std::max(s, lo)) - l0) / (l1 - l0); };
+  // log sigma on the strip's height; sigma 0 (a clean frame) on the bottom edge, an infinite sigma (a flow's pure
+  // noise, s = 1) on the top edge.
+  auto py = [&](double s) { return r.y + r.h - r.h * (std::log10(std::clamp(s, lo, hi)) - l0) / (l1 - l0); };
   cairo_set_source_rgb(cr, kInk[0], kInk[1], kInk[2]);
   cairo_set_line_width(cr, std::max(1.0, F / 16));
   cairo_rectangle(cr, r.x, r.y, r.w, r.h);
@@ -302,7 +304,7 @@ void draw_strip(cairo_t* cr, const Figure& f, const Geometry& g) {
   bool drawing = false;  // the positive levels (log scale): a clean frame (sigma 0) sits on the bottom edge
   for (int k = 0; k <= N; ++k) {
     const double s = f.sigma[size_t(k)];
-    if (!(s > 0)) continue;
+    if (!(s > 0) || !std::isfinite(s)) continue;
     (drawing ? cairo_line_to : cairo_move_to)(cr, px(k), py(s));
     drawing = true;
   }
@@ -322,7 +324,8 @@ void draw_strip(cairo_t* cr, const Figure& f, const Geometry& g) {
   }
   for (int k : ticks) {
     char sigma[32];
-    std::snprintf(sigma, sizeof sigma, "%.3g", f.sigma[size_t(k)]);
+    if (std::isfinite(f.sigma[size_t(k)])) std::snprintf(sigma, sizeof sigma, "%.3g", f.sigma[size_t(k)]);
+    else std::snprintf(sigma, sizeof sigma, "\xe2\x88\x9e");  // infinity
     const double align = k == 0 ? 0.0 : k == N ? 1.0 : 0.5;  // the end labels inside the strip's width
     text_at(cr, px(k), r.y + r.h + 1.0 * F, std::to_string(k), align);
     text_at(cr, px(k), r.y + r.h + 2.0 * F, sigma, align);

@@ -25,6 +25,7 @@ std::string family_words(Family f) {
 }
 
 std::string num3(double v) {
+  if (!std::isfinite(v)) return "\xe2\x88\x9e";  // infinity: a flow's pure noise (s = 1)
   char b[32];
   std::snprintf(b, sizeof b, "%.3g", v);
   return b;
@@ -57,7 +58,7 @@ void describe_run(Figure& f, const DiffusionModel& model, const StepTable* table
       // The level of frame j (the state after j steps; frame N after the last step, clean for most runs).
       const bool own = table->levels.size() == size_t(N) + 1;
       const double abar = own ? table->levels[size_t(j)].vp_abar() : field_level(model, *table, j).level.vp_abar();
-      f.sigma.push_back(abar >= 1 ? 0.0 : std::sqrt((1 - abar) / abar));
+      f.sigma.push_back(abar >= 1 ? 0.0 : abar <= 0 ? INFINITY : std::sqrt((1 - abar) / abar));
     }
     const double sigma = f.sigma[size_t(std::min(std::max(frame, 0), N))];
     cap += sep + "step " + std::to_string(frame) + " of " + std::to_string(N) + ", \xcf\x83 = " + num3(sigma);

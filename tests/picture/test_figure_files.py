@@ -5,7 +5,7 @@ The SVG is parsed by Python's xml.etree: one filled disc per sample (cairo write
 the view's point opacity, 0.6 by default; the legend draws none at that opacity), the caption in <title>, the
 sidecar's JSON in <metadata>; above 20,000 samples the samples are one embedded <image> and no disc. The PDF is
 read by poppler's pdfinfo (one page of 0.75 pt per pixel of --size) and pdftotext (the caption's words, the legend,
-the axis labels and tick values). A missing tool skips its test with a message; scripts/install-deps.sh installs
+the axis labels and tick values; a flow run's infinite sigma at frame 0). A missing tool skips its test with a message; scripts/install-deps.sh installs
 poppler-utils for CI.
 
 Environment (tests/CMakeLists.txt): DIFFSCOPE_BIN the CLI, DIFFSCOPE_ROOT the repository.
@@ -108,6 +108,22 @@ class PdfFigure(unittest.TestCase):
             steps = {round(b - a, 9) for a, b in zip(ticks, ticks[1:])}
             self.assertEqual(len(steps), 1, ticks)
             self.assertIn(0.0, ticks)
+
+    def test_a_flow_run_starts_at_infinite_sigma(self):
+        """A flow's frame 0 is pure noise (s = 1, abar = 0): sigma is infinite, written as such, and the page draws."""
+        flow = os.path.join(ROOT, "assets/models/moons_flow.safetensors")
+        if not os.path.exists(flow):
+            self.skipTest("no bundled moons_flow")
+        with tempfile.TemporaryDirectory() as d:
+            pdf = os.path.join(d, "flow.pdf")
+            r = subprocess.run([BIN, "sample", "--backend", "cpu", "--model", flow, "--n", "200", "--steps", "6",
+                                "--out", os.path.join(d, "x.npy"), "--pdf", pdf], capture_output=True, text=True,
+                               timeout=300)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            text = subprocess.run(["pdftotext", "-layout", pdf, "-"], capture_output=True, text=True,
+                                  check=True).stdout
+            self.assertIn("flow matching (velocity)", text)
+            self.assertRegex(text, "\u03c3\\s+\u221e")  # the sigma row starts with infinity
 
 
 if __name__ == "__main__":

@@ -563,9 +563,7 @@ std::string check_outputs(const SampleRun& s) {
   for (const auto& [arg, path] : {std::pair<const char*, std::string>{"--svg", o.svg}, {"--pdf", o.pdf}}) {
     if (path.empty()) continue;
     figure_format_of(arg, path);
-    if (!figures_available())
-      throw ResourceUnavailable(std::string(arg) + " " + path + ": this build has no cairo (libcairo2-dev), which "
-                                "writes vector figures; nothing was written");
+    require_figures(std::string(arg) + " " + path);
   }
 #endif
   return config_text;
@@ -592,9 +590,7 @@ void plan_sample(SampleRun& s) {
   if (!o.png.empty()) check_output_path("--png", o.png);
   if (!o.svg.empty()) check_output_path("--svg", o.svg);
   if (!o.pdf.empty()) check_output_path("--pdf", o.pdf);
-  if (s.pic.figure && !o.png.empty() && !figures_available())
-    throw ResourceUnavailable("--figure: this build has no cairo (libcairo2-dev), which draws figures; nothing was "
-                              "written");
+  if (s.pic.figure && !o.png.empty()) require_figures("--figure");
   if (!o.video.empty()) {
     check_output_path("--video", o.video);
     video_format_of("--video", o.video);

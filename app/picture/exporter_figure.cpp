@@ -49,7 +49,7 @@ ExportResult Exporter::vector_figure(const ExportView& v, FigureFormat format, s
   return guarded([&] {
     const char* ext = format == FigureFormat::Svg ? ".svg" : ".pdf";
     const std::string kind = format == FigureFormat::Svg ? "svg" : "pdf";
-    if (!figures_available()) render_figure_rgba(Figure{});  // throws ResourceUnavailable: no cairo
+    require_figures("export " + kind);
     check_frames_exportable(v, v.shown_slot);
     if (path.empty()) path = next_free_name(resolve_export_dir(v.settings->export_dir), "figure", ext);
     figure_format_of("export " + kind, path);

@@ -38,6 +38,12 @@ FigureFormat figure_format_of(const std::string& arg, const std::string& path) {
   throw InvalidInput(arg + " = " + path + ": a figure is written as SVG or PDF; valid: a name ending in .svg or .pdf");
 }
 
+void require_figures(const std::string& what) {
+  if (!figures_available())
+    throw ResourceUnavailable(what + ": this build has no cairo (libcairo2-dev), which draws figures; nothing was "
+                              "written");
+}
+
 #ifndef DIFFSCOPE_HAVE_CAIRO
 
 namespace {

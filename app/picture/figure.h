@@ -76,6 +76,8 @@ std::string render_figure_vector(const Figure& f, FigureFormat format, const std
 FigureFormat figure_format_of(const std::string& arg, const std::string& path);
 // Whether this build draws figures (it has cairo).
 bool figures_available();
+// Throws ResourceUnavailable naming `what` (the output or option) when this build has no cairo.
+void require_figures(const std::string& what);
 
 // The renderer's particle colour (shaders/common.glsl palette of the start point's angle), rgb in [0, 1].
 void particle_colour(float x0, float y0, float rgb[3]);

@@ -799,8 +799,8 @@ std::shared_ptr<SampleOptions> add_sample_command(CLI::App& app) {
   sub->add_option("--video", o->video, "also render every kept frame into a video: .mp4 (H.264), .gif or .webp "
                                        "(needs ffmpeg: without it exit 3 at once, nothing written)");
   sub->add_option("--svg", o->svg, "also write the run as a vector figure: SVG with axes, legend and caption "
-                                   "(SEMANTICS §6 Figures; above 20,000 samples or 60,000 discs and trail segments the plot is an "
-                                   "embedded raster)");
+                                   "(SEMANTICS §6 Figures; above 20,000 samples or 60,000 discs and trail "
+                                   "segments the plot is an embedded raster)");
   sub->add_option("--pdf", o->pdf, "also write the run as a vector figure: PDF, as --svg");
   sub->add_flag("--no-png-text", o->no_png_text, "do not put the sidecar JSON into the PNG (iTXt chunk 'diffscope')");
   sub->add_option("--fps", o->fps, "video frames per second, in [1, 240]")->capture_default_str();

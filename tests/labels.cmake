@@ -18,7 +18,7 @@ set(DIFFSCOPE_E2E_SUITES
   AppModel CommandLine ComputePaths DisplayEdges GuiHeadless GuiWindow HeadlessEdges LiveLoop OpenWith
   ReadmeCommands SchedulePanel ScriptFailures ScriptRanges SettingsFile UiLayout
   # tests/picture
-  ExportFaults ExportFramesPath FullDisk PictureConfig PngText Restore SamplePng SampleVideo StopSignalVideo
+  ExportFaults ExportFramesPath FigureRun FullDisk PictureConfig PngText Restore SamplePng SampleVideo StopSignalVideo
   # tests/gpu: the cuBLAS loader runs the binary
   CublasLoader)
 # Tests of more than a few seconds on 2 cores (suite.name, or a regular expression on the full name).

@@ -77,6 +77,7 @@ struct SampleOptions {
   bool prediction_type_from_config = false, flow_shift_from_config = false, flow_mu_from_config = false;
   std::string png, size = "1024x1024";  // GUI builds: headless picture of the run
   std::string video, video_frames;      // GUI builds: headless video of the run (sample_png.h)
+  std::string svg, pdf;                 // GUI builds with cairo: the run as a vector figure (picture/figure.h)
   double fps = 30;
   bool video_lossless = false, video_yuv420 = false;
   bool no_png_text = false;
@@ -107,7 +108,7 @@ std::string num_text(double v) {
 // picture values among them (frame, camera_aspect, ui_scale, trajectory_stride, noise, steps_offset, backend).
 bool is_sidecar_record(const std::string& k) {
   static const char* const kKeys[] = {"format", "kind", "generator", "model", "device", "timestep", "computed_steps",
-                                      "command_line", "created_utc", "timings", "png", "npy", "video", "fps", "lossless", "pix_fmt",
+                                      "command_line", "created_utc", "timings", "png", "npy", "video", "svg", "pdf", "fps", "lossless", "pix_fmt",
                                       "frames", "shape", "grid", "render_device", "frames_drawn", "evaluations",
                                       "frame", "camera_aspect", "ui_scale", "trajectory_stride", "noise", "steps_offset",
                                       "scheduler_config", "backend", "cam_auto", "camera_auto", "time_input",
@@ -296,15 +297,15 @@ struct OutputDependentOption {
 };
 const std::vector<OutputDependentOption>& output_dependent_options() {
   static const std::vector<OutputDependentOption> k = {
-      {"--trajectory-stride", {"--trajectory", "--video", "--png"}},
+      {"--trajectory-stride", {"--trajectory", "--video", "--png", "--svg", "--pdf"}},
       {"--fps", {"--video"}},
       {"--video-lossless", {"--video"}},
       {"--video-yuv420", {"--video"}},
       {"--video-frames", {"--video"}},
       {"--no-png-text", {"--png"}},
-      {"--size", {"--png", "--video"}},
-      {"--camera-aspect", {"--png", "--video"}},
-      {"--ui-scale", {"--png", "--video"}},
+      {"--size", {"--png", "--video", "--svg", "--pdf"}},
+      {"--camera-aspect", {"--png", "--video", "--svg", "--pdf"}},
+      {"--ui-scale", {"--png", "--video", "--svg", "--pdf"}},
   };
   return k;
 }
@@ -371,6 +372,8 @@ std::string run_options(const SampleOptions& o, const AppSettings& pic, bool cam
   if (o.frame >= 0) add("--frame", std::to_string(o.frame));
   if (!o.png.empty()) add("--png", o.png);
   if (!o.png.empty() && o.no_png_text) add("--no-png-text");
+  if (!o.svg.empty()) add("--svg", o.svg);
+  if (!o.pdf.empty()) add("--pdf", o.pdf);
   if (!o.video.empty()) {
     add("--video", o.video);
     add("--fps", num(o.fps));
@@ -412,7 +415,7 @@ SampleRequest sample_request(const SampleOptions& o, int budget_mb) {
   r.from_data = o.from_data;
   r.precision = parse_precision(o.precision);
   r.gpu = o.backend == "cuda";
-  const bool picture = !o.png.empty() || !o.video.empty();
+  const bool picture = !o.png.empty() || !o.video.empty() || !o.svg.empty() || !o.pdf.empty();
   r.keep_frames = !o.trajectory.empty() || picture;
   if (o.given("--trajectory-stride") || o.stride_from_config || !picture || !o.trajectory.empty())
     r.trajectory_stride = o.stride;
@@ -538,6 +541,8 @@ std::string check_outputs(const SampleRun& s) {
     outputs.push_back({"--png", o.png});
     outputs.push_back({"the sidecar of --png", png_sidecar_path(o.png)});
   }
+  if (!o.svg.empty()) outputs.insert(outputs.end(), {{"--svg", o.svg}, {"the sidecar of --svg", video_sidecar_path(o.svg)}});
+  if (!o.pdf.empty()) outputs.insert(outputs.end(), {{"--pdf", o.pdf}, {"the sidecar of --pdf", video_sidecar_path(o.pdf)}});
   if (!o.video.empty()) {
     outputs.push_back({"--video", o.video});
     outputs.push_back({"the sidecar of --video", video_sidecar_path(o.video)});
@@ -555,6 +560,11 @@ std::string check_outputs(const SampleRun& s) {
   check_output_space(outputs);
 #ifdef DIFFSCOPE_SAMPLE_PNG
   if (!o.video.empty()) check_ffmpeg_available("--video", o.video);  // before any work: nothing written without it
+  for (const auto& [arg, path] : {std::pair<const char*, std::string>{"--svg", o.svg}, {"--pdf", o.pdf}}) {
+    if (path.empty()) continue;
+    figure_format_of(arg, path);
+    require_figures(std::string(arg) + " " + path);
+  }
 #endif
   return config_text;
 }
@@ -574,9 +584,13 @@ void plan_sample(SampleRun& s) {
   note_ignored_options(o);
   s.plan = plan_run(request, s.model, [](const RunNote& note) { std::fprintf(stderr, "note: %s\n", note.text.c_str()); });
 #ifdef DIFFSCOPE_SAMPLE_PNG
-  if ((!o.png.empty() || !o.video.empty()) && (o.given("--size") || !s.size_given))
+  const bool figure = !o.svg.empty() || !o.pdf.empty();
+  if ((!o.png.empty() || !o.video.empty() || figure) && (o.given("--size") || !s.size_given))
     set_setting(s.pic, "export_size", o.size, "--size");
   if (!o.png.empty()) check_output_path("--png", o.png);
+  if (!o.svg.empty()) check_output_path("--svg", o.svg);
+  if (!o.pdf.empty()) check_output_path("--pdf", o.pdf);
+  if (s.pic.figure && !o.png.empty()) require_figures("--figure");
   if (!o.video.empty()) {
     check_output_path("--video", o.video);
     video_format_of("--video", o.video);
@@ -610,7 +624,7 @@ void run_steps_of(SampleRun& s, DenoiserBackend& backend) {
 double add_pictures(SampleRun& s, DenoiserBackend& backend, AtomicFileSet& files, std::string& wrote) {
   const SampleOptions& o = s.o;
   const RunPlan& p = s.plan;
-  if (o.png.empty() && o.video.empty()) return -1;
+  if (o.png.empty() && o.video.empty() && o.svg.empty() && o.pdf.empty()) return -1;
   const SampleVideo& video = s.video;
   SamplePng req;
   req.model = &s.model;
@@ -654,6 +668,13 @@ double add_pictures(SampleRun& s, DenoiserBackend& backend, AtomicFileSet& files
     files.add(o.png, "--png", std::move(png.png));
     files.add(png_sidecar_path(o.png), "--png", std::move(png.sidecar));
     wrote += ", " + o.png + " (" + std::to_string(s.pic.export_width) + "x" + std::to_string(s.pic.export_height) + ")";
+  }
+  for (const auto& [arg, path] : {std::pair<const char*, std::string>{"--svg", o.svg}, {"--pdf", o.pdf}}) {
+    if (path.empty()) continue;
+    SampleFigureFiles figure = render_sample_figure(req, figure_format_of(arg, path), path, arg);
+    files.add(path, arg, std::move(figure.figure));
+    files.add(video_sidecar_path(path), arg, std::move(figure.sidecar));
+    wrote += ", " + path;
   }
   if (o.video.empty()) return -1;
   // The video (ffmpeg writes it through its own temporary file) before the other outputs, so that a failed
@@ -777,6 +798,10 @@ std::shared_ptr<SampleOptions> add_sample_command(CLI::App& app) {
                           " (SEMANTICS §6 Settings keys; as --set " + f.key + "=... in the app)");
   sub->add_option("--video", o->video, "also render every kept frame into a video: .mp4 (H.264), .gif or .webp "
                                        "(needs ffmpeg: without it exit 3 at once, nothing written)");
+  sub->add_option("--svg", o->svg, "also write the run as a vector figure: SVG with axes, legend and caption "
+                                   "(SEMANTICS §6 Figures; above 20,000 samples or 60,000 discs and trail "
+                                   "segments the plot is an embedded raster)");
+  sub->add_option("--pdf", o->pdf, "also write the run as a vector figure: PDF, as --svg");
   sub->add_flag("--no-png-text", o->no_png_text, "do not put the sidecar JSON into the PNG (iTXt chunk 'diffscope')");
   sub->add_option("--fps", o->fps, "video frames per second, in [1, 240]")->capture_default_str();
   sub->add_flag("--video-lossless", o->video_lossless, "exact video: .mp4 as libx264rgb -qp 0, .webp lossless");

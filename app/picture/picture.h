@@ -46,7 +46,7 @@ int field_timestep(const std::vector<int>& t, int j);
 
 // Everything a sidecar says (SEMANTICS §6). Built by build_sidecar only.
 struct SidecarInput {
-  std::string kind;                   // snapshot | image_grid | state | trajectory | frame_sequence | video | sample
+  std::string kind;                   // snapshot | image_grid | state | trajectory | frame_sequence | video | figure | sample
   std::string generator;              // "diffscope gui", "diffscope sample --png", ...
   const DiffusionModel* model = nullptr;
   std::string model_sha256;           // of the bytes loaded

@@ -86,6 +86,9 @@ struct AppSettings {
   std::string export_dir;       // "" = the user's pictures folder (picture/export_dir.h picks it)
   int export_width = 1024, export_height = 1024;
   int image_grid_scale = 8;
+  // Exported 2D pictures as figures: axes with tick values, a legend and a caption line around the view
+  // (picture/figure.h, SEMANTICS §6 "Figures"). Off: the exported pictures are the window's view, pixel for pixel.
+  bool figure = false;
 };
 
 nlohmann::json to_json(const AppSettings& s);

@@ -362,6 +362,7 @@ void add_export_rows(std::vector<SettingField>& t) {
     t.push_back(f);
   }
   t.push_back(number<int>("image_grid_scale", S::Export, {}, false, 1, 32, [](AppSettings& s) -> int& { return s.image_grid_scale; }));
+  t.push_back(flag("figure", S::Export, {}, true, [](AppSettings& s) -> bool& { return s.figure; }));
 }
 
 // The rows in the order values are applied (camera rows before cam_auto).

@@ -12,7 +12,7 @@
 # run the headless app or `diffscope sample --png`.
 set(DIFFSCOPE_E2E_SUITES
   # tests/cli
-  BenchCli BundledModelCli Cli CliRanges FamilyCli InfoCommand ModelFilesCli OutputsCli Progress SampleNoise ScheduleCli
+  BenchCli BundledModelCli Cli CliRanges FamilyCli GridCli InfoCommand ModelFilesCli OutputsCli Progress SampleNoise ScheduleCli
   SchedulerConfigCli StopAndOutputsCli
   # tests/ui
   AppModel CommandLine ComputePaths DisplayEdges GuiHeadless GuiWindow HeadlessEdges LiveLoop OpenWith

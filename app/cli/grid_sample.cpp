@@ -43,6 +43,13 @@ GridSpec check_grid_args(const GridSampleArgs& a) {
   if (!a.png.empty()) check_output_path("--png", a.png);
   check_backend_precision(a.backend, a.base.precision);
   check_sample_request(a.base);
+#ifdef DIFFSCOPE_GRID_PNG
+  if (!a.png.empty()) {
+    int w = 0, h = 0;
+    parse_png_size("--size", a.size, &w, &h);
+    grid_png_layout(spec, w, h);
+  }
+#endif
   return spec;
 }
 

@@ -78,7 +78,8 @@ PathFigure path_figure(const float* frames, int n_frames, int n, int dim, const 
   return f;
 }
 
-double exact_ode_rms(const DiffusionModel& model, const StepTable& table, const float* start, const float* x, int n) {
+double exact_ode_rms(const DiffusionModel& model, const StepTable& table, const float* start, const float* x, int n,
+                     ExactOdeCache* cache) {
   if (!model.mixture || !follows_the_ode(table)) return NAN;
   const int rows = std::min(n, kGridExactRows), dim = model.net.dim, N = table.steps();
   const double k0 = level_scale(table, 0), kN = level_scale(table, N);
@@ -86,7 +87,13 @@ double exact_ode_rms(const DiffusionModel& model, const StepTable& table, const 
   for (size_t i = 0; i < x0.size(); ++i) x0[i] = k0 * start[i];
   const double abar0 = table.abar[0];
   const double sigma0 = abar0 >= 1.0 ? 0.0 : std::sqrt((1.0 - abar0) / abar0);
-  const std::vector<double> exact = mixture_ode_solve(*model.mixture, x0.data(), rows, sigma0, 0.0);
+  const ExactOdeCache::Entry* hit = nullptr;
+  for (size_t k = 0; cache && k < cache->entries.size(); ++k) {
+    const ExactOdeCache::Entry& e = cache->entries[k];
+    if (e.model == &model && e.sigma0 == sigma0 && e.x0 == x0) hit = &e;
+  }
+  const std::vector<double> exact = hit ? hit->exact : mixture_ode_solve(*model.mixture, x0.data(), rows, sigma0, 0.0);
+  if (cache && !hit) cache->entries.push_back({&model, sigma0, x0, exact});
   double se = 0;
   for (size_t i = 0; i < exact.size(); ++i) se += (kN * x[i] - exact[i]) * (kN * x[i] - exact[i]);
   return std::sqrt(se / rows);
@@ -110,6 +117,7 @@ GridResult run_grid(const GridPlan& plan, GridExecutor& exec, const std::functio
   const size_t fs = static_cast<size_t>(plan.n) * plan.dim;
   res.x.assign(fs * plan.cells.size(), 0.0f);
   res.metrics.resize(plan.cells.size());
+  ExactOdeCache exact_cache;
   exec.run(plan, [&](int i, GridCellRun&& run) {
     const GridCell& cell = plan.cells[static_cast<size_t>(i)];
     const RunPlan& p = cell.plan;
@@ -119,7 +127,7 @@ GridResult run_grid(const GridPlan& plan, GridExecutor& exec, const std::functio
     g.evaluations = p.table.evaluations(0, p.steps);
     g.wall_ms = run.wall_ms;
     g.energy = energy_to_held_out(m, run.x.data(), plan.n);
-    g.exact_rms = exact_ode_rms(m, p.table, run.frames.data(), run.x.data(), plan.n);
+    g.exact_rms = exact_ode_rms(m, p.table, run.frames.data(), run.x.data(), plan.n, &exact_cache);
     std::vector<double> k;
     for (int j : p.frames) k.push_back(level_scale(p.table, j));
     g.path = path_figure(run.frames.data(), static_cast<int>(p.frames.size()), plan.n, plan.dim, k);

@@ -39,7 +39,18 @@ PathFigure path_figure(const float* frames, int n_frames, int n, int dim, const 
 // RMS over the first min(n, 256) rows of |x_N - x*| in the VP state, x* the exact probability-flow ODE sample
 // (diffusion/exact_ode.h, tolerance 1e-10) from the cell's frame 0 (start (n, dim), family state) at its level;
 // NaN unless the model is analytic and the cell's solver follows the ODE (diffusion/exact_lab.h follows_the_ode).
-double exact_ode_rms(const DiffusionModel& model, const StepTable& table, const float* start, const float* x, int n);
+// cache (may be null): exact solutions already computed, reused for a cell of the same model, start level and start
+// rows (the cells of one row of a sampler x steps grid share one).
+struct ExactOdeCache {
+  struct Entry {
+    const DiffusionModel* model;
+    double sigma0;
+    std::vector<double> x0, exact;
+  };
+  std::vector<Entry> entries;
+};
+double exact_ode_rms(const DiffusionModel& model, const StepTable& table, const float* start, const float* x, int n,
+                     ExactOdeCache* cache = nullptr);
 
 // Mean over rows of |a_i - b_i| (Euclidean), (n, dim) each.
 double mean_displacement(const float* a, const float* b, int n, int dim);

@@ -11,11 +11,6 @@
 namespace diffscope {
 namespace {
 
-std::string line_label(const GridLine& line, int i) {
-  if (line.axis == GridAxis::None) return "";
-  return std::string(grid_axis_name(line.axis)) + "=" + line.values[static_cast<size_t>(i)];
-}
-
 const std::string& value_at(const GridLine& line, int i) {
   static const std::string none;
   return line.axis == GridAxis::None ? none : line.values[static_cast<size_t>(i)];
@@ -43,8 +38,8 @@ int64_t frame_stride(const RunPlan& p, int dim, int64_t budget) {
 
 }  // namespace
 
-std::string GridPlan::row_label(int r) const { return line_label(spec.rows, r); }
-std::string GridPlan::col_label(int c) const { return line_label(spec.cols, c); }
+std::string GridPlan::row_label(int r) const { return grid_label(spec.rows, r); }
+std::string GridPlan::col_label(int c) const { return grid_label(spec.cols, c); }
 
 GridPlan plan_grid(const GridRequest& g, const NoteSink& on_note) {
   GridPlan p;
@@ -55,9 +50,9 @@ GridPlan plan_grid(const GridRequest& g, const NoteSink& on_note) {
       std::string name;
       SampleRequest q = cell_request(g, r, c, &name);
       std::string where = g.arg + ": cell";
-      if (g.spec.rows.axis != GridAxis::None) where += " rows " + line_label(g.spec.rows, r);
-      if (g.spec.cols.axis != GridAxis::None) where += std::string(r >= 0 && g.spec.rows.axis != GridAxis::None ? "," : "") +
-                                                       " cols " + line_label(g.spec.cols, c);
+      if (g.spec.rows.axis != GridAxis::None) where += " rows " + grid_label(g.spec.rows, r);
+      if (g.spec.cols.axis != GridAxis::None)
+        where += std::string(g.spec.rows.axis != GridAxis::None ? "," : "") + " cols " + grid_label(g.spec.cols, c);
       GridCell cell{r, c, 0, {}};
       try {
         auto it = std::find(p.model_names.begin(), p.model_names.end(), name);
@@ -103,10 +98,13 @@ void SequentialGridExecutor::run(const GridPlan& plan, const std::function<void(
     out.x.resize(frame);
     out.frames.resize(frame * p.frames.size());
     const auto t0 = std::chrono::steady_clock::now();
+    // With a stop callback the run goes in chunks that poll it (the same numbers as one call, SEMANTICS §3).
+    const std::function<void(int)> progress = stop ? [](int) {} : std::function<void(int)>();
     run_plan(p, plan.model_of(cell), m_backend, RunBuffers{out.x.data(), out.frames.data(), nullptr, nullptr, nullptr},
-             {}, stop);
+             progress, stop);
     out.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     on_cell(static_cast<int>(i), std::move(out));
+    if (stop) stop();
   }
 }
 

@@ -149,6 +149,10 @@ GridSpec parse_file(const std::string& path, const std::string& arg) {
       j = j["grid"]["spec"];
     } else {
       j = parse_json_bounded(read_file_bytes(path, arg, "grid spec file"));
+      // a grid PNG's sidecar beside it: its spec
+      if (j.is_object() && j.contains("kind") && j["kind"] == "grid" && j.contains("grid") && j["grid"].is_object() &&
+          j["grid"].contains("spec"))
+        j = j["grid"]["spec"];
     }
   } catch (const nlohmann::json::exception& e) {
     throw InvalidInput(where + " is not valid JSON: " + e.what());
@@ -221,6 +225,11 @@ std::string grid_spec_text(const GridSpec& spec) {
     for (size_t i = 0; i < line->values.size(); ++i) t += (i ? "," : "") + line->values[i];
   }
   return t;
+}
+
+std::string grid_label(const GridLine& line, int i) {
+  if (line.axis == GridAxis::None) return "";
+  return std::string(grid_axis_name(line.axis)) + "=" + line.values[static_cast<size_t>(i)];
 }
 
 void apply_grid_value(SampleRequest& r, std::string& model, GridAxis axis, const std::string& v) {

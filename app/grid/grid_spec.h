@@ -36,7 +36,7 @@ struct GridSpec {
 };
 
 // Parses the text form ("rows=AXIS:V1,V2,... cols=AXIS:V1,...", either part may be left out, at least one given)
-// or, for "@PATH", the file: a JSON spec, or a PNG whose `diffscope` sidecar has a `grid` object holding `spec`.
+// or, for "@PATH", the file: a JSON spec, or a grid PNG (or its .json sidecar) whose sidecar's `grid` holds `spec`.
 // Refuses with InvalidInput naming `arg` (the front end's spelling: the CLI's flag), the dimension, the axis and the
 // value, and what is valid: an unknown axis or dimension, the same axis twice, more than 8 values, an empty
 // list, or a value that is not of its axis's kind (a sampler name, an integer >= 1 for steps, an integer >= 0
@@ -49,6 +49,9 @@ GridSpec grid_spec_from_json(const nlohmann::json& j, const std::string& where);
 nlohmann::json grid_spec_json(const GridSpec& spec);
 // The text form ("rows=sampler:ddim,heun cols=steps:5,10").
 std::string grid_spec_text(const GridSpec& spec);
+
+// The label of value i of a dimension: "sampler=ddim" ("" for a dimension without an axis).
+std::string grid_label(const GridLine& line, int i);
 
 // Sets `axis` to `value` in `request` (the model axis sets *model, the name or path the front end loads). The
 // value is one that parse_grid_spec accepted.

@@ -59,32 +59,36 @@ SamplePng cells_as_frames(const GridPng& r) {
 
 }  // namespace
 
-std::string grid_cell_caption(const GridCellMetrics& m) {
-  char b[96];
-  if (!std::isnan(m.exact_rms))
-    std::snprintf(b, sizeof b, "%lld evals  ODE err %.2g", static_cast<long long>(m.evaluations), m.exact_rms);
-  else if (!std::isnan(m.energy.energy))
-    std::snprintf(b, sizeof b, "%lld evals  E %.2g", static_cast<long long>(m.evaluations), m.energy.energy);
-  else
-    std::snprintf(b, sizeof b, "%lld evals", static_cast<long long>(m.evaluations));
-  return b;
+std::vector<std::string> grid_cell_caption(const GridCellMetrics& m) {
+  char a[64], b[64] = "";
+  const long long evals = static_cast<long long>(m.evaluations);
+  if (std::isnan(m.energy.energy)) std::snprintf(a, sizeof a, "%lld evals", evals);
+  else std::snprintf(a, sizeof a, "%lld evals  E %.2g", evals, m.energy.energy);
+  if (!std::isnan(m.exact_rms)) std::snprintf(b, sizeof b, "ODE err %.2g", m.exact_rms);
+  else if (!std::isnan(m.energy.floor)) std::snprintf(b, sizeof b, "data vs data %.2g", m.energy.floor);
+  return b[0] ? std::vector<std::string>{a, b} : std::vector<std::string>{a};
+}
+
+GridLayout grid_png_layout(const GridSpec& spec, int w, int h) {
+  GridLayout g;
+  for (int r = 0; r < spec.n_rows() && spec.rows.axis != GridAxis::None; ++r) {  // at most a third of the width
+    std::string label = grid_label(spec.rows, r);
+    g.left = std::min(std::max(g.left, stb_easy_font_width(label.data()) * kTextScale + 12), w / 3);
+  }
+  g.top = spec.cols.axis != GridAxis::None ? kLineHeight + 8 : 0;
+  g.cw = (w - g.left) / spec.n_cols(), g.ch = (h - g.top) / spec.n_rows();
+  if (g.cw < 32 || g.ch < 32)
+    throw InvalidInput("--size " + std::to_string(w) + "x" + std::to_string(h) + " leaves cells of " +
+                       std::to_string(g.cw) + "x" + std::to_string(g.ch) + " pixels; valid: at least 32x32 per cell");
+  return g;
 }
 
 GridPngFiles render_grid_png(const GridPng& r) {
   const GridPlan& p = *r.plan;
   const int rows = p.spec.n_rows(), cols = p.spec.n_cols();
   const bool row_axis = p.spec.rows.axis != GridAxis::None, col_axis = p.spec.cols.axis != GridAxis::None;
-  int left = 0;  // the row labels' width, at most a third of the picture
-  for (int rr = 0; rr < rows && row_axis; ++rr) {
-    std::string label = p.row_label(rr);
-    left = std::max(left, stb_easy_font_width(label.data()) * kTextScale + 12);
-  }
-  left = std::min(left, r.width / 3);
-  const int top = col_axis ? kLineHeight + 8 : 0;
-  const int cw = (r.width - left) / cols, ch = (r.height - top) / rows;
-  if (cw < 32 || ch < 32)
-    throw InvalidInput("--size " + std::to_string(r.width) + "x" + std::to_string(r.height) + " leaves cells of " +
-                       std::to_string(cw) + "x" + std::to_string(ch) + " pixels; valid: at least 32x32 per cell");
+  const GridLayout lay = grid_png_layout(p.spec, r.width, r.height);
+  const int left = lay.left, top = lay.top, cw = lay.cw, ch = lay.ch;
   const SamplePng req = cells_as_frames(r);
   RunRenderer renderer(req);
   Canvas cv{r.width, r.height, std::vector<uint8_t>(static_cast<size_t>(r.width) * r.height * 3)};
@@ -95,20 +99,18 @@ GridPngFiles render_grid_png(const GridPng& r) {
     const int x0 = left + c.col * cw + 1, y0 = top + c.row * ch + 1;
     for (int y = 0; y < ch - 2; ++y)
       for (int x = 0; x < cw - 2; ++x)
-        std::memcpy(&cv.rgb[(static_cast<size_t>(y0 + y) * r.width + x0 + x) * 3], &px[(static_cast<size_t>(y) * (cw - 2) + x) * 4], 3);
-    const GridCellMetrics& m = r.result->metrics[static_cast<size_t>(i)];
-    const bool floor = std::isnan(m.exact_rms) && !std::isnan(m.energy.floor);  // the energy's noise floor below
-    const int strip = (floor ? 2 : 1) * kLineHeight + 4;
+        std::memcpy(&cv.rgb[(static_cast<size_t>(y0 + y) * r.width + x0 + x) * 3],
+                    &px[(static_cast<size_t>(y) * (cw - 2) + x) * 4], 3);
+    const std::vector<std::string> caption = grid_cell_caption(r.result->metrics[static_cast<size_t>(i)]);
+    const int strip = static_cast<int>(caption.size()) * kLineHeight + 4;
     cv.fill(x0, y0 + ch - 2 - strip, x0 + cw - 2, y0 + ch - 2, kStrip);
-    cv.text(x0 + 4, y0 + ch - 2 - strip + 4, grid_cell_caption(m), kInk, x0 + cw - 2);
-    if (floor) {
-      char b[64];
-      std::snprintf(b, sizeof b, "data vs data %.2g", m.energy.floor);
-      cv.text(x0 + 4, y0 + ch - 2 - kLineHeight, b, kDim, x0 + cw - 2);
-    }
+    for (size_t k = 0; k < caption.size(); ++k)
+      cv.text(x0 + 4, y0 + ch - 2 - strip + 4 + static_cast<int>(k) * kLineHeight, caption[k], k ? kDim : kInk,
+              x0 + cw - 2);
   }
   for (int c = 0; c < cols && col_axis; ++c) cv.text(left + c * cw + 4, 4, p.col_label(c), kInk, left + (c + 1) * cw);
-  for (int rr = 0; rr < rows && row_axis; ++rr) cv.text(4, top + rr * ch + ch / 2 - kLineHeight / 2, p.row_label(rr), kInk, left);
+  for (int rr = 0; rr < rows && row_axis; ++rr)
+    cv.text(4, top + rr * ch + ch / 2 - kLineHeight / 2, p.row_label(rr), kInk, left);
   nlohmann::json grid = grid_metrics_json(p, *r.result);
   grid["models"] = p.model_names;
   const nlohmann::json side = {{"kind", "grid"}, {"generator", "diffscope sample --grid"}, {"png", r.png},

@@ -4,6 +4,7 @@
 // `sample --grid @grid.png`) and every cell's metrics.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "grid/grid_metrics.h"
 #include "grid/grid_run.h"
@@ -23,13 +24,20 @@ struct GridPngFiles {
   std::string png, sidecar;
 };
 
-// The caption of a cell: its evaluations and, for an analytic model with an ODE solver, the RMS error against the
-// exact ODE, else the energy distance to the held-out data ("10 evals  ODE err 0.0123", "10 evals  E 0.0031"; the
-// picture adds the energy's noise floor below it: "data vs data 0.0053").
-std::string grid_cell_caption(const GridCellMetrics& m);
+// The caption of a cell, one or two lines: its evaluations and the energy distance to the held-out data
+// ("10 evals  E 0.0031"), then for an analytic model with an ODE solver the RMS error against the exact ODE
+// ("ODE err 0.012"), else the energy's noise floor ("data vs data 0.0053").
+std::vector<std::string> grid_cell_caption(const GridCellMetrics& m);
+
+// Where the cells go in a w x h picture: the row labels' margin (left), the column labels' (top), each cell's size.
+// Throws InvalidInput naming --size when a cell would be smaller than 32 x 32 pixels (checked before any run).
+struct GridLayout {
+  int left = 0, top = 0, cw = 0, ch = 0;
+};
+GridLayout grid_png_layout(const GridSpec& spec, int w, int h);
 
 // Renders the grid and builds its sidecar; writes nothing. Throws ResourceUnavailable without a headless GL 4.3
-// context, InvalidInput for a size whose cells would be smaller than 32 x 32 pixels.
+// context, InvalidInput as grid_png_layout.
 GridPngFiles render_grid_png(const GridPng& req);
 
 }  // namespace diffscope

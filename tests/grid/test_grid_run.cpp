@@ -109,6 +109,20 @@ TEST(GridRun, CellEqualsSingleRunFamilyBySteps) {
                                  });
 }
 
+// A stop callback makes each cell run in chunks that poll it: the same bytes as one call, and a throw stops the grid.
+TEST(GridRun, StopIsPolledAndChunksGiveTheSameCells) {
+  const GridPlan plan = plan_grid(grid_request("rows=sampler:dpmpp-2m,heun cols=steps:30", "moons"));
+  auto cpu = make_cpu_backend();
+  SequentialGridExecutor exec(*cpu);
+  const GridResult whole = run_grid(plan, exec);
+  int polls = 0;
+  const GridResult chunked = run_grid(plan, exec, [&] { ++polls; });
+  EXPECT_GT(polls, 2);
+  EXPECT_EQ(whole.x, chunked.x);
+  struct Stopped {};
+  EXPECT_THROW(run_grid(plan, exec, [] { throw Stopped{}; }), Stopped);
+}
+
 TEST(GridRun, RefusalIsTheSingleRuns) {
   GridRequest g = grid_request("rows=sampler:ddim,heun cols=steps:10,2000", "moons");
   try {

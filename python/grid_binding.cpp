@@ -5,11 +5,14 @@
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
+#include <climits>
 #include <cstring>
 #include <mutex>
 
 #include "base/errors.h"
 #include "base/precision.h"
+#include "base/ranges.h"
+#include "diffusion/input_checks.h"
 #include "formats/json_bounded.h"
 #include "grid/grid_metrics.h"
 #include "grid/grid_run.h"
@@ -36,15 +39,19 @@ GridSpec spec_of(const py::object& spec) {
                      " is not valid; valid: a str such as 'rows=sampler:ddim,heun cols=steps:5,10', '@spec.json', or a dict");
 }
 
-py::dict grid(const py::object& spec_arg, const std::string& model, int64_t n, const std::string& sampler,
-              const py::object& steps, const py::object& t_start, const py::object& spacing, double eta, uint64_t seed,
-              const std::string& backend, const std::string& precision) {
+py::dict grid(const py::object& spec_arg, const std::string& model, const py::object& n, const std::string& sampler,
+              const py::object& steps, const py::object& t_start, const py::object& spacing, double eta,
+              const py::object& seed, const std::string& backend, const std::string& precision) {
   SampleArgs a;
-  a.n = n, a.sampler = parse_sampler(sampler), a.eta = eta, a.seed = seed, a.backend = backend;
+  a.n = int_arg(n, "n", sample_count_range(backend == "cuda"), "an int");
+  a.sampler = parse_sampler(sampler);
+  check_eta(eta, "eta");
+  a.eta = eta, a.seed = seed_arg(seed), a.backend = backend;
   a.precision = parse_precision(precision);
-  if (!steps.is_none()) a.steps = steps.cast<int64_t>();
-  if (!t_start.is_none()) a.t_start = t_start.cast<int64_t>();
-  if (!spacing.is_none()) a.spacing = parse_spacing(spacing.cast<std::string>());
+  // steps and t_start: their ranges depend on each cell's model and list, checked by the run plan
+  if (!steps.is_none()) a.steps = int_arg(steps, "steps", {1, INT32_MAX}, "an int >= 1, or None");
+  if (!t_start.is_none()) a.t_start = int_arg(t_start, "t_start", {0, INT32_MAX}, "an int >= 0, or None");
+  if (!spacing.is_none()) a.spacing = parse_spacing(py::str(spacing));
   a.model_name = model;
   GridRequest g;
   g.spec = spec_of(spec_arg);

@@ -42,6 +42,14 @@ std::string csv_num(double v) {
   return b;
 }
 
+// A text field of RFC 4180: quoted (quotes doubled) when it holds a comma, a quote or a line break.
+std::string csv_field(const std::string& v) {
+  if (v.find_first_of(",\"\r\n") == std::string::npos) return v;
+  std::string q = "\"";
+  for (char ch : v) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return q + "\"";
+}
+
 nlohmann::json json_num(double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); }
 
 }  // namespace
@@ -153,13 +161,10 @@ std::string grid_metrics_csv(const GridPlan& plan, const GridResult& r) {
     const GridCell& c = plan.cells[i];
     const GridCellMetrics& g = r.metrics[i];
     const SampleRequest& q = c.plan.request;
-    const auto val = [](const GridLine& l, int k) { return l.axis == GridAxis::None ? std::string() : l.values[static_cast<size_t>(k)]; };
-    std::string model = plan.model_names[static_cast<size_t>(c.model)];
-    if (model.find_first_of(",\"\n") != std::string::npos) {  // RFC 4180 quoting
-      std::string qd = "\"";
-      for (char ch : model) qd += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-      model = qd + "\"";
-    }
+    const auto val = [](const GridLine& l, int k) {
+      return l.axis == GridAxis::None ? std::string() : csv_field(l.values[static_cast<size_t>(k)]);
+    };
+    const std::string model = csv_field(plan.model_names[static_cast<size_t>(c.model)]);
     s += std::to_string(c.row) + "," + std::to_string(c.col) + "," + val(plan.spec.rows, c.row) + "," +
          val(plan.spec.cols, c.col) + "," + model + "," + sampler_name(q.sampler) + "," + spacing_name(c.plan.spacing) +
          "," + std::to_string(c.plan.steps) + "," + std::to_string(c.plan.t_start) + "," + csv_num(q.eta) + "," +

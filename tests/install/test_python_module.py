@@ -151,6 +151,11 @@ class Grid(unittest.TestCase):
                 diffscope.grid(spec, model="moons", n=10)
             for p in parts:
                 self.assertIn(p, str(e.exception))
+        for kw, part in [(dict(n=0), "n = 0 is out of range"), (dict(seed=-1), "seed = -1 is out of range"),
+                         (dict(steps=1.5), "steps = 1.5 is not an int"), (dict(eta=2.0), "eta = 2 is out of range")]:
+            with self.assertRaises(ValueError) as e:
+                diffscope.grid("cols=steps:2", model="moons", **kw)
+            self.assertIn(part, str(e.exception))
 
 
 class DLPackHost(unittest.TestCase):

@@ -41,7 +41,8 @@ GridSpec spec_of(const py::object& spec) {
 
 py::dict grid(const py::object& spec_arg, const std::string& model, const py::object& n, const std::string& sampler,
               const py::object& steps, const py::object& t_start, const py::object& spacing, double eta,
-              const py::object& seed, const std::string& backend, const std::string& precision) {
+              const py::object& seed, const std::string& backend, const std::string& precision,
+              const py::object& position, const std::string& align) {
   SampleArgs a;
   a.n = int_arg(n, "n", sample_count_range(backend == "cuda"), "an int");
   a.sampler = parse_sampler(sampler);
@@ -64,6 +65,13 @@ py::dict grid(const py::object& spec_arg, const std::string& model, const py::ob
   };
   g.check_cell = [backend](const SampleRequest& q) { check_backend_precision(backend, q.precision); };
   check_backend_precision(backend, a.precision);
+  std::optional<GridPosition> at;
+  if (!position.is_none()) {
+    at = GridPosition{position.cast<double>(), GridAlign::NoiseLevel};
+    check_real_range("position", at->u, {0.0, 1.0});
+  }
+  if (align != "noise" && align != "step") throw InvalidInput("align = '" + align + "' is not valid; valid: noise, step");
+  if (at && align == "step") at->align = GridAlign::Step;
   GridPlan plan;
   GridResult res;
   {
@@ -71,7 +79,7 @@ py::dict grid(const py::object& spec_arg, const std::string& model, const py::ob
     plan = plan_grid(g);
     std::lock_guard<std::mutex> lock(g_grid_mutex);
     SequentialGridExecutor exec(g_grid_backends.get(backend));
-    res = run_grid(plan, exec);
+    res = run_grid(plan, exec, {}, at);
   }
   py::array_t<float> x({plan.spec.n_rows(), plan.spec.n_cols(), plan.n, plan.dim});
   std::memcpy(x.mutable_data(), res.x.data(), res.x.size() * sizeof(float));
@@ -95,14 +103,17 @@ void register_grid(py::module_& m) {
   m.def("grid", &grid, py::arg("spec"), py::arg("model") = "", py::arg("n") = 4096, py::arg("sampler") = "ddim",
         py::arg("steps") = py::none(), py::arg("t_start") = py::none(), py::arg("spacing") = py::none(),
         py::arg("eta") = 0.0, py::arg("seed") = 0, py::arg("backend") = "cpu", py::arg("precision") = "fp32",
+        py::arg("position") = py::none(), py::arg("align") = "noise",
         "The comparison grid, as `diffscope sample --grid`: spec 'rows=AXIS:V1,V2,... cols=AXIS:V1,...' (axes\n"
         "sampler, steps, spacing, eta, precision, model, t_start; at most 8 values each), '@spec.json' or a dict\n"
         "{'rows': {'axis': ..., 'values': [...]}, 'cols': {...}}; the other arguments are every cell's settings,\n"
         "as in Model.sample (model: a bundled name or a path, unless the spec has a model axis). Every cell starts\n"
         "from the same noise (seed) and equals Model.sample with its settings. Returns a dict: 'x' float32\n"
-        "(rows, cols, n, dim), the final samples; 'cells' one dict of metrics per cell, row-major (evaluations,\n"
-        "wall_ms, energy_distance and energy_floor, exact_ode_rms, displacement against ref_row/ref_col,\n"
-        "path_length, straightness); 'spec' the spec as a dict; 'rows' and 'cols' the labels.\n"
+        "(rows, cols, n, dim), the final samples (with position, a shared timeline position in [0, 1], each cell's\n"
+        "state there, cells aligned by noise level or, align='step', by step); 'cells' one dict of metrics per\n"
+        "cell, row-major (evaluations, wall_ms, energy_distance and energy_floor, exact_ode_rms, displacement\n"
+        "against ref_row/ref_col, path_length, straightness, frame); 'spec' the spec as a dict; 'rows' and 'cols'\n"
+        "the labels.\n"
         "See README.md \"Python\" and docs/SEMANTICS.md §10 (installed with the package: help(diffscope)).");
 }
 

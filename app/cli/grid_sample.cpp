@@ -6,6 +6,7 @@
 
 #include "base/errors.h"
 #include "base/precision.h"
+#include "base/ranges.h"
 #include "diffusion/step_table.h"
 #include "base/words.h"
 #include "cli/cli_util.h"
@@ -29,6 +30,12 @@
 namespace diffscope::cli {
 namespace {
 
+std::string real_text(double v) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", v);
+  return b;
+}
+
 // Every check that needs no model: the flags a grid cannot honour, the outputs, the spec.
 GridSpec check_grid_args(const GridSampleArgs& a) {
   if (!a.refused.empty())
@@ -37,6 +44,7 @@ GridSpec check_grid_args(const GridSampleArgs& a) {
   const GridSpec spec = parse_grid_spec(a.spec, "--grid");
   if (a.model.empty() && spec.rows.axis != GridAxis::Model && spec.cols.axis != GridAxis::Model)
     throw InvalidInput("--model is required with --grid unless the grid has a model axis");
+  if (a.position) check_real_range("--grid-position", *a.position, {0.0, 1.0});
   check_output_path("--out", a.out);
   if (!a.metrics_csv.empty()) check_output_path("--metrics-csv", a.metrics_csv);
   if (!a.metrics_json.empty()) check_output_path("--metrics-json", a.metrics_json);
@@ -66,6 +74,7 @@ std::string grid_command_line(const GridSampleArgs& a, const GridSpec& spec) {
   if (q.spacing) c += std::string(" --spacing ") + spacing_name(*q.spacing);
   if (q.eta_named) c += " --eta " + std::to_string(q.eta);
   if (q.from_data) c += " --from-data";
+  if (a.position) c += " --grid-position " + real_text(*a.position) + " --grid-align " + a.align;
   c += " --out " + shell_quote(a.out) + " --png " + shell_quote(a.png) + " --size " + a.size;
   if (!a.metrics_csv.empty()) c += " --metrics-csv " + shell_quote(a.metrics_csv);
   if (!a.metrics_json.empty()) c += " --metrics-json " + shell_quote(a.metrics_json);
@@ -96,12 +105,15 @@ void run_grid_sample(const GridSampleArgs& a) {
   auto backend = make_backend(a.backend);
   const auto t0 = std::chrono::steady_clock::now();
   SequentialGridExecutor exec(*backend);
-  const GridResult res = run_grid(plan, exec, [] { throw_if_stopped(); });
+  std::optional<GridPosition> position;
+  if (a.position) position = GridPosition{*a.position, a.align == "step" ? GridAlign::Step : GridAlign::NoiseLevel};
+  const GridResult res = run_grid(plan, exec, [] { throw_if_stopped(); }, position);
   const int64_t cells = static_cast<int64_t>(plan.cells.size());
   check_output_finite("--out", res.x.data(), cells, plan.n, plan.dim);
   AtomicFileSet files;
   add_npy_float(files, a.out, {plan.spec.n_rows(), plan.spec.n_cols(), plan.n, plan.dim}, res.x.data(), "--out");
   std::string wrote = a.out + " " + shape_text(plan);
+  if (a.position) wrote += " at timeline position " + real_text(*a.position) + " (aligned by " + a.align + ")";
   const nlohmann::json metrics = grid_metrics_json(plan, res);
   if (!a.metrics_csv.empty()) files.add(a.metrics_csv, "--metrics-csv", grid_metrics_csv(plan, res)), wrote += ", " + a.metrics_csv;
   if (!a.metrics_json.empty()) files.add(a.metrics_json, "--metrics-json", metrics.dump(2) + "\n"), wrote += ", " + a.metrics_json;

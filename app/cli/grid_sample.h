@@ -2,7 +2,9 @@
 // by the run plan from the sample command's other flags, run on the backend, measured, and written as .npy
 // (rows, cols, n, dim), metrics CSV / JSON and a labelled grid PNG with its sidecar (GUI builds).
 #pragma once
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "run/run_plan.h"
 
@@ -15,6 +17,8 @@ struct GridSampleArgs {
   SampleRequest base;      // the sample command's flags as a request
   std::string out, png, size = "1024x1024", metrics_csv, metrics_json;
   bool png_text = true;
+  std::optional<double> position;  // --grid-position, in [0, 1]
+  std::string align = "noise";     // --grid-align: noise | step
   std::vector<std::string> refused;  // flags given that a grid run cannot honour (refused, exit 2)
 };
 

@@ -88,6 +88,8 @@ struct SampleOptions {
   std::string config;                           // --config sidecar.json|export.png
   std::map<std::string, std::string> view_flags;  // schema key -> the text of its --flag
   std::string grid, metrics_csv, metrics_json;  // --grid SPEC: the comparison grid (cli/grid_sample.h)
+  double grid_position = 1;                      // --grid-position U: the cells' states at timeline position U
+  std::string grid_align = "noise";
   int64_t frame = -1;                           // the frame written to --out and drawn; -1: the last
   bool frame_from_config = false;
   double camera_aspect = 0, ui_scale = 1;
@@ -306,6 +308,8 @@ const std::vector<OutputDependentOption>& output_dependent_options() {
       {"--no-png-text", {"--png"}},
       {"--metrics-csv", {"--grid"}},
       {"--metrics-json", {"--grid"}},
+      {"--grid-position", {"--grid"}},
+      {"--grid-align", {"--grid"}},
       {"--size", {"--png", "--video"}},
       {"--camera-aspect", {"--png", "--video"}},
       {"--ui-scale", {"--png", "--video"}},
@@ -685,6 +689,10 @@ void run_grid_of(SampleOptions& o) {
     if (o.given(f)) a.refused.push_back(f);
   for (const auto& [key, text] : o.view_flags)
     if (o.given(setting_flag(key))) a.refused.push_back(setting_flag(key));
+  if (o.given("--grid-position")) a.position = o.grid_position;
+  a.align = o.grid_align;
+  if (o.given("--grid-align") && !o.given("--grid-position"))
+    std::fprintf(stderr, "note: --grid-align has no effect without --grid-position\n");
   a.base = sample_request(o, 0);
   run_grid_sample(a);
 }
@@ -783,6 +791,12 @@ std::shared_ptr<SampleOptions> add_sample_command(CLI::App& app) {
   sub->add_option("--grid", o->grid, "a comparison grid: rows=AXIS:V1,V2,... cols=AXIS:V1,... (axes sampler, steps, "
                                      "spacing, eta, precision, model, t_start; <= 8 values each) or @spec.json / "
                                      "@grid.png; --out holds (rows, cols, n, dim) (SEMANTICS §10)");
+  sub->add_option("--grid-position", o->grid_position, "with --grid: --out and --png hold each cell's state at this "
+                                                        "shared timeline position, in [0, 1] (default the final samples)");
+  sub->add_option("--grid-align", o->grid_align, "with --grid-position: align cells of different step counts by "
+                                                  "noise level (noise) or by step (step)")
+      ->check(CLI::IsMember({"noise", "step"}))
+      ->capture_default_str();
   sub->add_option("--metrics-csv", o->metrics_csv, "with --grid: every cell's metrics as CSV");
   sub->add_option("--metrics-json", o->metrics_json, "with --grid: the spec and every cell's metrics as JSON");
   sub->add_option("--config", o->config, "run a sidecar (.json, or an exported .png carrying one): its settings and "

@@ -120,18 +120,38 @@ int reference_col(const GridPlan& plan, int r) {
   return best;
 }
 
-GridResult run_grid(const GridPlan& plan, GridExecutor& exec, const std::function<void()>& stop) {
+int timeline_cell(const GridPlan& plan) {
+  int best = 0;
+  for (size_t i = 0; i < plan.cells.size(); ++i)
+    if (plan.cells[i].plan.steps > plan.cells[static_cast<size_t>(best)].plan.steps) best = static_cast<int>(i);
+  return best;
+}
+
+GridResult run_grid(const GridPlan& plan, GridExecutor& exec, const std::function<void()>& stop,
+                    std::optional<GridPosition> position) {
   GridResult res;
+  res.position = position;
   const size_t fs = static_cast<size_t>(plan.n) * plan.dim;
+  std::vector<float> finals(fs * plan.cells.size());
   res.x.assign(fs * plan.cells.size(), 0.0f);
   res.metrics.resize(plan.cells.size());
+  const StepTable& timeline = plan.cells[static_cast<size_t>(timeline_cell(plan))].plan.table;
   ExactOdeCache exact_cache;
   exec.run(plan, [&](int i, GridCellRun&& run) {
     const GridCell& cell = plan.cells[static_cast<size_t>(i)];
     const RunPlan& p = cell.plan;
     const DiffusionModel& m = plan.model_of(cell);
-    std::copy(run.x.begin(), run.x.end(), res.x.begin() + static_cast<std::ptrdiff_t>(fs * i));
     GridCellMetrics& g = res.metrics[static_cast<size_t>(i)];
+    std::copy(run.x.begin(), run.x.end(), finals.begin() + static_cast<std::ptrdiff_t>(fs * i));
+    const float* shown = run.x.data();
+    g.frame = p.steps;
+    if (position) {  // the kept frame at or before the aligned one
+      const int j = aligned_frame(p.table, timeline, position->u, position->align);
+      const size_t slot = static_cast<size_t>(std::upper_bound(p.frames.begin(), p.frames.end(), j) - p.frames.begin()) - 1;
+      g.frame = p.frames[slot];
+      shown = run.frames.data() + fs * slot;
+    }
+    std::copy(shown, shown + fs, res.x.begin() + static_cast<std::ptrdiff_t>(fs * i));
     g.evaluations = p.table.evaluations(0, p.steps);
     g.wall_ms = run.wall_ms;
     g.energy = energy_to_held_out(m, run.x.data(), plan.n);
@@ -147,7 +167,7 @@ GridResult run_grid(const GridPlan& plan, GridExecutor& exec, const std::functio
       const size_t i = static_cast<size_t>(r) * plan.spec.n_cols() + c, j = static_cast<size_t>(r) * plan.spec.n_cols() + ref;
       GridCellMetrics& g = res.metrics[i];
       g.ref_row = r, g.ref_col = ref;
-      g.displacement = mean_displacement(res.x.data() + fs * i, res.x.data() + fs * j, plan.n, plan.dim);
+      g.displacement = mean_displacement(finals.data() + fs * i, finals.data() + fs * j, plan.n, plan.dim);
     }
   }
   return res;
@@ -156,7 +176,7 @@ GridResult run_grid(const GridPlan& plan, GridExecutor& exec, const std::functio
 std::string grid_metrics_csv(const GridPlan& plan, const GridResult& r) {
   std::string s = "row,col,row_value,col_value,model,sampler,spacing,steps,t_start,eta,precision,evaluations,wall_ms,"
                   "energy_distance,energy_floor,energy_n,exact_ode_rms,displacement,ref_row,ref_col,path_length,"
-                  "straightness,path_frames\n";
+                  "straightness,path_frames,frame\n";
   for (size_t i = 0; i < plan.cells.size(); ++i) {
     const GridCell& c = plan.cells[i];
     const GridCellMetrics& g = r.metrics[i];
@@ -172,7 +192,7 @@ std::string grid_metrics_csv(const GridPlan& plan, const GridResult& r) {
          csv_num(g.energy.energy) + "," + csv_num(g.energy.floor) + "," + std::to_string(g.energy.m) + "," +
          csv_num(g.exact_rms) + "," + csv_num(g.displacement) + "," + std::to_string(g.ref_row) + "," +
          std::to_string(g.ref_col) + "," + csv_num(g.path.length) + "," + csv_num(g.path.straightness) + "," +
-         std::to_string(g.path_frames) + "\n";
+         std::to_string(g.path_frames) + "," + std::to_string(g.frame) + "\n";
   }
   return s;
 }
@@ -191,10 +211,14 @@ nlohmann::json grid_metrics_json(const GridPlan& plan, const GridResult& r) {
                      {"energy_floor", json_num(g.energy.floor)}, {"energy_n", g.energy.m},
                      {"exact_ode_rms", json_num(g.exact_rms)}, {"displacement", json_num(g.displacement)},
                      {"ref_row", g.ref_row}, {"ref_col", g.ref_col}, {"path_length", json_num(g.path.length)},
-                     {"straightness", json_num(g.path.straightness)}, {"path_frames", g.path_frames}});
+                     {"straightness", json_num(g.path.straightness)}, {"path_frames", g.path_frames},
+                     {"frame", g.frame}});
   }
-  return {{"spec", grid_spec_json(plan.spec)}, {"n", plan.n}, {"dim", plan.dim}, {"seed", plan.cells.empty() ? 0 : plan.cells[0].plan.request.seed},
-          {"cells", cells}};
+  nlohmann::json j = {{"spec", grid_spec_json(plan.spec)}, {"n", plan.n}, {"dim", plan.dim},
+                      {"seed", plan.cells.empty() ? 0 : plan.cells[0].plan.request.seed}, {"cells", cells}};
+  if (r.position)
+    j["position"] = {{"u", r.position->u}, {"align", r.position->align == GridAlign::Step ? "step" : "noise"}};
+  return j;
 }
 
 int aligned_frame(const StepTable& cell, const StepTable& timeline, double u, GridAlign how) {

@@ -2,6 +2,7 @@
 // cells with different step counts on one timeline. No CUDA, no GL.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,23 @@ double exact_ode_rms(const DiffusionModel& model, const StepTable& table, const 
 // Mean over rows of |a_i - b_i| (Euclidean), (n, dim) each.
 double mean_displacement(const float* a, const float* b, int n, int dim);
 
+// Cells with different step counts on one timeline position u in [0, 1]. Step: frame round(u N) of each cell.
+// NoiseLevel: the timeline is `timeline` (the grid's longest cell); u picks its frame round(u N_timeline), and each
+// cell shows its frame whose log signal-to-noise ratio log(abar / (1 - abar)) (VP-equivalent abar of the frame's
+// level) is nearest to that frame's (clean frames: +infinity; the first frame of a tie; at the clean end every cell shows its last frame).
+enum class GridAlign { Step, NoiseLevel };
+int aligned_frame(const StepTable& cell, const StepTable& timeline, double u, GridAlign how);
+
+// The grid's timeline cell: the first with the most steps.
+int timeline_cell(const GridPlan& plan);
+
+// A shared timeline position of the cells' states: each cell's aligned_frame at u (the kept frame at or before it
+// when the frame budget strided them).
+struct GridPosition {
+  double u = 1.0;
+  GridAlign align = GridAlign::NoiseLevel;
+};
+
 struct GridCellMetrics {
   int64_t evaluations = 0;
   double wall_ms = 0;
@@ -64,28 +82,26 @@ struct GridCellMetrics {
   double displacement = NAN;
   PathFigure path;
   int path_frames = 0;  // frames the path figures used (every frame unless the frame budget strided them)
+  int frame = 0;        // the frame GridResult::x holds (N: the final samples)
 };
 
 // The reference cell of row r: the one with the most steps, the rightmost of a tie.
 int reference_col(const GridPlan& plan, int r);
 
-// Runs the cells on `exec` and measures them. x: the final samples (rows, cols, n, dim) row-major.
+// Runs the cells on `exec` and measures them (every metric on the final samples). x: (rows, cols, n, dim)
+// row-major, the final samples, or with `position` each cell's state at that timeline position.
 struct GridResult {
   std::vector<float> x;
   std::vector<GridCellMetrics> metrics;  // row-major
+  std::optional<GridPosition> position;
 };
-GridResult run_grid(const GridPlan& plan, GridExecutor& exec, const std::function<void()>& stop = {});
+GridResult run_grid(const GridPlan& plan, GridExecutor& exec, const std::function<void()>& stop = {},
+                    std::optional<GridPosition> position = {});
 
 // The metrics as CSV (one line per cell, a header first) and as JSON (the spec, then one object per cell);
 // NaN is an empty CSV field and JSON null.
 std::string grid_metrics_csv(const GridPlan& plan, const GridResult& r);
 nlohmann::json grid_metrics_json(const GridPlan& plan, const GridResult& r);
 
-// Cells with different step counts on one timeline position u in [0, 1]. Step: frame round(u N) of each cell.
-// NoiseLevel: the timeline is `timeline` (the grid's longest cell); u picks its frame round(u N_timeline), and each
-// cell shows its frame whose log signal-to-noise ratio log(abar / (1 - abar)) (VP-equivalent abar of the frame's
-// level) is nearest to that frame's (clean frames: +infinity; the first frame of a tie; at the clean end every cell shows its last frame).
-enum class GridAlign { Step, NoiseLevel };
-int aligned_frame(const StepTable& cell, const StepTable& timeline, double u, GridAlign how);
 
 }  // namespace diffscope

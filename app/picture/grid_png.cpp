@@ -62,10 +62,10 @@ SamplePng cells_as_frames(const GridPng& r) {
 std::vector<std::string> grid_cell_caption(const GridCellMetrics& m) {
   char a[64], b[64] = "";
   const long long evals = static_cast<long long>(m.evaluations);
-  if (std::isnan(m.energy.energy)) std::snprintf(a, sizeof a, "%lld evals", evals);
-  else std::snprintf(a, sizeof a, "%lld evals  E %.2g", evals, m.energy.energy);
+  if (std::isnan(m.energy.energy)) std::snprintf(a, sizeof a, "%lld NFE", evals);
+  else std::snprintf(a, sizeof a, "%lld NFE  E %.2g", evals, m.energy.energy);
   if (!std::isnan(m.exact_rms)) std::snprintf(b, sizeof b, "ODE err %.2g", m.exact_rms);
-  else if (!std::isnan(m.energy.floor)) std::snprintf(b, sizeof b, "data vs data %.2g", m.energy.floor);
+  else if (!std::isnan(m.energy.floor)) std::snprintf(b, sizeof b, "floor %.2g", m.energy.floor);
   return b[0] ? std::vector<std::string>{a, b} : std::vector<std::string>{a};
 }
 

@@ -24,9 +24,9 @@ struct GridPngFiles {
   std::string png, sidecar;
 };
 
-// The caption of a cell, one or two lines: its evaluations and the energy distance to the held-out data
-// ("10 evals  E 0.0031"), then for an analytic model with an ODE solver the RMS error against the exact ODE
-// ("ODE err 0.012"), else the energy's noise floor ("data vs data 0.0053").
+// The caption of a cell, one or two lines: its network evaluations (NFE) and the energy distance to the held-out
+// data ("10 NFE  E 0.0031"), then for an analytic model with an ODE solver the RMS error against the exact ODE
+// ("ODE err 0.012"), else the energy's noise floor, data against data ("floor 0.0053").
 std::vector<std::string> grid_cell_caption(const GridCellMetrics& m);
 
 // Where the cells go in a w x h picture: the row labels' margin (left), the column labels' (top), each cell's size.

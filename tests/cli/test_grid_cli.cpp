@@ -28,6 +28,7 @@ TEST_F(GridCli, RefusesBadSpecsNamingAxisAndValue) {
   expect_refused("sample --model moons --grid 'cols=steps:5' --trajectory '" + out("t.npy") + "'" + o, 2,
                  {"--trajectory cannot be combined with --grid"});
   expect_refused("sample --grid 'cols=steps:5'" + o, 2, {"--model is required"});
+  expect_refused("sample --model moons --grid 'cols=steps:5' --grid-position 1.5" + o, 2, {"--grid-position", "1.5", "[0, 1]"});
 }
 
 TEST_F(GridCli, WritesCellsAndMetrics) {
@@ -68,6 +69,17 @@ TEST_F(GridCli, WritesCellsAndMetrics) {
   EXPECT_EQ(j["cells"][5]["displacement"], 0.0);  // the row's reference: its most steps
   EXPECT_EQ(j["cells"][3]["ref_col"], 2);
   EXPECT_TRUE(j["cells"][0]["exact_ode_rms"].is_null());
+  EXPECT_EQ(j["cells"][2]["frame"], 16);  // the final samples
+  // At timeline position 0 every cell holds its start state: the same noise in every cell.
+  const CliResult p = run("sample --model moons --n 40 --seed 3 --grid @'" + spec + "' --grid-position 0 --out '" +
+                          out("x0.npy") + "' --metrics-json '" + out("m0.json") + "'");
+  ASSERT_EQ(p.code, 0) << p.err;
+  const std::string x0 = slurp(out("x0.npy"));
+  const size_t cell = 40 * 2 * 4;
+  for (int c = 1; c < 6; ++c) EXPECT_EQ(x0.compare(128 + c * cell, cell, x0, 128, cell), 0) << c;
+  const nlohmann::json j0 = nlohmann::json::parse(slurp(out("m0.json")));
+  EXPECT_EQ(j0["cells"][5]["frame"], 0);
+  EXPECT_EQ(j0["position"]["align"], "noise");
 }
 
 }  // namespace

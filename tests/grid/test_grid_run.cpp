@@ -123,6 +123,36 @@ TEST(GridRun, StopIsPolledAndChunksGiveTheSameCells) {
   EXPECT_THROW(run_grid(plan, exec, [] { throw Stopped{}; }), Stopped);
 }
 
+// At a timeline position each cell holds its aligned frame of the single run's trajectory; the metrics stay the
+// final samples'.
+TEST(GridRun, PositionHoldsEachCellsAlignedFrame) {
+  const GridPlan plan = plan_grid(grid_request("rows=sampler:ddim,heun cols=steps:4,20", "moons"));
+  EXPECT_EQ(timeline_cell(plan), 1);  // the first 20-step cell
+  auto cpu = make_cpu_backend();
+  SequentialGridExecutor exec(*cpu);
+  const GridResult final_x = run_grid(plan, exec);
+  const size_t fs = static_cast<size_t>(plan.n) * plan.dim;
+  for (const GridAlign how : {GridAlign::Step, GridAlign::NoiseLevel}) {
+    const GridResult at = run_grid(plan, exec, {}, GridPosition{0.5, how});
+    for (size_t i = 0; i < plan.cells.size(); ++i) {
+      const RunPlan& cp = plan.cells[i].plan;
+      const int j = aligned_frame(cp.table, plan.cells[1].plan.table, 0.5, how);
+      EXPECT_EQ(at.metrics[i].frame, j);
+      if (how == GridAlign::Step) EXPECT_EQ(j, cp.steps / 2);
+      // the single run's trajectory frame j
+      SampleRequest q;
+      q.n = 48, q.seed = 7, q.steps = cp.steps, q.sampler = cp.request.sampler, q.keep_frames = true;
+      const RunPlan sp = plan_run(q, *plan.models[0]);
+      std::vector<float> x(fs), traj(fs * sp.frames.size());
+      run_plan(sp, *plan.models[0], *cpu, RunBuffers{x.data(), traj.data()});
+      EXPECT_EQ(std::memcmp(at.x.data() + fs * i, traj.data() + fs * j, fs * 4), 0) << i;
+      EXPECT_EQ(at.metrics[i].energy.energy, final_x.metrics[i].energy.energy);
+      EXPECT_EQ(at.metrics[i].displacement, final_x.metrics[i].displacement);
+    }
+  }
+  EXPECT_EQ(run_grid(plan, exec, {}, GridPosition{1.0, GridAlign::NoiseLevel}).x, final_x.x);
+}
+
 TEST(GridRun, RefusalIsTheSingleRuns) {
   GridRequest g = grid_request("rows=sampler:ddim,heun cols=steps:10,2000", "moons");
   try {

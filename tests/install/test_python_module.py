@@ -141,6 +141,16 @@ class Grid(unittest.TestCase):
             self.assertEqual(rc, 0, err)
             self.assertTrue(np.array_equal(np.load(os.path.join(d, "x.npy")), g["x"]))
 
+    def test_position(self):
+        g = diffscope.grid("cols=steps:4,20", model="moons", n=60, seed=2, position=0.5, align="step")
+        self.assertEqual([c["frame"] for c in g["cells"]], [2, 10])
+        _, traj = diffscope.load("moons").sample(60, steps=4, seed=2, trajectory=True)
+        self.assertTrue(np.array_equal(g["x"][0, 0], traj[2]))
+        with self.assertRaises(ValueError):
+            diffscope.grid("cols=steps:4", model="moons", n=10, position=2.0)
+        with self.assertRaises(ValueError):
+            diffscope.grid("cols=steps:4", model="moons", n=10, position=0.5, align="time")
+
     def test_dict_spec_and_refusals(self):
         g = diffscope.grid({"cols": {"axis": "eta", "values": [0, 1]}}, model="moons", n=50, steps=5)
         self.assertEqual(g["x"].shape, (1, 2, 50, 2))

@@ -685,10 +685,11 @@ void run_grid_of(SampleOptions& o) {
   a.metrics_csv = o.metrics_csv, a.metrics_json = o.metrics_json, a.png_text = !o.no_png_text;
   for (const char* f : {"--config", "--trajectory", "--trajectory-stride", "--video", "--noise", "--frame",
                         "--scheduler-config", "--write-scheduler-config", "--sigmas", "--prediction-type",
-                        "--flow-shift", "--flow-mu"})
+                        "--flow-shift", "--flow-mu", "--camera-aspect", "--ui-scale"})
     if (o.given(f)) a.refused.push_back(f);
   for (const auto& [key, text] : o.view_flags)
     if (o.given(setting_flag(key))) a.refused.push_back(setting_flag(key));
+  note_ignored_options(o);
   if (o.given("--grid-position")) a.position = o.grid_position;
   a.align = o.grid_align;
   if (o.given("--grid-align") && !o.given("--grid-position"))

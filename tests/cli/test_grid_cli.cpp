@@ -27,6 +27,7 @@ TEST_F(GridCli, RefusesBadSpecsNamingAxisAndValue) {
   expect_refused("sample --model moons --grid 'cols=model:moons,nosuchmodel'" + o, 2, {"cols model=nosuchmodel"});
   expect_refused("sample --model moons --grid 'cols=steps:5' --trajectory '" + out("t.npy") + "'" + o, 2,
                  {"--trajectory cannot be combined with --grid"});
+  expect_refused("sample --model moons --grid 'cols=steps:5' --point-size 4" + o, 2, {"--point-size cannot be combined with --grid"});
   expect_refused("sample --grid 'cols=steps:5'" + o, 2, {"--model is required"});
   expect_refused("sample --model moons --grid 'cols=steps:5' --grid-position 1.5" + o, 2, {"--grid-position", "1.5", "[0, 1]"});
 }

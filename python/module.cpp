@@ -1,6 +1,7 @@
 // module.cpp — the Python module `diffscope` (pybind11): load a model by bundled name or path, sample,
 // denoise and the 3-layer MLP on numpy arrays (CPU or CUDA backend), with the CLI's checks and messages
-// (README "Python"). Each call validates everything first, then releases the GIL for the compute.
+// (README "Python"), and the comparison grid (python/grid_binding.cpp). Each call validates everything first,
+// then releases the GIL for the compute.
 // Errors: InvalidInput -> ValueError, ResourceUnavailable and out of memory -> RuntimeError (SEMANTICS §9).
 // CUDA arrays in and out without a copy: python/cuda_arrays.h.
 #include <pybind11/numpy.h>
@@ -28,6 +29,7 @@
 #include "platform/cpu_threads.h"
 #include "platform/model_paths.h"
 #include "python/cuda_arrays.h"
+#include "python/grid_binding.h"
 #include "python/module_util.h"
 #include "python/sample_request.h"
 #include "run/backend.h"
@@ -480,5 +482,6 @@ PYBIND11_MODULE(_diffscope, m) {
   register_errors();
   register_model(m);  // before the functions that return a Model, so that their signatures name it
   register_functions(m);
+  register_grid(m);
   register_cuda_array(m);
 }

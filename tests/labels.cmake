@@ -12,19 +12,20 @@
 # run the headless app or `diffscope sample --png`.
 set(DIFFSCOPE_E2E_SUITES
   # tests/cli
-  BenchCli BundledModelCli Cli CliRanges FamilyCli InfoCommand ModelFilesCli OutputsCli Progress SampleNoise ScheduleCli
+  BenchCli BundledModelCli Cli CliRanges FamilyCli GridCli InfoCommand ModelFilesCli OutputsCli Progress SampleNoise ScheduleCli
   SchedulerConfigCli StopAndOutputsCli
   # tests/ui
   AppModel CommandLine ComputePaths DisplayEdges GuiHeadless GuiWindow HeadlessEdges LiveLoop OpenWith
   ReadmeCommands SchedulePanel ScriptFailures ScriptRanges SettingsFile UiLayout
   # tests/picture
-  ExportFaults ExportFramesPath FigureRun FullDisk PictureConfig PngText Restore SamplePng SampleVideo StopSignalVideo
+  ExportFaults ExportFramesPath FigureRun FullDisk GridPng PictureConfig PngText Restore SamplePng SampleVideo StopSignalVideo
   # tests/gpu: the cuBLAS loader runs the binary
   CublasLoader)
 # Tests of more than a few seconds on 2 cores (suite.name, or a regular expression on the full name).
 set(DIFFSCOPE_SLOW_TESTS
   "^BundledModels/ModelQuality\\.DdimMatchesHeldOutData/"  # 7-30 s each: 100 splits of each bundled model's data
   "^Golden\\.Sample$"
+  "^GridRun\\.ExactOdeColumnMatchesExactLab$"  # 1.4 s: nine exact-ODE solves of 256 rows
   "^Solvers\\.StochasticSolversMatchTheClosedFormMarginal$"
   "^CliRanges\\.ThreadsBoundaries$"
   "^Progress\\.SampleShowsItsStepsWithTheTimeLeftOnATerminal$"

@@ -24,6 +24,7 @@
 #include "cli/cli.h"
 #include "cli/cli_util.h"
 #include "cli/family_options.h"
+#include "cli/grid_sample.h"
 #include "diffusion/input_checks.h"
 #include "diffusion/sampling.h"
 #include "diffusion/scheduler_config.h"
@@ -87,6 +88,9 @@ struct SampleOptions {
   // (session/settings_schema.h), from --config and the generated --key-name flags; the flags win.
   std::string config;                           // --config sidecar.json|export.png
   std::map<std::string, std::string> view_flags;  // schema key -> the text of its --flag
+  std::string grid, metrics_csv, metrics_json;  // --grid SPEC: the comparison grid (cli/grid_sample.h)
+  double grid_position = 1;                      // --grid-position U: the cells' states at timeline position U
+  std::string grid_align = "noise";
   int64_t frame = -1;                           // the frame written to --out and drawn; -1: the last
   bool frame_from_config = false;
   double camera_aspect = 0, ui_scale = 1;
@@ -303,6 +307,10 @@ const std::vector<OutputDependentOption>& output_dependent_options() {
       {"--video-yuv420", {"--video"}},
       {"--video-frames", {"--video"}},
       {"--no-png-text", {"--png"}},
+      {"--metrics-csv", {"--grid"}},
+      {"--metrics-json", {"--grid"}},
+      {"--grid-position", {"--grid"}},
+      {"--grid-align", {"--grid"}},
       {"--size", {"--png", "--video", "--svg", "--pdf"}},
       {"--camera-aspect", {"--png", "--video", "--svg", "--pdf"}},
       {"--ui-scale", {"--png", "--video", "--svg", "--pdf"}},
@@ -690,7 +698,29 @@ double add_pictures(SampleRun& s, DenoiserBackend& backend, AtomicFileSet& files
 }
 #endif
 
+// --grid: the sample command's flags as the grid's base request (cli/grid_sample.h); the flags a grid cannot honour
+// are refused there.
+void run_grid_of(SampleOptions& o) {
+  GridSampleArgs a;
+  a.spec = o.grid, a.model = o.model, a.backend = o.backend, a.out = o.out, a.png = o.png, a.size = o.size;
+  a.metrics_csv = o.metrics_csv, a.metrics_json = o.metrics_json, a.png_text = !o.no_png_text;
+  for (const char* f : {"--config", "--trajectory", "--trajectory-stride", "--video", "--noise", "--frame",
+                        "--scheduler-config", "--write-scheduler-config", "--sigmas", "--prediction-type",
+                        "--flow-shift", "--flow-mu", "--camera-aspect", "--ui-scale", "--svg", "--pdf"})
+    if (o.given(f)) a.refused.push_back(f);
+  for (const auto& [key, text] : o.view_flags)
+    if (o.given(setting_flag(key))) a.refused.push_back(setting_flag(key));
+  note_ignored_options(o);
+  if (o.given("--grid-position")) a.position = o.grid_position;
+  a.align = o.grid_align;
+  if (o.given("--grid-align") && !o.given("--grid-position"))
+    std::fprintf(stderr, "note: --grid-align has no effect without --grid-position\n");
+  a.base = sample_request(o, 0);
+  run_grid_sample(a);
+}
+
 void run_sample(SampleOptions options) {
+  if (!options.grid.empty()) return run_grid_of(options);
   const StopSignalScope stop;  // SIGINT / SIGTERM stop the run cleanly: exit 130 / 143, nothing written
   // Everything is checked before any computation; outputs are written only at the end.
   SampleRun s;
@@ -780,6 +810,17 @@ std::shared_ptr<SampleOptions> add_sample_command(CLI::App& app) {
   sub->add_option("--precision", o->precision, "fp32 | tf32 | bf16 (tf32/bf16 need --backend cuda)")
       ->check(CLI::IsMember({"fp32", "tf32", "bf16"}))
       ->capture_default_str();
+  sub->add_option("--grid", o->grid, "a comparison grid: rows=AXIS:V1,V2,... cols=AXIS:V1,... (axes sampler, steps, "
+                                     "spacing, eta, precision, model, t_start; <= 8 values each) or @spec.json / "
+                                     "@grid.png; --out holds (rows, cols, n, dim) (SEMANTICS §10)");
+  sub->add_option("--grid-position", o->grid_position, "with --grid: --out and --png hold each cell's state at this "
+                                                        "shared timeline position, in [0, 1] (default the final samples)");
+  sub->add_option("--grid-align", o->grid_align, "with --grid-position: align cells of different step counts by "
+                                                  "noise level (noise) or by step (step)")
+      ->check(CLI::IsMember({"noise", "step"}))
+      ->capture_default_str();
+  sub->add_option("--metrics-csv", o->metrics_csv, "with --grid: every cell's metrics as CSV");
+  sub->add_option("--metrics-json", o->metrics_json, "with --grid: the spec and every cell's metrics as JSON");
   sub->add_option("--config", o->config, "run a sidecar (.json, or an exported .png carrying one): its settings and "
                                          "picture values; flags given as well win; unknown keys are named in a note");
 #ifdef DIFFSCOPE_SAMPLE_PNG

@@ -168,6 +168,22 @@ def bundled_models() -> list[str]:
 def cuda_available() -> bool:
     """True when this build has CUDA and a CUDA device is usable (backend='cuda')."""
 
+def grid(spec: str | dict[str, Any], model: str = "", n: _Int = 4096, sampler: str = "ddim", steps: _Int | None = None,
+         t_start: _Int | None = None, spacing: str | None = None, eta: float = 0.0, seed: _Int = 0,
+         backend: str = "cpu", precision: str = "fp32", position: float | None = None,
+         align: str = "noise") -> dict[str, Any]:
+    """The comparison grid, as `diffscope sample --grid`: spec 'rows=AXIS:V1,V2,... cols=AXIS:V1,...' (axes
+sampler, steps, spacing, eta, precision, model, t_start; at most 8 values each), '@spec.json' or a dict
+{'rows': {'axis': ..., 'values': [...]}, 'cols': {...}}; the other arguments are every cell's settings,
+as in Model.sample (model: a bundled name or a path, unless the spec has a model axis). Every cell starts
+from the same noise (seed) and equals Model.sample with its settings. Returns a dict: 'x' float32
+(rows, cols, n, dim), the final samples (with position, a shared timeline position in [0, 1], each cell's
+state there, cells aligned by noise level or, align='step', by step); 'cells' one dict of metrics per
+cell, row-major (evaluations, wall_ms, energy_distance and energy_floor, exact_ode_rms, displacement
+against ref_row/ref_col, path_length, straightness, frame); 'spec' the spec as a dict; 'rows' and 'cols'
+the labels.
+See README.md "Python" and docs/SEMANTICS.md §10 (installed with the package: help(diffscope))."""
+
 def load(path_or_name: _Path) -> Model:
     """Loads a model: a bundled one by name ('moons'; the names: bundled_models()) or a .safetensors file by
 path (str or os.PathLike).

@@ -121,6 +121,53 @@ class SameAsCli(unittest.TestCase):
                                        np.load(self.out("y.npy"))))
 
 
+class Grid(unittest.TestCase):
+    """diffscope.grid (SEMANTICS §10): each cell equals Model.sample with its settings bit for bit on the CPU, the
+    CLI's --grid writes the same cells, and bad specs raise ValueError naming the axis and the value."""
+
+    def test_cells_are_single_runs_and_the_clis(self):
+        g = diffscope.grid("rows=sampler:ddim,heun cols=steps:4,9", model="moons", n=200, seed=11)
+        self.assertEqual(g["x"].shape, (2, 2, 200, 2))
+        self.assertEqual(g["rows"], ["sampler=ddim", "sampler=heun"])
+        model = diffscope.load("moons")
+        for r, sampler in enumerate(["ddim", "heun"]):
+            for c, steps in enumerate([4, 9]):
+                x = model.sample(200, sampler=sampler, steps=steps, seed=11)
+                self.assertTrue(np.array_equal(g["x"][r, c], x), (sampler, steps))
+        self.assertEqual([c["evaluations"] for c in g["cells"]], [4, 9, 7, 17])  # heun: 2N - 1
+        with tempfile.TemporaryDirectory() as d:
+            rc, err = cli("sample", "--model", "moons", "--n", 200, "--seed", 11, "--grid",
+                          "rows=sampler:ddim,heun cols=steps:4,9", "--out", os.path.join(d, "x.npy"))
+            self.assertEqual(rc, 0, err)
+            self.assertTrue(np.array_equal(np.load(os.path.join(d, "x.npy")), g["x"]))
+
+    def test_position(self):
+        g = diffscope.grid("cols=steps:4,20", model="moons", n=60, seed=2, position=0.5, align="step")
+        self.assertEqual([c["frame"] for c in g["cells"]], [2, 10])
+        _, traj = diffscope.load("moons").sample(60, steps=4, seed=2, trajectory=True)
+        self.assertTrue(np.array_equal(g["x"][0, 0], traj[2]))
+        with self.assertRaises(ValueError):
+            diffscope.grid("cols=steps:4", model="moons", n=10, position=2.0)
+        with self.assertRaises(ValueError):
+            diffscope.grid("cols=steps:4", model="moons", n=10, position=0.5, align="time")
+
+    def test_dict_spec_and_refusals(self):
+        g = diffscope.grid({"cols": {"axis": "eta", "values": [0, 1]}}, model="moons", n=50, steps=5)
+        self.assertEqual(g["x"].shape, (1, 2, 50, 2))
+        for spec, parts in [("cols=colour:1", ["'colour'", "valid: sampler"]),
+                            ("cols=steps:5,5000", ["cols steps=5000", "steps = 5000", "[1, 1000]"]),
+                            ("rows=steps:5 cols=steps:6", ["'steps'", "both rows and cols"])]:
+            with self.assertRaises(ValueError) as e:
+                diffscope.grid(spec, model="moons", n=10)
+            for p in parts:
+                self.assertIn(p, str(e.exception))
+        for kw, part in [(dict(n=0), "n = 0 is out of range"), (dict(seed=-1), "seed = -1 is out of range"),
+                         (dict(steps=1.5), "steps = 1.5 is not an int"), (dict(eta=2.0), "eta = 2 is out of range")]:
+            with self.assertRaises(ValueError) as e:
+                diffscope.grid("cols=steps:2", model="moons", **kw)
+            self.assertIn(part, str(e.exception))
+
+
 class DLPackHost(unittest.TestCase):
     def test_host_dlpack_input(self):
         """An object offering only DLPack on the CPU (as a torch CPU tensor does) is read without __array__."""

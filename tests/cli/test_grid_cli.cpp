@@ -28,6 +28,11 @@ TEST_F(GridCli, RefusesBadSpecsNamingAxisAndValue) {
   expect_refused("sample --model moons --grid 'cols=steps:5' --trajectory '" + out("t.npy") + "'" + o, 2,
                  {"--trajectory cannot be combined with --grid"});
   expect_refused("sample --model moons --grid 'cols=steps:5' --point-size 4" + o, 2, {"--point-size cannot be combined with --grid"});
+  expect_refused("sample --model moons --grid 'cols=steps:5' --svg '" + out("g.svg") + "'" + o, 2,
+                 {"--svg cannot be combined with --grid"});
+  expect_refused("sample --model moons --grid 'cols=steps:5' --figure 1" + o, 2, {"--figure cannot be combined with --grid"});
+  expect_refused("sample --model moons --grid 'cols=steps:5' --view-mode density" + o, 2,
+                 {"--view-mode cannot be combined with --grid"});
   expect_refused("sample --grid 'cols=steps:5'" + o, 2, {"--model is required"});
   expect_refused("sample --model moons --grid 'cols=steps:5' --grid-position 1.5" + o, 2, {"--grid-position", "1.5", "[0, 1]"});
 }

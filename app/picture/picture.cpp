@@ -28,6 +28,7 @@ render::SceneInput picture_scene(const ViewSettings& v, float ui_scale, const Tr
   in.image_model = image_side > 0;
   in.image_side = image_side;
   in.grid_cols = v.image_grid_cols;
+  in.picks = v.picks;
   return in;
 }
 

@@ -4,12 +4,15 @@
 #pragma once
 #include <epoxy/gl.h>
 
+#include <memory>
 #include <vector>
 
 #include "render/gl_program.h"
 #include "run/compute_path.h"
 
 namespace diffscope::render {
+
+class ParticlePick;  // render/particle_pick.h
 
 struct Camera {
   double cx = 0, cy = 0;  // data units at the center of the scatter rect
@@ -45,6 +48,8 @@ struct SceneInput {
   int image_side = 8;
   int grid_cols = 12;
   Insets inset;            // the UI's panels: left controls, bottom dock, top status strip
+  std::vector<int> picks;  // picked rows, highlighted with their paths (render/particle_pick.h)
+  int pick_slots = 1 << 30;  // their paths run over slots [0, pick_slots) (the computed ones)
 };
 
 // Where things go in a w x h framebuffer (GL pixels, origin bottom-left): both views inside the part the
@@ -78,12 +83,16 @@ class Renderer {
   // Only the image grid, filling the viewport rect r.
   void draw_image_grid(const SceneInput& in, const Rect& r, int rows);
   static int grid_rows(int B, int cols, int max_rows);
+  // Picking (render/particle_pick.h) in the 2D view's projection.
+  int pick_nearest(const SceneInput& in, double x, double y, double radius);
+  std::vector<float> pick_row_path(const SceneInput& in, int row, int n_slots);
 
  private:
   void draw_scatter(const SceneInput& in, const Rect& r);
   void draw_lines(const std::vector<LineVertex>& v, const float view[4], float width);
 
   GlProgram m_points, m_trails, m_lines, m_grid;
+  std::unique_ptr<ParticlePick> m_pick;
   GLuint m_vao_empty = 0, m_vao_lines = 0, m_vbo_lines = 0, m_proj = 0, m_data = 0;
   int m_data_n = 0, m_proj_dim = 0;
   std::vector<LineVertex> m_field, m_scratch;

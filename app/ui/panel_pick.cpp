@@ -32,7 +32,10 @@ void pick_tooltip(const App& app, int row) {
   const int slots = static_cast<int>(path.size() / 2);
   const int every = std::max(1, (slots + 23) / 24);  // at most 24 lines (and the last kept frame)
   ImGui::BeginTooltip();
-  ImGui::Text("sample %d: %d kept frames%s", row, slots, every > 1 ? " (every few shown)" : "");
+  if (every > 1)
+    ImGui::Text("sample %d: %d kept frames (every %d shown, and the last)", row, slots, every);
+  else
+    ImGui::Text("sample %d: %d kept frames", row, slots);
   for (int k = 0; k < slots; k += (k + every < slots || k == slots - 1) ? every : std::max(1, slots - 1 - k)) {
     const int j = s.layout().frame_of_slot(k);
     ImGui::Text("step %4d  %-16s (%.4g, %.4g)", j, frame_level_text(s.table(), j).c_str(), path[2 * k],

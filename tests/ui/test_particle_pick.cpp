@@ -13,6 +13,7 @@
 
 #include "formats/npy.h"
 #include "gui_test_util.h"
+#include "run/start_edit.h"
 #include "io_test_util.h"
 
 namespace diffscope {
@@ -50,6 +51,47 @@ TEST_F(ParticlePick, APickAtASamplesPositionFindsTheNearestRowOfTheExportedState
   EXPECT_TRUE(has(r.out, "picked sample " + std::to_string(expected) + "\n")) << r.out;
   EXPECT_TRUE(has(r.out, "no sample within 8 px of (50, 50)")) << r.out;  // and the picks stay as they were
   EXPECT_EQ(sidecar(file("p.json"))["view"]["picks"], std::to_string(expected));
+}
+
+// With the panels hidden (H) the 2D view fills the 640x480 frame: data (x, y) is at ImGui pixel (320 + (x - cx) s,
+// 240 - (y - cy) s), s = 240 / half_h, with the camera of the snapshot's sidecar.
+struct ViewMap {
+  double cx, cy, s;
+  explicit ViewMap(const nlohmann::json& sc)
+      : cx(sc["view"]["cam_x"].get<double>()), cy(sc["view"]["cam_y"].get<double>()),
+        s(240.0 / sc["view"]["cam_half_h"].get<double>()) {}
+  std::string at(double x, double y) const {
+    char b[64];
+    std::snprintf(b, sizeof b, "%.3f %.3f", 320 + (x - cx) * s, 240 - (y - cy) * s);
+    return b;
+  }
+};
+
+TEST_F(ParticlePick, AClickPicksTheSampleUnderItAndADragMovesAPickedStart) {
+  run_ok("key H\nframes 3\nexport state " + file("state.npy") + "\nexport trajectory " + file("traj.npy") +
+         "\nexport snapshot " + file("v.png") + "\n");
+  const ViewMap m(sidecar(file("v.json")));
+  const NpyFloat st = read_npy_float(file("state.npy"), "state"), tr = read_npy_float(file("traj.npy"), "traj");
+  const std::string at = m.at(st.data[2 * 600], st.data[2 * 600 + 1]);
+  int expected = -1;  // the nearest row to the pixel's centre is 600 unless another shares the pixel
+  double best = std::numeric_limits<double>::infinity();
+  for (int i = 0; i < 1500; ++i) {
+    const double d = std::hypot(st.data[2 * i] - st.data[2 * 600], st.data[2 * i + 1] - st.data[2 * 600 + 1]);
+    if (d < best) best = d, expected = i;
+  }
+  // Sample 900's start (frame 0) dragged to the point (1, -2): its start moves there, within a pixel.
+  const std::string from = m.at(tr.data[2 * 900], tr.data[2 * 900 + 1]), to = m.at(1.0, -2.0);
+  run_ok("key H\nframes 3\nmouse " + at + "\nmouse " + at + " down\nmouse " + at + " up\nexport snapshot " +
+         file("c.png") + "\npin 900\nmouse " + from + "\nmouse " + from + " down\nmouse " + to + " down\nmouse " +
+         to + " up\nframes 2\nexport snapshot " + file("d.png") + "\n");
+  EXPECT_EQ(sidecar(file("c.json"))["view"]["picks"], std::to_string(expected));
+  const nlohmann::json d = sidecar(file("d.json"));
+  EXPECT_EQ(d["view"]["picks"], std::to_string(expected) + ",900");
+  const std::vector<StartEdit> edits = parse_start_edits("start_edits", d["view"]["start_edits"].get<std::string>());
+  ASSERT_EQ(edits.size(), 1u) << d["view"]["start_edits"];
+  EXPECT_EQ(edits[0].row, 900);
+  EXPECT_NEAR(edits[0].x[0], 1.0, 1.0 / m.s);
+  EXPECT_NEAR(edits[0].x[1], -2.0, 1.0 / m.s);
 }
 
 TEST_F(ParticlePick, PicksAndEditedStartsPersistThroughTheSidecar) {

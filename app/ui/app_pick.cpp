@@ -5,6 +5,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 
@@ -30,8 +31,10 @@ void App::pick_at(double x, double y, bool add) {
     m_outcome = {false, "pick: no run to pick from"};
     return;
   }
-  m_session->compute_path() ? m_session->compute_path()->before_draw() : void();
+  if (m_session->compute_path()) m_session->compute_path()->before_draw();  // nothing mapped while GL reads
+  const auto t0 = std::chrono::steady_clock::now();
   m_last_pick = m_renderer->pick_nearest(scene_input(shown_slot()), x, y, pick_radius());
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   char note[160];
   if (m_last_pick < 0) {
     std::snprintf(note, sizeof note, "pick: no sample within %.0f px of (%.4g, %.4g)",
@@ -45,7 +48,8 @@ void App::pick_at(double x, double y, bool add) {
     if (static_cast<int>(picks.size()) >= kMaxPicks) picks.erase(picks.begin());  // the oldest pin makes room
     picks.push_back(m_last_pick);
   }
-  std::snprintf(note, sizeof note, "picked sample %d", m_last_pick);
+  std::snprintf(note, sizeof note, "picked sample %d (the search over %d samples took %.2f ms)", m_last_pick,
+                m_session->layout().B, ms);
   m_outcome = {true, note};
 }
 

@@ -51,6 +51,13 @@ TEST_F(ParticlePick, APickAtASamplesPositionFindsTheNearestRowOfTheExportedState
   EXPECT_TRUE(has(r.out, "picked sample " + std::to_string(expected) + " (the search over 1500 samples took ")) << r.out;
   EXPECT_TRUE(has(r.out, "no sample within 8 px of (50, 50)")) << r.out;  // and the picks stay as they were
   EXPECT_EQ(sidecar(file("p.json"))["view"]["picks"], std::to_string(expected));
+  // `sample --config` draws the picked sample's path as the app did, pixel for pixel.
+  const guitest::Result s = guitest::run_cli("sample --config '" + file("p.png") + "' --png '" + file("q.png") +
+                                                 "' --out '" + file("q.npy") + "'", logs.path());
+  ASSERT_EQ(s.code, 0) << s.err;
+  const guitest::Png app = guitest::read_png(file("p.png")), cli = guitest::read_png(file("q.png"));
+  ASSERT_GT(app.w, 0);
+  EXPECT_TRUE(app.w == cli.w && app.h == cli.h && app.rgb == cli.rgb);
 }
 
 // With the panels hidden (H) the 2D view fills the 640x480 frame: data (x, y) is at ImGui pixel (320 + (x - cx) s,

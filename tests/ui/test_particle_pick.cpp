@@ -144,6 +144,12 @@ TEST_F(ParticlePick, AnEditedStartReRunsOnlyItsRowAsAOneRowRunFromThatStart) {
       EXPECT_EQ(t1.data[(size_t(j) * 1500 + 7) * 2 + d], one.data[size_t(j) * 2 + d]) << "frame " << j << " dim " << d;
 }
 
+TEST_F(ParticlePick, MoveStartOnAModelOfAnotherDimensionFailsTheRun) {
+  const guitest::Result r = run_gui("model digits8x8\nset n 16\nset steps 2\nwait_complete 5000\nmove_start 3 1 1\n");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_TRUE(has(r.err, "move_start: the model has dim 64; a start is moved on 2D models only")) << r.err;
+}
+
 TEST_F(ParticlePick, SampleRefusesEditedStartsItDoesNotRun) {
   const guitest::Result r = guitest::run_cli("sample --backend cpu --model '" + guitest::model_2d() +
                                                  "' --n 4 --steps 2 --out '" + file("x.npy") +

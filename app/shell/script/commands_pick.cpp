@@ -67,6 +67,11 @@ ScriptAction cmd_move_start(ScriptArgs& a) {  // move_start INDEX X Y: row INDEX
   const double x = a.real("X", kDataRange), y = a.real("Y", kDataRange);
   a.end();
   return [row, x, y](Script& sc) {
+    if (const int dim = sc.app.session().dim(); dim != 2) {  // a start is moved in a 2D model's own space only
+      std::printf("script:%d: move_start: the model has dim %d; a start is moved on 2D models only\n", sc.line_no, dim);
+      sc.failed("move_start: the model has dim " + std::to_string(dim) + "; a start is moved on 2D models only", false);
+      return;
+    }
     set_list(sc, "start_edits",
              start_edits_text(with_start_edit(sc.app.settings().view.start_edits, row, {float(x), float(y)})));
   };

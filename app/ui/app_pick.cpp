@@ -57,8 +57,8 @@ const std::vector<float>& App::pick_path(int row) const {
   const SamplingSession& s = *m_session;
   const int slots = s.has_model() ? s.newest_slot() + 1 : 0;
   char key[160];
-  std::snprintf(key, sizeof key, "%d %d %d %d %llu %p ", s.runs_completed(), s.computed_steps(), slots,
-                s.layout().B, static_cast<unsigned long long>(s.settings().seed), static_cast<const void*>(&s.table()));
+  std::snprintf(key, sizeof key, "%d %d %d %d %llu %d ", s.runs_completed(), s.computed_steps(), slots,
+                s.layout().B, static_cast<unsigned long long>(s.settings().seed), s.n_steps());
   const std::string k = key + start_edits_text(s.start_edits());
   if (k != m_pick_paths_key) {
     m_pick_paths.clear();

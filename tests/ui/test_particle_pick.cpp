@@ -121,8 +121,10 @@ TEST_F(ParticlePick, PicksAndEditedStartsPersistThroughTheSidecar) {
 
 TEST_F(ParticlePick, AnEditedStartReRunsOnlyItsRowAsAOneRowRunFromThatStart) {
   run_ok("export trajectory " + file("t0.npy") + "\nmove_start 7 0.75 -1.5\nexport trajectory " + file("t1.npy") +
-         "\n");
+         "\nset start_edits none\nwait_complete 5000\nexport trajectory " + file("t2.npy") + "\n");
   const NpyFloat t0 = read_npy_float(file("t0.npy"), "t0"), t1 = read_npy_float(file("t1.npy"), "t1");
+  // Taking the edit back runs the row from its own start again: the first trajectory, byte for byte.
+  EXPECT_EQ(read_npy_float(file("t2.npy"), "t2").data, t0.data);
   ASSERT_EQ(t0.shape, (std::vector<int64_t>{21, 1500, 2}));
   ASSERT_EQ(t1.shape, t0.shape);
   size_t other_rows_differ = 0;

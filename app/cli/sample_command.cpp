@@ -454,6 +454,11 @@ void prepare_options(SampleOptions& o, AppSettings& pic, bool* camera_given, boo
     set_setting(pic, key, text, setting_flag(key));
     if (key == "cam_x" || key == "cam_y" || key == "cam_half_h" || key == "camera") *camera_given = text != "auto";
   }
+  // The app's edited starts change the samples (SEMANTICS §6): `sample` does not run them, so it refuses them.
+  if (!pic.view.start_edits.empty())
+    throw InvalidInput((o.given("--start-edits") ? std::string("--start-edits") : "--config " + o.config + ": start_edits") +
+                       " = '" + start_edits_text(pic.view.start_edits) +
+                       "': sample does not run edited starts (the app does: diffscope --restore FILE); valid: none");
   check_real_range("--ui-scale", o.ui_scale, {0.25, 8.0});
   // 0 is a sidecar's "not set"; typed, the value is in range
   if (o.camera_aspect != 0 || o.given("--camera-aspect"))

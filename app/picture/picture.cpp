@@ -32,6 +32,7 @@ render::SceneInput picture_scene(const ViewSettings& v, float ui_scale, const Tr
   in.draw_density = v.view_mode != ViewMode::Points;
   in.density_log = v.density_scale == DensityScale::Log;
   in.density_bin_px = v.density_bin_px;
+  in.picks = v.picks;
   return in;
 }
 

@@ -6,6 +6,7 @@
 
 #include "render/axis_grid.h"
 #include "render/viridis.h"
+#include "render/particle_pick.h"
 
 namespace diffscope::render {
 
@@ -30,6 +31,7 @@ Renderer::Renderer()
   glBindVertexArray(0);
   glGenBuffers(1, &m_proj);
   glGenBuffers(1, &m_data);
+  m_pick = std::make_unique<ParticlePick>();
   set_projection({0, 0}, {1, 0}, {0, 1});
   GLuint b[5];
   glGenBuffers(5, b);
@@ -218,6 +220,13 @@ void Renderer::draw_scatter(const SceneInput& in, const Rect& r) {
   glBindVertexArray(0);
   if (!in.contours.empty()) draw_contours(in, r, view);
   if (in.show_field) draw_lines(m_field, view, 1.5f);
+  if (!in.picks.empty()) {
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, in.trajectory->gl_buffer());
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, m_proj);
+    glBindVertexArray(m_vao_empty);
+    m_pick->draw(in, view);
+    glBindVertexArray(0);
+  }
   if (in.draw_density) draw_colour_bar(r);
 }
 
@@ -341,6 +350,16 @@ void Renderer::draw_contours(const SceneInput& in, const Rect& r, const float vi
   glBindVertexArray(m_vao_empty);
   glDrawArrays(GL_TRIANGLES, 0, 6);
   glBindVertexArray(0);
+
+
+int Renderer::pick_nearest(const SceneInput& in, double x, double y, double radius) {
+  if (in.dim != 2 && m_proj_dim != in.dim) return -1;
+  return m_pick->nearest(in, m_proj, x, y, radius);
+}
+
+std::vector<float> Renderer::pick_row_path(const SceneInput& in, int row, int n_slots) {
+  if (in.dim != 2 && m_proj_dim != in.dim) return std::vector<float>(size_t(std::max(n_slots, 0)) * 2, 0.f);
+  return m_pick->row_path(in, m_proj, row, n_slots);
 }
 
 }  // namespace diffscope::render

@@ -4,6 +4,7 @@
 #pragma once
 #include <epoxy/gl.h>
 
+#include <memory>
 #include <vector>
 
 #include "diffusion/density.h"
@@ -11,6 +12,8 @@
 #include "run/compute_path.h"
 
 namespace diffscope::render {
+
+class ParticlePick;  // render/particle_pick.h
 
 struct Camera {
   double cx = 0, cy = 0;  // data units at the center of the scatter rect
@@ -53,6 +56,8 @@ struct SceneInput {
   bool density_log = true;     // log(1 + c) / log(1 + max), else c / max
   int density_bin_px = 3;      // pixels per bin, each way
   std::vector<IsoGaussian2> contours;
+  std::vector<int> picks;  // picked rows, highlighted with their paths (render/particle_pick.h)
+  int pick_slots = 1 << 30;  // their paths run over slots [0, pick_slots) (the computed ones)
 };
 
 // Where things go in a w x h framebuffer (GL pixels, origin bottom-left): both views inside the part the
@@ -86,6 +91,9 @@ class Renderer {
   // Only the image grid, filling the viewport rect r.
   void draw_image_grid(const SceneInput& in, const Rect& r, int rows);
   static int grid_rows(int B, int cols, int max_rows);
+  // Picking (render/particle_pick.h) in the 2D view's projection.
+  int pick_nearest(const SceneInput& in, double x, double y, double radius);
+  std::vector<float> pick_row_path(const SceneInput& in, int row, int n_slots);
 
   // The density view's histogram of slot in.slot over `grid` on the GPU (density_bin.comp, from the trajectory
   // buffer; no read-back), and its largest count. draw_scene calls it with the pane's grid (pane_histogram_grid).
@@ -109,6 +117,7 @@ class Renderer {
   void draw_lines(const std::vector<LineVertex>& v, const float view[4], float width);
 
   GlProgram m_points, m_trails, m_lines, m_grid, m_bin, m_max, m_density, m_contours;
+  std::unique_ptr<ParticlePick> m_pick;
   GLuint m_vao_empty = 0, m_vao_lines = 0, m_vbo_lines = 0, m_proj = 0, m_data = 0;
   GLuint m_counts = 0, m_edges = 0, m_palette = 0, m_mix = 0, m_max_copy = 0;
   GLsync m_max_fence = nullptr;

@@ -11,6 +11,7 @@
 #include "diffusion/step_table.h"
 #include "model/family.h"
 #include "run/backend.h"
+#include "run/start_edit.h"
 
 namespace diffscope {
 
@@ -78,6 +79,10 @@ struct ViewSettings {
   // Camera: center and half the visible height, in data units.
   double cam_x = 0.0, cam_y = 0.0, cam_half_h = 3.0;
   bool cam_auto = true;        // fit the camera to the data on model load
+  // Picked particles (SEMANTICS §6 "Picked particles and edited starts"): the pinned rows, highlighted with their
+  // whole trajectory, and the rows whose start state the user dragged (their trajectories re-run one row each).
+  std::vector<int> picks;
+  std::vector<StartEdit> start_edits;
 };
 
 struct AppSettings {

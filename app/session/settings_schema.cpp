@@ -288,6 +288,24 @@ void add_sampling_rows(std::vector<SettingField>& t) {
                           double(kBudgetMbRange.hi), [](AppSettings& s) -> int& { return s.sampling.memory_budget_mb; }));
 }
 
+// A list row written as its text (run/start_edit.h): `picks` and `start_edits`, both drawn (pixel rows).
+template <class T>
+SettingField list_row(const char* key, T ViewSettings::*member, std::string (*text)(const T&),
+                      T (*parse)(const std::string&, const std::string&)) {
+  SettingField f{key, SettingSection::View, {}, true, true, 0, 0, {}, {}, {}};
+  f.get = [member, text](const AppSettings& s) { return nlohmann::json(text(s.view.*member)); };
+  f.parse = [member, parse](AppSettings& s, const std::string& v, const std::string& arg) { s.view.*member = parse(arg, v); };
+  f.load = [member, parse, key](AppSettings& s, const nlohmann::json& v, std::string* note) {
+    try {
+      if (!v.is_string()) throw InvalidInput("not a string");
+      s.view.*member = parse(key, v.get<std::string>());
+    } catch (const InvalidInput& e) {
+      if (note) *note += std::string("settings: ignored field '") + key + "': " + e.what() + "\n";
+    }
+  };
+  return f;
+}
+
 // The view rows: drawing only, never re-simulates.
 void add_view_rows(std::vector<SettingField>& t) {
   using S = SettingSection;
@@ -341,6 +359,9 @@ void add_view_rows(std::vector<SettingField>& t) {
   t.push_back(number<double>("cam_half_h", S::View, {}, true, 1e-3, 1e4, [](AppSettings& s) -> double& { return s.view.cam_half_h; }));
   t.push_back(camera_row());
   t.push_back(flag("cam_auto", S::View, {"camera_auto"}, false, [](AppSettings& s) -> bool& { return s.view.cam_auto; }));
+  t.push_back(list_row<std::vector<int>>("picks", &ViewSettings::picks, picks_text, parse_picks));
+  t.push_back(list_row<std::vector<StartEdit>>("start_edits", &ViewSettings::start_edits, start_edits_text,
+                                               parse_start_edits));
 }
 
 // The export rows: the exported picture's size and folder.

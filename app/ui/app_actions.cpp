@@ -40,6 +40,7 @@ bool changes_settings(ActionKind k) {
     case ActionKind::SelectBackend:
     case ActionKind::Restore:
     case ActionKind::SetSetting:
+    case ActionKind::Pick:
     case ActionKind::ToggleUi:
     case ActionKind::CycleViewMode:
     case ActionKind::FitView: return true;
@@ -91,6 +92,11 @@ void App::apply(const Action& a) {
       break;
     case ActionKind::OpenSchedule: m_ui.open_schedule = true; break;
     case ActionKind::RunBench: run_bench(a.text, a.value); break;
+    case ActionKind::Pick: {
+      const size_t comma = a.text.find(',');
+      pick_at(std::stod(a.text.substr(0, comma)), std::stod(a.text.substr(comma + 1)), a.number != 0);
+      break;
+    }
   }
   if (changes_settings(a.kind)) mark_settings_dirty();
 }

@@ -108,7 +108,8 @@ void colour_bar_labels(const App& app, const render::Rect& pane) {
 }
 
 struct Line {
-  int kind;  // 0 colour ring, 1 trail, 2 data dot, 3 arrow, 4 x0 cross, 5 density swatch, 6 contour
+  int kind;  // 0 colour ring, 1 trail, 2 data dot, 3 arrow, 4 x0 cross, 5 density swatch, 6 contour, 7 a picked
+              // sample's path
   std::string text;
 };
 
@@ -143,6 +144,7 @@ void legend(const App& app, const UiRect& u, bool pca) {
   if (v.show_data && m.n_data > 0) lines.push_back({2, "held-out data (" + count_noun(m.n_data, "point") + ")"});
   if (v.show_field && m.net.dim == 2)
     lines.push_back(field_legend_line(v.field_quantity, app));
+  if (!v.picks.empty()) lines.push_back({7, "picked: its path over the kept frames (big dot: its start)"});
   const float fh = ImGui::GetFontSize(), sw = fh * 1.4f, pad = 6;
   float tw = 0;
   for (const Line& l : lines) tw = std::max(tw, ImGui::CalcTextSize(l.text.c_str()).x);
@@ -181,6 +183,9 @@ void legend(const App& app, const UiRect& u, bool pca) {
         break;
       case 6:
         dl->AddCircle(c, 5.0f, IM_COL32(255, 255, 255, 220), 16, 1.5f);
+      case 7:  // the first pick's colour (render/particle_pick.cpp)
+        dl->AddLine(ImVec2(c.x - sw / 2 + 3, c.y), ImVec2(c.x + sw / 2, c.y - 3), IM_COL32(230, 159, 0, 240), 2.0f);
+        dl->AddCircleFilled(ImVec2(c.x - sw / 2 + 3, c.y), 4.0f, IM_COL32(230, 159, 0, 255));
         break;
       default:
         dl->AddLine(ImVec2(c.x - 4, c.y), ImVec2(c.x + 4, c.y), IM_COL32(255, 217, 102, 230), 1.5f);

@@ -9,5 +9,6 @@ from ._diffscope import get_threads as get_threads
 from ._diffscope import load as load
 from ._diffscope import mlp3 as mlp3
 from ._diffscope import set_threads as set_threads
+from ._diffscope import train as train
 
 __version__: str

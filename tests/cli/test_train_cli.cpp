@@ -60,6 +60,24 @@ TEST_F(TrainCli, BadDataIsRefusedWithExit2AndNothingWritten) {
   expect_refused(train_args(good, "--resume '" + good + "'"), 2, {"--resume"});
 }
 
+TEST_F(TrainCli, AMixtureIsSampledAndResumingNeedsTheSameData) {
+  const std::string args = "--hidden 64 --batch 32 --steps 4 --mixture-rows 500";
+  const CliResult r = run(train_args("gaussians8-exact", args));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const SafetensorsFile f = SafetensorsFile::open(out("m.safetensors"));
+  EXPECT_EQ(f.metadata().at("data_train_rows"), "450");
+  EXPECT_TRUE(has(f.metadata().at("data_source"), "500 mixture samples"));
+  const std::string resume = "--resume '" + out("m.ckpt.safetensors") + "' --out '" + out("r.safetensors") + "'";
+  const CliResult other = run("train --quiet --data gaussians8-exact --mixture-rows 400 " + resume);
+  EXPECT_EQ(other.code, 2);
+  EXPECT_TRUE(has(other.err, "the data differ from the checkpoint's")) << other.err;
+  const CliResult lr = run("train --quiet --data gaussians8-exact --mixture-rows 500 --lr 0.1 " + resume);
+  EXPECT_EQ(lr.code, 2);
+  EXPECT_TRUE(has(lr.err, "--lr cannot be given with --resume")) << lr.err;
+  const CliResult same = run("train --quiet --data gaussians8-exact --mixture-rows 500 " + resume);
+  EXPECT_EQ(same.code, 0) << same.err;
+}
+
 TEST_F(TrainCli, MoreRowsThanTheCapAreRefused) {
   const std::string big = npy("big.npy", {10000001, 1}, std::vector<float>(10000001, 1.0f));
   expect_refused(train_args(big), 2, {"--data", "10000001 rows", "valid: 2..10000000"});

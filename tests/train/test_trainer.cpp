@@ -16,6 +16,7 @@
 #include "train/mlp.h"
 #include "train/objective.h"
 #include "train/train_file.h"
+#include "train/train_rng.h"
 #include "train/trainer.h"
 
 namespace diffscope::train {
@@ -167,6 +168,42 @@ TEST(Trainer, LearningRateWarmsUpThenDecaysByACosine) {
   EXPECT_DOUBLE_EQ(learning_rate(c, 109), 1e-3);
   EXPECT_NEAR(learning_rate(c, 110 + 495), 1e-3 * (0.01 + 0.99 * 0.5), 1e-15);
   EXPECT_NEAR(learning_rate(c, 1100), 1e-5, 1e-18);
+}
+
+TEST(Trainer, LevelsAreUniformOrLogitNormal) {
+  TrainConfig c;
+  const LevelTable vp = level_table(c);
+  ASSERT_EQ(vp.sqrt_abar.size(), 1000u);
+  int64_t t_sum = 0;
+  const int n = 20000;
+  for (int i = 0; i < n; ++i) {
+    const auto w = batch_row_words(0, 1, uint32_t(i));
+    const Level lv = draw_level(c, vp, w[1], w[2]);
+    const int t = int(std::lround(lv.time * 1000));
+    ASSERT_GE(t, 0);
+    ASSERT_LE(t, 999);
+    EXPECT_DOUBLE_EQ(lv.alpha * lv.alpha + lv.sigma * lv.sigma, 1.0);
+    t_sum += t;
+  }
+  EXPECT_NEAR(double(t_sum) / n, 499.5, 5.0);  // uniform on 0..999: mean 499.5, sd of the mean 2.0
+  c.objective = Objective::Flow;
+  c.time_sampling = TimeSampling::LogitNormal;
+  c.logit_mean = 0.5;
+  c.logit_std = 0.8;
+  double sum = 0, sq = 0;
+  for (int i = 0; i < n; ++i) {
+    const auto w = batch_row_words(0, 2, uint32_t(i));
+    const Level lv = draw_level(c, level_table(c), w[1], w[2]);
+    ASSERT_GT(lv.time, 0.0);
+    ASSERT_LT(lv.time, 1.0);
+    EXPECT_EQ(lv.sigma, lv.time);
+    EXPECT_EQ(lv.alpha, 1.0 - lv.time);
+    const double logit = std::log(lv.time / (1 - lv.time));
+    sum += logit;
+    sq += logit * logit;
+  }
+  EXPECT_NEAR(sum / n, 0.5, 0.02);  // sd of the mean 0.8 / sqrt(20000) = 0.006
+  EXPECT_NEAR(std::sqrt(sq / n - (sum / n) * (sum / n)), 0.8, 0.02);
 }
 
 TrainData small_data(int n = 256) {

@@ -38,7 +38,7 @@ struct MlpLayout {
 template <class Real>
 struct MlpWorkspace {
   using Mat = Eigen::Matrix<Real, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  Mat z1, a1, z2, a2, out, d_out, d1, d2;
+  Mat z1, s1, a1, z2, s2, a2, out, d_out, d1, d2;  // s = sigmoid(z), kept for SiLU's derivative
 };
 
 template <class Real>
@@ -49,8 +49,12 @@ template <class Real>
 using CMap = Eigen::Map<const MlpMat<Real>>;
 template <class Real>
 using VMap = Eigen::Map<MlpMat<Real>>;
+// s = sigmoid(z) and a = z s = SiLU(z), elementwise with Eigen's vectorised exp.
 template <class Real>
-Real sigmoid(Real z) { return Real(1) / (Real(1) + std::exp(-z)); }
+void silu_into(const MlpMat<Real>& z, MlpMat<Real>& s, MlpMat<Real>& a) {
+  s = ((-z.array()).exp() + Real(1)).inverse().matrix();
+  a = (z.array() * s.array()).matrix();
+}
 }  // namespace detail
 
 // o = net(u) for a batch: u (B, dim+1) row-major; fills ws.z1, a1, z2, a2, out (B, dim).
@@ -63,10 +67,10 @@ void mlp_forward(const MlpLayout& L, const Real* params, const MlpMat<Real>& u, 
       b3(params + L.b3, D);
   ws.z1.noalias() = u * W1.transpose();
   ws.z1.rowwise() += b1;
-  ws.a1 = ws.z1.unaryExpr([](Real z) { return z * detail::sigmoid(z); });
+  detail::silu_into(ws.z1, ws.s1, ws.a1);
   ws.z2.noalias() = ws.a1 * W2.transpose();
   ws.z2.rowwise() += b2;
-  ws.a2 = ws.z2.unaryExpr([](Real z) { return z * detail::sigmoid(z); });
+  detail::silu_into(ws.z2, ws.s2, ws.a2);
   ws.out.noalias() = ws.a2 * W3.transpose();
   ws.out.rowwise() += b3;
 }
@@ -91,15 +95,14 @@ Real mlp_backward(const MlpLayout& L, const Real* params, const MlpMat<Real>& u,
     loss += wb * ws.d_out.row(b).squaredNorm();
     ws.d_out.row(b) *= scale * wb;
   }
-  auto silu_grad = [](Real z) { const Real s = detail::sigmoid(z); return s * (Real(1) + z * (Real(1) - s)); };
   VMap<Real>(grad + L.W3, D, H).noalias() = ws.d_out.transpose() * ws.a2;
   VMap<Real>(grad + L.b3, 1, D) = ws.d_out.colwise().sum();
   ws.d2.noalias() = ws.d_out * W3;
-  ws.d2.array() *= ws.z2.unaryExpr(silu_grad).array();
+  ws.d2.array() *= ws.s2.array() * (Real(1) + ws.z2.array() * (Real(1) - ws.s2.array()));  // SiLU'(z2)
   VMap<Real>(grad + L.W2, H, H).noalias() = ws.d2.transpose() * ws.a1;
   VMap<Real>(grad + L.b2, 1, H) = ws.d2.colwise().sum();
   ws.d1.noalias() = ws.d2 * W2;
-  ws.d1.array() *= ws.z1.unaryExpr(silu_grad).array();
+  ws.d1.array() *= ws.s1.array() * (Real(1) + ws.z1.array() * (Real(1) - ws.s1.array()));  // SiLU'(z1)
   VMap<Real>(grad + L.W1, H, D + 1).noalias() = ws.d1.transpose() * u;
   VMap<Real>(grad + L.b1, 1, H) = ws.d1.colwise().sum();
   return loss / (Real(B) * Real(D));

@@ -3,12 +3,14 @@
 // step's files and exit 130 / 143.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 
 #include "base/errors.h"
 #include "cli/cli.h"
 #include "cli/cli_util.h"
+#include "platform/output_files.h"
 #include "platform/stop_signal.h"
 #include "train/train_run.h"
 
@@ -77,8 +79,13 @@ void run_train(TrainOptions& o, const CLI::App& sub) {
   run.checkpoint = o.checkpoint.empty() ? train::default_checkpoint_path(o.out) : o.checkpoint;
   check_output_path("--checkpoint", run.checkpoint);
   if (o.checkpoint_every < 0)
-    throw InvalidInput("--checkpoint-every " + std::to_string(o.checkpoint_every) + " is out of range; valid: >= 0");
+    throw InvalidInput("--checkpoint-every = " + std::to_string(o.checkpoint_every) + " is out of range; valid: >= 0");
   run.checkpoint_every = o.checkpoint_every;
+  // The two outputs, and a data file they would write over (the checkpoint may replace the one --resume read).
+  std::vector<OutputFile> outputs = {{"--out", run.out}, {"--checkpoint", run.checkpoint}};
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(o.data.source, ec)) outputs.push_back({"--data", o.data.source});
+  check_distinct_outputs(outputs);
   o.data.seed = c.seed;
   const train::TrainData d = train::load_train_data(o.data, train_flag);
   run.resume = resume;

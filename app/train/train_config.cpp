@@ -46,7 +46,7 @@ std::string num(double v) {
 }
 
 void range(bool ok, const std::string& arg, const std::string& value, const std::string& valid) {
-  if (!ok) throw InvalidInput(arg + " " + value + " is out of range; valid: " + valid);
+  if (!ok) throw InvalidInput(arg + " = " + value + " is out of range; valid: " + valid);
 }
 
 }  // namespace
@@ -65,12 +65,12 @@ LossWeighting parse_loss_weighting(const std::string& s, const std::string& arg)
 }
 
 void check_train_config(const TrainConfig& c, const std::function<std::string(const std::string&)>& arg) {
-  range(c.hidden >= 64 && c.hidden <= 512, arg("hidden"), std::to_string(c.hidden), "64..512");
-  range(c.steps >= 1 && c.steps <= 10000000, arg("steps"), std::to_string(c.steps), "1..10000000");
-  range(c.batch >= 1 && c.batch <= 65536, arg("batch"), std::to_string(c.batch), "1..65536");
+  range(c.hidden >= 64 && c.hidden <= 512, arg("hidden"), std::to_string(c.hidden), "[64, 512]");
+  range(c.steps >= 1 && c.steps <= 10000000, arg("steps"), std::to_string(c.steps), "[1, 10000000]");
+  range(c.batch >= 1 && c.batch <= 65536, arg("batch"), std::to_string(c.batch), "[1, 65536]");
   range(std::isfinite(c.lr) && c.lr > 0 && c.lr <= 1, arg("lr"), num(c.lr), "(0, 1]");
   range(c.warmup >= -1 && c.warmup <= c.steps, arg("warmup"), std::to_string(c.warmup),
-        "0.." + std::to_string(c.steps) + " (the steps), or -1 for min(500, steps / 10)");
+        "[-1, " + std::to_string(c.steps) + "] (at most the steps; -1: min(500, steps / 10))");
   range(c.final_lr_frac >= 0 && c.final_lr_frac <= 1, arg("final_lr_frac"), num(c.final_lr_frac), "[0, 1]");
   range(c.ema >= 0 && c.ema < 1, arg("ema"), num(c.ema), "[0, 1)");
   range(c.beta1 >= 0 && c.beta1 < 1, arg("beta1"), num(c.beta1), "[0, 1)");
@@ -81,7 +81,7 @@ void check_train_config(const TrainConfig& c, const std::function<std::string(co
   range(c.logit_std > 0 && c.logit_std <= 10, arg("logit_std"), num(c.logit_std), "(0, 10]");
   range(c.snr_gamma > 0 && c.snr_gamma <= 1e6, arg("snr_gamma"), num(c.snr_gamma), "(0, 1e6]");
   range(c.schedule == "linear" || c.schedule == "cosine", arg("schedule"), "'" + c.schedule + "'", "linear, cosine");
-  range(c.T >= 2 && c.T <= 100000, arg("T"), std::to_string(c.T), "2..100000");
+  range(c.T >= 2 && c.T <= 100000, arg("T"), std::to_string(c.T), "[2, 100000]");
   range(c.beta_start > 0 && c.beta_start < 1, arg("beta_start"), num(c.beta_start), "(0, 1)");
   range(c.beta_end > 0 && c.beta_end < 1, arg("beta_end"), num(c.beta_end), "(0, 1)");
 }

@@ -67,18 +67,18 @@ TrainData prepare_train_data(std::vector<float> raw, int64_t n, int dim, const D
                              const std::function<std::string(const std::string&)>& arg_name) {
   const std::string arg = arg_name("data");
   if (n < 2 || n > kMaxDataRows)
-    throw InvalidInput(arg + " " + label + " has " + std::to_string(n) + " rows; valid: 2.." +
-                       std::to_string(kMaxDataRows));
+    throw InvalidInput(arg + " " + label + " has " + std::to_string(n) + " rows; valid: [2, " +
+                       std::to_string(kMaxDataRows) + "]");
   if (dim < 1 || dim > kMaxDataDim)
-    throw InvalidInput(arg + " " + label + " has dim " + std::to_string(dim) + "; valid: 1.." +
-                       std::to_string(kMaxDataDim));
+    throw InvalidInput(arg + " " + label + " has dim " + std::to_string(dim) + "; valid: [1, " +
+                       std::to_string(kMaxDataDim) + "]");
   for (size_t i = 0; i < raw.size(); ++i)
     if (!std::isfinite(raw[i]))
       throw InvalidInput(arg + " " + label + " holds " + std::to_string(raw[i]) + " at row " +
                          std::to_string(i / size_t(dim)) + ", column " + std::to_string(i % size_t(dim)) +
                          "; valid: finite values");
   if (!(o.holdout >= 0 && o.holdout <= 0.5))
-    throw InvalidInput(arg_name("holdout") + " " + std::to_string(o.holdout) + " is out of range; valid: [0, 0.5]");
+    throw InvalidInput(arg_name("holdout") + " = " + std::to_string(o.holdout) + " is out of range; valid: [0, 0.5]");
   TrainData d;
   d.dim = dim;
   d.normalization = o.normalization;
@@ -127,16 +127,16 @@ TrainData load_train_data(const DataOptions& o, const std::function<std::string(
       throw InvalidInput(arg + " " + o.source + " has " + std::to_string(a.shape.size()) +
                          " dimensions; valid: a 2-D array (N, dim)");
     if (a.shape[1] < 1 || a.shape[1] > kMaxDataDim)
-      throw InvalidInput(arg + " " + o.source + " has dim " + std::to_string(a.shape[1]) + "; valid: 1.." +
-                         std::to_string(kMaxDataDim));
+      throw InvalidInput(arg + " " + o.source + " has dim " + std::to_string(a.shape[1]) + "; valid: [1, " +
+                         std::to_string(kMaxDataDim) + "]");
     return prepare_train_data(std::move(a.data), a.shape[0], int(a.shape[1]), o, o.source, arg_name);
   }
   const std::string path = resolve_model_arg(arg, o.source);
   const DiffusionModel m = load_diffusion_model(path);
   if (m.mixture) {
     if (o.mixture_rows < 2 || o.mixture_rows > kMaxDataRows)
-      throw InvalidInput(arg_name("mixture_rows") + " " + std::to_string(o.mixture_rows) +
-                         " is out of range; valid: 2.." + std::to_string(kMaxDataRows));
+      throw InvalidInput(arg_name("mixture_rows") + " = " + std::to_string(o.mixture_rows) +
+                         " is out of range; valid: [2, " + std::to_string(kMaxDataRows) + "]");
     return prepare_train_data(mixture_rows(*m.mixture, o.mixture_rows, o.seed), o.mixture_rows, m.mixture->dim, o,
                               o.source + " (" + std::to_string(o.mixture_rows) + " mixture samples)", arg_name);
   }

@@ -42,22 +42,24 @@ TEST_F(TrainCli, BadDataIsRefusedWithExit2AndNothingWritten) {
   inf[3] = std::numeric_limits<float>::infinity();
   expect_refused(train_args(npy("nan.npy", {10, 2}, nan)), 2, {"--data", "nan", "row 3, column 1", "finite"});
   expect_refused(train_args(npy("inf.npy", {10, 2}, inf)), 2, {"--data", "inf", "row 1, column 1"});
-  expect_refused(train_args(npy("empty.npy", {0, 2}, {})), 2, {"--data", "0 rows", "valid: 2..10000000"});
+  expect_refused(train_args(npy("empty.npy", {0, 2}, {})), 2, {"--data", "0 rows", "valid: [2, 10000000]"});
   expect_refused(train_args(npy("wide.npy", {1, 65}, std::vector<float>(65, 1.0f))), 2,
-                 {"--data", "dim 65", "valid: 1..64"});
+                 {"--data", "dim 65", "valid: [1, 64]"});
   expect_refused(train_args(npy("cube.npy", {2, 5, 2}, ok)), 2, {"--data", "3 dimensions", "(N, dim)"});
   expect_refused(train_args(npy("const.npy", {10, 2}, std::vector<float>(20, 1.0f))), 2,
                  {"--data", "zero variance"});
   expect_refused(train_args(m_in.file("missing.npy")), 2, {"--data", "missing.npy"});
   expect_refused(train_args("reference_random"), 2, {"--data", "no data_samples"});
   const std::string good = npy("good.npy", {10, 2}, ok);
-  expect_refused(train_args(good, "--hidden 32"), 2, {"--hidden", "32", "64..512"});
+  expect_refused(train_args(good, "--hidden 32"), 2, {"--hidden", "32", "[64, 512]"});
   expect_refused(train_args(good, "--objective edm"), 2, {"--objective", "edm", "epsilon, sample, v_prediction, flow"});
-  expect_refused(train_args(good, "--steps 0"), 2, {"--steps", "0", "1..10000000"});
-  expect_refused(train_args(good, "--batch 70000"), 2, {"--batch", "70000", "1..65536"});
+  expect_refused(train_args(good, "--steps 0"), 2, {"--steps", "0", "[1, 10000000]"});
+  expect_refused(train_args(good, "--batch 70000"), 2, {"--batch", "70000", "[1, 65536]"});
   expect_refused(train_args(good, "--holdout 0.9"), 2, {"--holdout", "0.9", "[0, 0.5]"});
   expect_refused(train_args(good, "--normalize minmax"), 2, {"--normalize", "minmax", "standard, none"});
   expect_refused(train_args(good, "--resume '" + good + "'"), 2, {"--resume"});
+  expect_refused(train_args(good, "--checkpoint '" + out("m.safetensors") + "'"), 2, {"--out", "--checkpoint"});
+  expect_refused("train --data '" + good + "' --out '" + good + "'", 2, {"--out", "--data"});
 }
 
 TEST_F(TrainCli, AMixtureIsSampledAndResumingNeedsTheSameData) {
@@ -80,7 +82,7 @@ TEST_F(TrainCli, AMixtureIsSampledAndResumingNeedsTheSameData) {
 
 TEST_F(TrainCli, MoreRowsThanTheCapAreRefused) {
   const std::string big = npy("big.npy", {10000001, 1}, std::vector<float>(10000001, 1.0f));
-  expect_refused(train_args(big), 2, {"--data", "10000001 rows", "valid: 2..10000000"});
+  expect_refused(train_args(big), 2, {"--data", "10000001 rows", "valid: [2, 10000000]"});
 }
 
 TEST_F(TrainCli, TheModelLoadsInInfoAndSampleWithItsMetadata) {

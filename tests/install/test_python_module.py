@@ -788,7 +788,7 @@ class Train(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "m.safetensors")
             for kw, words in ((dict(data=np.full((4, 2), np.nan)), ["data", "nan", "row 0, column 0"]),
-                              (dict(data=np.zeros((5, 65))), ["dim 65", "1..64"]),
+                              (dict(data=np.zeros((5, 65))), ["dim 65", "[1, 64]"]),
                               (dict(data="moons", hidden=32), ["hidden", "32", "[64, 512]"]),
                               (dict(data="moons", objective="edm"), ["objective", "edm"]),
                               (dict(data="moons", resume=out, lr=0.1), ["lr", "resume"])):

@@ -10,9 +10,11 @@
 namespace diffscope::train {
 namespace {
 
-void write_outputs(const TrainConfig& c, const TrainData& d, const TrainState& s, const RunOptions& o, double seconds) {
+void write_outputs(const TrainConfig& c, const TrainData& d, const TrainState& s, const RunOptions& o,
+                   const char* backend, double seconds) {
   const std::map<std::string, std::string> extra = {
-      {"trained_with", "diffscope train (cpu backend)"}, {"train_seconds", std::to_string(seconds)}};
+      {"trained_with", std::string("diffscope train (") + backend + " backend)"},
+      {"train_seconds", std::to_string(seconds)}};
   AtomicFileSet set;
   set.add(o.out, o.out_arg, model_file_bytes(c, d, s, extra));
   if (!o.checkpoint.empty()) set.add(o.checkpoint, o.checkpoint_arg, checkpoint_bytes(c, d, s));
@@ -30,7 +32,7 @@ std::string default_checkpoint_path(const std::string& out) {
 
 RunResult run_training(const TrainConfig& c, const TrainData& d, const RunOptions& o, const TrainProgress& progress,
                        const std::function<bool()>& stop) {
-  auto trainer = make_cpu_trainer(c, d);
+  auto trainer = o.make_trainer(c, d);
   if (o.resume) {
     if (o.resume->data_sha256 != data_digest(d) || o.resume->dim != d.dim)
       throw InvalidInput("the data differ from the checkpoint's (sha256 of the prepared rows " + data_digest(d) +
@@ -59,12 +61,12 @@ RunResult run_training(const TrainConfig& c, const TrainData& d, const RunOption
     r.last_loss = recent_sum / double(recent.size());
     if (progress) progress(k + 1, c.steps, r.last_loss, learning_rate(c, k));
     if (o.checkpoint_every > 0 && (k + 1) % o.checkpoint_every == 0 && k + 1 < c.steps)
-      write_outputs(c, d, trainer->state(), o, elapsed());
+      write_outputs(c, d, trainer->state(), o, trainer->backend(), elapsed());
   }
   const TrainState s = trainer->state();
   r.steps = s.step;
   r.seconds = elapsed();
-  write_outputs(c, d, s, o, r.seconds);
+  write_outputs(c, d, s, o, trainer->backend(), r.seconds);
   return r;
 }
 

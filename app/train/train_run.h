@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -18,6 +19,8 @@ struct RunOptions {
   int64_t checkpoint_every = 0;      // also write both every this many steps (0: only at the end or a stop)
   std::optional<Checkpoint> resume;  // the state to continue from (its settings are the run's)
   std::string out_arg = "--out", checkpoint_arg = "--checkpoint";  // how messages name them
+  // The backend: the CPU trainer, or another Trainer with the same state and random numbers (trainer.h).
+  std::function<std::unique_ptr<Trainer>(const TrainConfig&, const TrainData&)> make_trainer = make_cpu_trainer;
 };
 
 struct RunResult {
@@ -30,7 +33,7 @@ struct RunResult {
 // Progress: steps done, the total, the recent mean loss and the learning rate; called after every step.
 using TrainProgress = std::function<void(int64_t done, int64_t total, double loss, double lr)>;
 
-// Runs config.steps steps (minus a resumed checkpoint's) on the CPU trainer. `stop` is polled between steps: when it
+// Runs config.steps steps (minus a resumed checkpoint's) on o.make_trainer's trainer. `stop` is polled between steps: when it
 // returns true the outputs of the last complete step are written and the result says stopped. InvalidInput when the
 // resumed checkpoint's data digest differs from `d`'s; the writes' errors as AtomicFileSet::commit's.
 RunResult run_training(const TrainConfig& c, const TrainData& d, const RunOptions& o, const TrainProgress& progress,

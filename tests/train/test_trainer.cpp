@@ -11,6 +11,7 @@
 #include "model/family.h"
 #include "model/model.h"
 #include "model/model_load.h"
+#include "platform/cpu_threads.h"
 #include "io_test_util.h"
 #include "train/adam.h"
 #include "train/mlp.h"
@@ -248,6 +249,23 @@ TEST(Trainer, TheSameSeedGivesTheSameWeightsAndResumingContinuesTheRun) {
   c.seed = 1;
   auto other = make_cpu_trainer(c, d);
   EXPECT_NE(other->state().params, a->state().params);
+}
+
+TEST(Trainer, TheWeightsDoNotDependOnTheThreadCount) {
+  const TrainData d = small_data();
+  TrainConfig c;
+  c.hidden = 64;
+  c.batch = 1500;  // three blocks
+  c.steps = 3;
+  std::vector<float> params[2];
+  for (int threads : {1, 2}) {
+    set_cpu_threads(threads);
+    auto t = make_cpu_trainer(c, d);
+    for (int k = 0; k < 3; ++k) t->step();
+    params[threads - 1] = t->state().params;
+  }
+  set_cpu_threads(0);
+  EXPECT_EQ(params[0], params[1]);
 }
 
 TEST(Trainer, TheModelFileLoadsAndItsNetworkIsTheTrainersForward) {

@@ -5,14 +5,20 @@
 #include <cmath>
 
 #include "base/philox_normal.h"
-#include "model/schedule.h"
 
 namespace diffscope::train {
+
+Schedule train_schedule(const TrainConfig& c) {
+  const Schedule s = c.schedule == "cosine" ? Schedule::cosine(c.T) : Schedule::linear(c.T, c.beta_start, c.beta_end);
+  std::vector<double> betas;
+  for (double b : s.betas) betas.push_back(double(float(b)));
+  return Schedule::from_betas(std::move(betas), s.source + ", betas rounded to float32");
+}
 
 LevelTable level_table(const TrainConfig& c) {
   LevelTable t;
   if (c.objective == Objective::Flow) return t;
-  const Schedule s = c.schedule == "cosine" ? Schedule::cosine(c.T) : Schedule::linear(c.T, c.beta_start, c.beta_end);
+  const Schedule s = train_schedule(c);
   for (double abar : s.alphas_cumprod) {
     t.sqrt_abar.push_back(std::sqrt(abar));
     t.sqrt_one_minus_abar.push_back(std::sqrt(1.0 - abar));

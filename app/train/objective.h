@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "model/schedule.h"
 #include "train/train_config.h"
 
 namespace diffscope::train {
@@ -17,6 +18,11 @@ namespace diffscope::train {
 struct Level {
   double alpha = 1, sigma = 0, time = 0;
 };
+
+// The VP schedule of a run (linear or cosine, T), its betas rounded to float32 and every coefficient recomputed from
+// them in float64 (SEMANTICS §1): what the model file's float32 `betas` give the loader, so the levels trained on
+// and the levels the file's readers compute are the same.
+Schedule train_schedule(const TrainConfig& c);
 
 // The levels' table of a run: sqrt(abar) and sqrt(1 - abar) of the VP schedule (empty for flow).
 struct LevelTable {

@@ -8,7 +8,7 @@
 #include "formats/safetensors.h"
 #include "formats/safetensors_write.h"
 #include "formats/sha256.h"
-#include "model/schedule.h"
+#include "train/objective.h"
 
 namespace diffscope::train {
 namespace {
@@ -64,7 +64,7 @@ std::string model_file_bytes(const TrainConfig& c, const TrainData& d, const Tra
       meta["beta_start"] = num(c.beta_start, "%.17g");
       meta["beta_end"] = num(c.beta_end, "%.17g");
     }
-    const Schedule sc = c.schedule == "cosine" ? Schedule::cosine(c.T) : Schedule::linear(c.T, c.beta_start, c.beta_end);
+    const Schedule sc = train_schedule(c);
     const std::pair<const char*, const std::vector<double>*> buffers[] = {
         {"betas", &sc.betas}, {"alphas", &sc.alphas}, {"alphas_cumprod", &sc.alphas_cumprod},
         {"sqrt_recip_alphas", &sc.sqrt_recip_alphas}, {"coef_eps", &sc.coef_eps}};

@@ -105,7 +105,9 @@ void run_train(TrainOptions& o, const CLI::App& sub) {
                (long long)r.steps, (long long)c.steps, duration_text(r.seconds).c_str(),
                r.seconds > 0 ? double(r.steps - (resume ? resume->state.step : 0)) / r.seconds : 0.0, r.last_loss,
                o.out.c_str(), run.checkpoint.c_str());
-  if (r.stopped) throw Interrupted(stop_signal());
+  if (r.stopped)
+    throw Interrupted(stop_signal(), "wrote the last complete step (" + std::to_string(r.steps) + ") to " + o.out +
+                                         " and " + run.checkpoint + "; --resume " + run.checkpoint + " continues");
 }
 
 }  // namespace

@@ -137,6 +137,7 @@ TEST_F(TrainCli, SigintWritesTheLastCompleteStepAndExits130) {
       {"train", "--data", "moons", "--hidden", "64", "--batch", "64", "--steps", "10000000", "--out",
        out("m.safetensors")}, SIGINT, std::chrono::milliseconds(1500), err);
   EXPECT_EQ(r.code, 130) << r.err;
+  EXPECT_TRUE(has(r.err, "interrupted by SIGINT; wrote the last complete step")) << r.err;
   const SafetensorsFile ck = SafetensorsFile::open(out("m.ckpt.safetensors"));
   const DiffusionModel m = load_diffusion_model(out("m.safetensors"));
   EXPECT_EQ(m.metadata.at("training_steps"), ck.metadata().at("step"));

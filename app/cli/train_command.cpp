@@ -145,7 +145,7 @@ void register_train(CLI::App& app, Action& action) {
   sub->add_option("--checkpoint-every", o->checkpoint_every, "also write both files every N steps (0: at the end)")
       ->capture_default_str();
   sub->add_option("--resume", o->resume, "continue the run of this checkpoint (its settings; the same --data)");
-  sub->add_flag("--quiet", o->quiet, "no summary or progress");
+  sub->add_flag("--quiet", o->quiet, "no summary or progress line (the final line stays)");
   sub->callback([o, sub, &action] { action = [o, sub] { run_train(*o, *sub); }; });
 }
 

@@ -32,6 +32,7 @@
 #include "python/grid_binding.h"
 #include "python/module_util.h"
 #include "python/sample_request.h"
+#include "python/train_binding.h"
 #include "run/backend.h"
 #include "run/finite_checks.h"
 #include "run/run_plan.h"
@@ -111,14 +112,6 @@ void check_result_finite(const std::string& arg, const float* data, int64_t n_fr
     if (at != std::string::npos) m.replace(at, written.size(), "nothing was returned");
     throw InvalidInput(m);
   }
-}
-
-// A path argument: a str or an os.PathLike (pathlib.Path), as text.
-std::string path_text(const py::handle& v, const char* arg) {
-  if (py::isinstance<py::str>(v) || py::hasattr(v, "__fspath__"))
-    return py::str(py::module_::import("os").attr("fspath")(v));
-  throw InvalidInput(std::string(arg) + " = " + std::string(py::repr(v)) +
-                     " is not a path; valid: a str or an os.PathLike such as pathlib.Path");
 }
 
 // A loaded diffusion model with its backends (made on first use, kept: the CUDA one holds the weights on
@@ -471,6 +464,12 @@ void register_functions(py::module_& m) {
             "its calling thread.",
             "docs/decisions/cpu-threading.md").c_str());
   m.def("get_threads", &cpu_threads, "The number of threads the CPU backend uses (diffscope.set_threads).");
+  register_train(m, [](const std::string& path) {
+    auto s = std::make_unique<Model>();
+    s->name = path;
+    s->model = load_diffusion_model(path);
+    return py::cast(std::move(s));
+  });
 }
 
 }  // namespace

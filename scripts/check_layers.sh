@@ -20,6 +20,7 @@ declare -A allowed=(
   [run]="run diffusion model formats platform base"
   [session]="session run diffusion model formats platform base"
   [grid]="grid run diffusion model formats platform base"
+  [train]="train diffusion model formats platform base"
   [kernels]="kernels base"
   [plan]="kernels base"
   [gpu]="gpu kernels $core_rooms"
@@ -27,13 +28,13 @@ declare -A allowed=(
   [picture]="picture render $core_rooms"
   [ui]="ui picture render $core_rooms"
   [shell]="shell ui picture render gpu $core_rooms"
-  [cli]="cli shell ui picture render gpu kernels $core_rooms"
+  [cli]="cli train shell ui picture render gpu kernels $core_rooms"
 )
 # room -> system headers it must not include (a regular expression)
 no_gpu_gl='<(epoxy|GLFW|EGL|cuda|cublas|imgui)'
 declare -A forbidden_sys=(
   [base]=$no_gpu_gl [platform]=$no_gpu_gl [formats]=$no_gpu_gl [model]=$no_gpu_gl [diffusion]=$no_gpu_gl
-  [run]=$no_gpu_gl [session]=$no_gpu_gl [grid]=$no_gpu_gl
+  [run]=$no_gpu_gl [session]=$no_gpu_gl [grid]=$no_gpu_gl [train]=$no_gpu_gl
   [kernels]='<(epoxy|GLFW|EGL|imgui)'
   [plan]='<(epoxy|GLFW|EGL|imgui|cuda|cublas)'
   [gpu]='<(GLFW|EGL|imgui)'

@@ -13,7 +13,7 @@
 set(DIFFSCOPE_E2E_SUITES
   # tests/cli
   BenchCli BundledModelCli Cli CliRanges FamilyCli GridCli InfoCommand ModelFilesCli OutputsCli Progress SampleNoise ScheduleCli
-  SchedulerConfigCli StopAndOutputsCli
+  SchedulerConfigCli StopAndOutputsCli TrainCli
   # tests/ui
   AppModel CommandLine ComputePaths DisplayEdges GuiHeadless GuiWindow HeadlessEdges LiveLoop OpenWith
   ParticlePick ReadmeCommands SchedulePanel ScriptFailures ScriptRanges SettingsFile UiLayout
@@ -26,6 +26,8 @@ set(DIFFSCOPE_SLOW_TESTS
   "^BundledModels/ModelQuality\\.DdimMatchesHeldOutData/"  # 7-30 s each: 100 splits of each bundled model's data
   "^Golden\\.Sample$"
   "^GridRun\\.ExactOdeColumnMatchesExactLab$"  # 1.4 s: nine exact-ODE solves of 256 rows
+  "^TrainCli\\.ASmallFlowModelTrainedOnTheCpuSamplesNearItsHeldOutData$"  # 4-8 s: the CI model trained and sampled
+  "^TrainCli\\.MoreRowsThanTheCapAreRefused$"  # writes and reads a 40 MB .npy
   "^Solvers\\.StochasticSolversMatchTheClosedFormMarginal$"
   "^CliRanges\\.ThreadsBoundaries$"
   "^Progress\\.SampleShowsItsStepsWithTheTimeLeftOnATerminal$"

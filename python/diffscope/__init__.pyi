@@ -10,5 +10,6 @@ from ._diffscope import grid as grid
 from ._diffscope import load as load
 from ._diffscope import mlp3 as mlp3
 from ._diffscope import set_threads as set_threads
+from ._diffscope import train as train
 
 __version__: str

@@ -2,7 +2,7 @@
 # Each docstring is the runtime's, word for word, and each parameter list the binding's (names, order,
 # defaults): tests/install/test_python_stubs.py compares them.
 import os
-from typing import Any, Literal, Sequence, SupportsIndex, overload
+from typing import Any, Callable, Literal, Sequence, SupportsIndex, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -210,6 +210,26 @@ See README.md "Python" and docs/decisions/cpu-threading.md (installed with the p
 
 def get_threads() -> int:
     """The number of threads the CPU backend uses (diffscope.set_threads)."""
+
+def train(data: _HostMatrix | _Path, out: _Path, objective: str | None = None, steps: _Int | None = None,
+          hidden: _Int | None = None, batch: _Int | None = None, lr: float | None = None,
+          warmup: _Int | None = None, final_lr_frac: float | None = None, ema: float | None = None,
+          seed: _Int | None = None, time_sampling: str | None = None, logit_mean: float | None = None,
+          logit_std: float | None = None, loss_weighting: str | None = None, snr_gamma: float | None = None,
+          schedule: str | None = None, beta_start: float | None = None, beta_end: float | None = None,
+          holdout: float = 0.1, normalize: str = "standard", mixture_rows: _Int = 20000,
+          checkpoint: _Path | None = None, checkpoint_every: _Int = 0, resume: _Path | None = None,
+          progress: Callable[[int, int, float], object] | None = None) -> Model:
+    """Trains the eps-network of docs/SEMANTICS.md §2 on the CPU, as `diffscope train`, writes the model file
+`out` and its checkpoint, and returns the trained Model. data: a numpy array (N, dim) of floats (dim <= 64,
+N <= 10^7), a .npy path, a bundled model's name or a model file (its data_samples), or a gaussian_mixture
+file. Keywords (None: the default of `diffscope train --help`): objective, steps, hidden, batch, lr, warmup,
+final_lr_frac, ema, seed, time_sampling, logit_mean, logit_std, loss_weighting, snr_gamma, schedule,
+beta_start, beta_end; holdout (0.1), normalize ('standard'), mixture_rows (20000), checkpoint (None:
+OUT.ckpt.safetensors), checkpoint_every (0), resume (a checkpoint path: its settings, the same data),
+progress (a callable(step, total, loss), called about 100 times). Ctrl+C writes the last complete step's
+files and raises KeyboardInterrupt.
+See README.md "Python" and docs/SEMANTICS.md §11 (installed with the package: help(diffscope))."""
 
 def _set_data_root(root: str) -> None:
     """Adds an installed share/diffscope folder to the roots searched for bundled models (after DIFFSCOPE_ROOT)."""

@@ -796,6 +796,56 @@ class Fork(unittest.TestCase):
                 self.assertLess(seconds, 10.0)  # measured: well under a second (tests/RELIABILITY.md)
 
 
+class Train(unittest.TestCase):
+    """diffscope.train (docs/SEMANTICS.md §11): the Model it returns, the CLI's file bit for bit, resume, errors."""
+
+    def test_returns_the_model_and_writes_the_clis_file(self):
+        with tempfile.TemporaryDirectory() as d:
+            kw = dict(objective="flow", hidden=64, batch=64, steps=12, seed=3)
+            m = diffscope.train("moons", os.path.join(d, "py.safetensors"), **kw)
+            self.assertEqual((m.dim, m.hidden), (2, 64))
+            code, err = cli("train", "--quiet", "--data", "moons", "--objective", "flow", "--hidden", 64, "--batch", 64,
+                            "--steps", 12, "--seed", 3, "--out", os.path.join(d, "cli.safetensors"))
+            self.assertEqual(code, 0, err)
+            a = diffscope.load(os.path.join(d, "py.safetensors")).sample(8, steps=4, seed=0)
+            b = diffscope.load(os.path.join(d, "cli.safetensors")).sample(8, steps=4, seed=0)
+            np.testing.assert_array_equal(a, b)
+
+    def test_ctrl_c_writes_the_last_step_and_resume_continues_the_run(self):
+        x = np.random.default_rng(0).standard_normal((300, 3)) * [1.0, 2.0, 3.0]
+        kw = dict(hidden=64, batch=32, steps=8)
+        with tempfile.TemporaryDirectory() as d:
+            calls = []
+            diffscope.train(x, os.path.join(d, "a.safetensors"), progress=lambda s, t, l: calls.append((s, t)), **kw)
+            self.assertEqual(calls[-1], (8, 8))
+
+            def interrupt_at_4(step, total, loss):
+                if step == 4:
+                    os.kill(os.getpid(), signal.SIGINT)
+            with self.assertRaises(KeyboardInterrupt):
+                diffscope.train(x, os.path.join(d, "b.safetensors"), progress=interrupt_at_4, **kw)
+            stopped = diffscope.load(os.path.join(d, "b.safetensors"))
+            self.assertEqual(stopped.hidden, 64)
+            diffscope.train(x, os.path.join(d, "c.safetensors"), resume=os.path.join(d, "b.ckpt.safetensors"))
+            a = diffscope.load(os.path.join(d, "a.safetensors")).sample(8, steps=4, seed=0)
+            c = diffscope.load(os.path.join(d, "c.safetensors")).sample(8, steps=4, seed=0)
+            np.testing.assert_array_equal(a, c)
+
+    def test_bad_arguments_raise_value_error(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "m.safetensors")
+            for kw, words in ((dict(data=np.full((4, 2), np.nan)), ["data", "nan", "row 0, column 0"]),
+                              (dict(data=np.zeros((5, 65))), ["dim 65", "[1, 64]"]),
+                              (dict(data="moons", hidden=32), ["hidden", "32", "[64, 512]"]),
+                              (dict(data="moons", objective="edm"), ["objective", "edm"]),
+                              (dict(data="moons", resume=out, lr=0.1), ["lr", "resume"])):
+                with self.assertRaises(ValueError) as e:
+                    diffscope.train(out=out, **kw)
+                for w in words:
+                    self.assertIn(w, str(e.exception))
+            self.assertEqual(os.listdir(d), [])
+
+
 class Gil(unittest.TestCase):
     def test_released_during_compute(self):
         """While one thread samples, another keeps running Python: with the GIL held for the whole compute,

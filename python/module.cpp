@@ -1,6 +1,7 @@
 // module.cpp — the Python module `diffscope` (pybind11): load a model by bundled name or path, sample,
 // denoise and the 3-layer MLP on numpy arrays (CPU or CUDA backend), with the CLI's checks and messages
-// (README "Python"). Each call validates everything first, then releases the GIL for the compute.
+// (README "Python"), and the comparison grid (python/grid_binding.cpp). Each call validates everything first,
+// then releases the GIL for the compute.
 // Errors: InvalidInput -> ValueError, ResourceUnavailable and out of memory -> RuntimeError (SEMANTICS §9).
 // CUDA arrays in and out without a copy: python/cuda_arrays.h.
 #include <pybind11/numpy.h>
@@ -28,8 +29,10 @@
 #include "platform/cpu_threads.h"
 #include "platform/model_paths.h"
 #include "python/cuda_arrays.h"
+#include "python/grid_binding.h"
 #include "python/module_util.h"
 #include "python/sample_request.h"
+#include "python/train_binding.h"
 #include "run/backend.h"
 #include "run/finite_checks.h"
 #include "run/run_plan.h"
@@ -109,14 +112,6 @@ void check_result_finite(const std::string& arg, const float* data, int64_t n_fr
     if (at != std::string::npos) m.replace(at, written.size(), "nothing was returned");
     throw InvalidInput(m);
   }
-}
-
-// A path argument: a str or an os.PathLike (pathlib.Path), as text.
-std::string path_text(const py::handle& v, const char* arg) {
-  if (py::isinstance<py::str>(v) || py::hasattr(v, "__fspath__"))
-    return py::str(py::module_::import("os").attr("fspath")(v));
-  throw InvalidInput(std::string(arg) + " = " + std::string(py::repr(v)) +
-                     " is not a path; valid: a str or an os.PathLike such as pathlib.Path");
 }
 
 // A loaded diffusion model with its backends (made on first use, kept: the CUDA one holds the weights on
@@ -469,6 +464,12 @@ void register_functions(py::module_& m) {
             "its calling thread.",
             "docs/decisions/cpu-threading.md").c_str());
   m.def("get_threads", &cpu_threads, "The number of threads the CPU backend uses (diffscope.set_threads).");
+  register_train(m, [](const std::string& path) {
+    auto s = std::make_unique<Model>();
+    s->name = path;
+    s->model = load_diffusion_model(path);
+    return py::cast(std::move(s));
+  });
 }
 
 }  // namespace
@@ -480,5 +481,6 @@ PYBIND11_MODULE(_diffscope, m) {
   register_errors();
   register_model(m);  // before the functions that return a Model, so that their signatures name it
   register_functions(m);
+  register_grid(m);
   register_cuda_array(m);
 }

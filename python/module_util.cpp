@@ -229,4 +229,12 @@ std::optional<double> real_arg(const py::handle& v, const char* arg) {
   return v.cast<double>();
 }
 
+// A path argument: a str or an os.PathLike (pathlib.Path), as text.
+std::string path_text(const py::handle& v, const char* arg) {
+  if (py::isinstance<py::str>(v) || py::hasattr(v, "__fspath__"))
+    return py::str(py::module_::import("os").attr("fspath")(v));
+  throw InvalidInput(std::string(arg) + " = " + std::string(py::repr(v)) +
+                     " is not a path; valid: a str or an os.PathLike such as pathlib.Path");
+}
+
 }  // namespace diffscope::python

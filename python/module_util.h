@@ -83,6 +83,8 @@ std::vector<int64_t> int_vector(const pybind11::handle& v, const char* arg, int6
 std::optional<Family> prediction_type_arg(const pybind11::handle& v);
 std::vector<double> sigmas_arg(const pybind11::handle& v);
 std::optional<double> real_arg(const pybind11::handle& v, const char* arg);
+// A path argument: a str or an os.PathLike (pathlib.Path), as text; InvalidInput naming `arg` otherwise.
+std::string path_text(const pybind11::handle& v, const char* arg);
 
 // The `stream` argument: None -> -1 (the backend's own stream, synchronised before returning), else a
 // cudaStream_t as an int (0 = the legacy default stream; work is left in flight on it).

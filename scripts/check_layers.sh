@@ -8,8 +8,9 @@ cd "$(dirname "$0")/.."
 # room -> the rooms its files may include ("quoted" includes of the form "room/file.h"). The core rooms, each on
 # the ones before it: base (vocabulary: errors, ranges, precision, the noise stream), platform (the OS edges),
 # formats (file formats), model (what a model is), diffusion (the maths of sampling), run (running a request on a
-# backend), session (the interactive session's state, no ImGui).
-core_rooms="base platform formats model diffusion run session"
+# backend), session (the interactive session's state, no ImGui), grid (the comparison grid: cells planned and run
+# through the run plan, their metrics).
+core_rooms="base platform formats model diffusion run session grid"
 declare -A allowed=(
   [base]="base"
   [platform]="platform base"
@@ -18,6 +19,8 @@ declare -A allowed=(
   [diffusion]="diffusion model formats platform base"
   [run]="run diffusion model formats platform base"
   [session]="session run diffusion model formats platform base"
+  [grid]="grid run diffusion model formats platform base"
+  [train]="train diffusion model formats platform base"
   [kernels]="kernels base"
   [plan]="kernels base"
   [gpu]="gpu kernels $core_rooms"
@@ -25,13 +28,13 @@ declare -A allowed=(
   [picture]="picture render $core_rooms"
   [ui]="ui picture render $core_rooms"
   [shell]="shell ui picture render gpu $core_rooms"
-  [cli]="cli shell ui picture render gpu kernels $core_rooms"
+  [cli]="cli train shell ui picture render gpu kernels $core_rooms"
 )
 # room -> system headers it must not include (a regular expression)
 no_gpu_gl='<(epoxy|GLFW|EGL|cuda|cublas|imgui)'
 declare -A forbidden_sys=(
   [base]=$no_gpu_gl [platform]=$no_gpu_gl [formats]=$no_gpu_gl [model]=$no_gpu_gl [diffusion]=$no_gpu_gl
-  [run]=$no_gpu_gl [session]=$no_gpu_gl
+  [run]=$no_gpu_gl [session]=$no_gpu_gl [grid]=$no_gpu_gl [train]=$no_gpu_gl
   [kernels]='<(epoxy|GLFW|EGL|imgui)'
   [plan]='<(epoxy|GLFW|EGL|imgui|cuda|cublas)'
   [gpu]='<(GLFW|EGL|imgui)'

@@ -10,7 +10,7 @@ packages=(
   libglfw3-dev libepoxy-dev libimgui-dev libegl-dev libgl-dev
   libegl-mesa0 libgl1-mesa-dri xvfb xauth
   clang-14 libclang-rt-14-dev
-  ffmpeg libpng-dev
+  ffmpeg libpng-dev libcairo2-dev fonts-dejavu-core poppler-utils librsvg2-bin
   pybind11-dev python3-dev python3-numpy libdlpack-dev mypy
   dpkg-dev file desktop-file-utils shared-mime-info
   universal-ctags

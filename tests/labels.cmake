@@ -12,19 +12,22 @@
 # run the headless app or `diffscope sample --png`.
 set(DIFFSCOPE_E2E_SUITES
   # tests/cli
-  BenchCli BundledModelCli Cli CliRanges FamilyCli InfoCommand ModelFilesCli OutputsCli Progress SampleNoise ScheduleCli
-  SchedulerConfigCli StopAndOutputsCli
+  BenchCli BundledModelCli Cli CliRanges FamilyCli GridCli InfoCommand ModelFilesCli OutputsCli Progress SampleNoise ScheduleCli
+  SchedulerConfigCli StopAndOutputsCli TrainCli
   # tests/ui
   AppModel CommandLine ComputePaths DisplayEdges GuiHeadless GuiWindow HeadlessEdges LiveLoop OpenWith
-  ReadmeCommands SchedulePanel ScriptFailures ScriptRanges SettingsFile UiLayout
+  ParticlePick ReadmeCommands SchedulePanel ScriptFailures ScriptRanges SettingsFile UiLayout
   # tests/picture
-  ExportFaults ExportFramesPath FullDisk PictureConfig PngText Restore SamplePng SampleVideo StopSignalVideo
+  ExportFaults ExportFramesPath FigureRun FullDisk GridPng PictureConfig PngText Restore SamplePng SampleVideo StopSignalVideo
   # tests/gpu: the cuBLAS loader runs the binary
   CublasLoader)
 # Tests of more than a few seconds on 2 cores (suite.name, or a regular expression on the full name).
 set(DIFFSCOPE_SLOW_TESTS
   "^BundledModels/ModelQuality\\.DdimMatchesHeldOutData/"  # 7-30 s each: 100 splits of each bundled model's data
   "^Golden\\.Sample$"
+  "^GridRun\\.ExactOdeColumnMatchesExactLab$"  # 1.4 s: nine exact-ODE solves of 256 rows
+  "^TrainCli\\.ASmallFlowModelTrainedOnTheCpuSamplesNearItsHeldOutData$"  # 4-8 s: the CI model trained and sampled
+  "^TrainCli\\.MoreRowsThanTheCapAreRefused$"  # writes and reads a 40 MB .npy
   "^Solvers\\.StochasticSolversMatchTheClosedFormMarginal$"
   "^CliRanges\\.ThreadsBoundaries$"
   "^Progress\\.SampleShowsItsStepsWithTheTimeLeftOnATerminal$"

@@ -25,6 +25,7 @@ struct RealRange {
 constexpr IntRange kTrailFramesRange{0, 64};       // stored frames behind each point; 0 = no trails
 constexpr IntRange kStepsPerFrameRange{0, 1000};   // steps computed per UI frame; 0 = automatic
 constexpr IntRange kGridColsRange{1, 64};          // image models: samples per row of the grid
+constexpr IntRange kDensityBinPxRange{1, 16};      // the density view: pixels per histogram bin, each way
 constexpr IntRange kBudgetMbRange{16, 65536};      // trajectory memory budget (MB)
 constexpr IntRange kStepsPerLaunchRange{1, 1'000'000};  // S of the fused kernel (the session clamps it to steps)
 constexpr RealRange kPlaySpeedRange{0.1, 20.0};    // frames advanced per UI frame when replaying

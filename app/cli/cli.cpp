@@ -99,6 +99,7 @@ int main(int argc, char** argv) {
   register_sample(app, action);
   register_mlp3(app, action);
   register_info(app, action);
+  register_train(app, action);
   register_bench(app, action);
 #ifdef DIFFSCOPE_HAVE_GUI
   register_gui(app, action);

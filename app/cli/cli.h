@@ -27,6 +27,7 @@ void register_sample(CLI::App& app, Action& action);
 SampleRequest sample_request_of(const std::vector<std::string>& args);
 void register_mlp3(CLI::App& app, Action& action);
 void register_info(CLI::App& app, Action& action);
+void register_train(CLI::App& app, Action& action);  // `diffscope train`: the CPU trainer (app/train/)
 void register_bench(CLI::App& app, Action& action);  // defined by the GPU layer's bench (stub without CUDA)
 #ifdef DIFFSCOPE_HAVE_GUI
 void register_gui(CLI::App& app, Action& action);    // `diffscope gui` and the no-subcommand default

@@ -71,6 +71,8 @@ class Progress {
   bool terminal() const { return m_terminal; }
   void update(int64_t done);
   void set_total(int64_t total) { m_total = total; }
+  // The words before the count (e.g. train's running loss), from the next line shown.
+  void set_label(std::string label) { m_label = std::move(label); }
   // Clears the terminal line now (before other output); update() may show it again.
   void clear();
 

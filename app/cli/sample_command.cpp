@@ -24,6 +24,7 @@
 #include "cli/cli.h"
 #include "cli/cli_util.h"
 #include "cli/family_options.h"
+#include "cli/grid_sample.h"
 #include "diffusion/input_checks.h"
 #include "diffusion/sampling.h"
 #include "diffusion/scheduler_config.h"
@@ -77,6 +78,7 @@ struct SampleOptions {
   bool prediction_type_from_config = false, flow_shift_from_config = false, flow_mu_from_config = false;
   std::string png, size = "1024x1024";  // GUI builds: headless picture of the run
   std::string video, video_frames;      // GUI builds: headless video of the run (sample_png.h)
+  std::string svg, pdf;                 // GUI builds with cairo: the run as a vector figure (picture/figure.h)
   double fps = 30;
   bool video_lossless = false, video_yuv420 = false;
   bool no_png_text = false;
@@ -86,6 +88,9 @@ struct SampleOptions {
   // (session/settings_schema.h), from --config and the generated --key-name flags; the flags win.
   std::string config;                           // --config sidecar.json|export.png
   std::map<std::string, std::string> view_flags;  // schema key -> the text of its --flag
+  std::string grid, metrics_csv, metrics_json;  // --grid SPEC: the comparison grid (cli/grid_sample.h)
+  double grid_position = 1;                      // --grid-position U: the cells' states at timeline position U
+  std::string grid_align = "noise";
   int64_t frame = -1;                           // the frame written to --out and drawn; -1: the last
   bool frame_from_config = false;
   double camera_aspect = 0, ui_scale = 1;
@@ -107,7 +112,7 @@ std::string num_text(double v) {
 // picture values among them (frame, camera_aspect, ui_scale, trajectory_stride, noise, steps_offset, backend).
 bool is_sidecar_record(const std::string& k) {
   static const char* const kKeys[] = {"format", "kind", "generator", "model", "device", "timestep", "computed_steps",
-                                      "command_line", "created_utc", "timings", "png", "npy", "video", "fps", "lossless", "pix_fmt",
+                                      "command_line", "created_utc", "timings", "png", "npy", "video", "svg", "pdf", "fps", "lossless", "pix_fmt",
                                       "frames", "shape", "grid", "render_device", "frames_drawn", "evaluations",
                                       "frame", "camera_aspect", "ui_scale", "trajectory_stride", "noise", "steps_offset",
                                       "scheduler_config", "backend", "cam_auto", "camera_auto", "time_input",
@@ -296,15 +301,19 @@ struct OutputDependentOption {
 };
 const std::vector<OutputDependentOption>& output_dependent_options() {
   static const std::vector<OutputDependentOption> k = {
-      {"--trajectory-stride", {"--trajectory", "--video", "--png"}},
+      {"--trajectory-stride", {"--trajectory", "--video", "--png", "--svg", "--pdf"}},
       {"--fps", {"--video"}},
       {"--video-lossless", {"--video"}},
       {"--video-yuv420", {"--video"}},
       {"--video-frames", {"--video"}},
       {"--no-png-text", {"--png"}},
-      {"--size", {"--png", "--video"}},
-      {"--camera-aspect", {"--png", "--video"}},
-      {"--ui-scale", {"--png", "--video"}},
+      {"--metrics-csv", {"--grid"}},
+      {"--metrics-json", {"--grid"}},
+      {"--grid-position", {"--grid"}},
+      {"--grid-align", {"--grid"}},
+      {"--size", {"--png", "--video", "--svg", "--pdf"}},
+      {"--camera-aspect", {"--png", "--video", "--svg", "--pdf"}},
+      {"--ui-scale", {"--png", "--video", "--svg", "--pdf"}},
   };
   return k;
 }
@@ -371,6 +380,8 @@ std::string run_options(const SampleOptions& o, const AppSettings& pic, bool cam
   if (o.frame >= 0) add("--frame", std::to_string(o.frame));
   if (!o.png.empty()) add("--png", o.png);
   if (!o.png.empty() && o.no_png_text) add("--no-png-text");
+  if (!o.svg.empty()) add("--svg", o.svg);
+  if (!o.pdf.empty()) add("--pdf", o.pdf);
   if (!o.video.empty()) {
     add("--video", o.video);
     add("--fps", num(o.fps));
@@ -412,7 +423,7 @@ SampleRequest sample_request(const SampleOptions& o, int budget_mb) {
   r.from_data = o.from_data;
   r.precision = parse_precision(o.precision);
   r.gpu = o.backend == "cuda";
-  const bool picture = !o.png.empty() || !o.video.empty();
+  const bool picture = !o.png.empty() || !o.video.empty() || !o.svg.empty() || !o.pdf.empty();
   r.keep_frames = !o.trajectory.empty() || picture;
   if (o.given("--trajectory-stride") || o.stride_from_config || !picture || !o.trajectory.empty())
     r.trajectory_stride = o.stride;
@@ -443,6 +454,11 @@ void prepare_options(SampleOptions& o, AppSettings& pic, bool* camera_given, boo
     set_setting(pic, key, text, setting_flag(key));
     if (key == "cam_x" || key == "cam_y" || key == "cam_half_h" || key == "camera") *camera_given = text != "auto";
   }
+  // The app's edited starts change the samples (SEMANTICS §6): `sample` does not run them, so it refuses them.
+  if (!pic.view.start_edits.empty())
+    throw InvalidInput((o.given("--start-edits") ? std::string("--start-edits") : "--config " + o.config + ": start_edits") +
+                       " = '" + start_edits_text(pic.view.start_edits) +
+                       "': sample does not run edited starts (the app does: diffscope --restore FILE); valid: none");
   check_real_range("--ui-scale", o.ui_scale, {0.25, 8.0});
   // 0 is a sidecar's "not set"; typed, the value is in range
   if (o.camera_aspect != 0 || o.given("--camera-aspect"))
@@ -538,6 +554,8 @@ std::string check_outputs(const SampleRun& s) {
     outputs.push_back({"--png", o.png});
     outputs.push_back({"the sidecar of --png", png_sidecar_path(o.png)});
   }
+  if (!o.svg.empty()) outputs.insert(outputs.end(), {{"--svg", o.svg}, {"the sidecar of --svg", video_sidecar_path(o.svg)}});
+  if (!o.pdf.empty()) outputs.insert(outputs.end(), {{"--pdf", o.pdf}, {"the sidecar of --pdf", video_sidecar_path(o.pdf)}});
   if (!o.video.empty()) {
     outputs.push_back({"--video", o.video});
     outputs.push_back({"the sidecar of --video", video_sidecar_path(o.video)});
@@ -555,6 +573,11 @@ std::string check_outputs(const SampleRun& s) {
   check_output_space(outputs);
 #ifdef DIFFSCOPE_SAMPLE_PNG
   if (!o.video.empty()) check_ffmpeg_available("--video", o.video);  // before any work: nothing written without it
+  for (const auto& [arg, path] : {std::pair<const char*, std::string>{"--svg", o.svg}, {"--pdf", o.pdf}}) {
+    if (path.empty()) continue;
+    figure_format_of(arg, path);
+    require_figures(std::string(arg) + " " + path);
+  }
 #endif
   return config_text;
 }
@@ -574,9 +597,13 @@ void plan_sample(SampleRun& s) {
   note_ignored_options(o);
   s.plan = plan_run(request, s.model, [](const RunNote& note) { std::fprintf(stderr, "note: %s\n", note.text.c_str()); });
 #ifdef DIFFSCOPE_SAMPLE_PNG
-  if ((!o.png.empty() || !o.video.empty()) && (o.given("--size") || !s.size_given))
+  const bool figure = !o.svg.empty() || !o.pdf.empty();
+  if ((!o.png.empty() || !o.video.empty() || figure) && (o.given("--size") || !s.size_given))
     set_setting(s.pic, "export_size", o.size, "--size");
   if (!o.png.empty()) check_output_path("--png", o.png);
+  if (!o.svg.empty()) check_output_path("--svg", o.svg);
+  if (!o.pdf.empty()) check_output_path("--pdf", o.pdf);
+  if (s.pic.figure && !o.png.empty()) require_figures("--figure");
   if (!o.video.empty()) {
     check_output_path("--video", o.video);
     video_format_of("--video", o.video);
@@ -610,7 +637,7 @@ void run_steps_of(SampleRun& s, DenoiserBackend& backend) {
 double add_pictures(SampleRun& s, DenoiserBackend& backend, AtomicFileSet& files, std::string& wrote) {
   const SampleOptions& o = s.o;
   const RunPlan& p = s.plan;
-  if (o.png.empty() && o.video.empty()) return -1;
+  if (o.png.empty() && o.video.empty() && o.svg.empty() && o.pdf.empty()) return -1;
   const SampleVideo& video = s.video;
   SamplePng req;
   req.model = &s.model;
@@ -655,6 +682,13 @@ double add_pictures(SampleRun& s, DenoiserBackend& backend, AtomicFileSet& files
     files.add(png_sidecar_path(o.png), "--png", std::move(png.sidecar));
     wrote += ", " + o.png + " (" + std::to_string(s.pic.export_width) + "x" + std::to_string(s.pic.export_height) + ")";
   }
+  for (const auto& [arg, path] : {std::pair<const char*, std::string>{"--svg", o.svg}, {"--pdf", o.pdf}}) {
+    if (path.empty()) continue;
+    SampleFigureFiles figure = render_sample_figure(req, figure_format_of(arg, path), path, arg);
+    files.add(path, arg, std::move(figure.figure));
+    files.add(video_sidecar_path(path), arg, std::move(figure.sidecar));
+    wrote += ", " + path;
+  }
   if (o.video.empty()) return -1;
   // The video (ffmpeg writes it through its own temporary file) before the other outputs, so that a failed
   // encode leaves nothing written.
@@ -669,7 +703,29 @@ double add_pictures(SampleRun& s, DenoiserBackend& backend, AtomicFileSet& files
 }
 #endif
 
+// --grid: the sample command's flags as the grid's base request (cli/grid_sample.h); the flags a grid cannot honour
+// are refused there.
+void run_grid_of(SampleOptions& o) {
+  GridSampleArgs a;
+  a.spec = o.grid, a.model = o.model, a.backend = o.backend, a.out = o.out, a.png = o.png, a.size = o.size;
+  a.metrics_csv = o.metrics_csv, a.metrics_json = o.metrics_json, a.png_text = !o.no_png_text;
+  for (const char* f : {"--config", "--trajectory", "--trajectory-stride", "--video", "--noise", "--frame",
+                        "--scheduler-config", "--write-scheduler-config", "--sigmas", "--prediction-type",
+                        "--flow-shift", "--flow-mu", "--camera-aspect", "--ui-scale", "--svg", "--pdf"})
+    if (o.given(f)) a.refused.push_back(f);
+  for (const auto& [key, text] : o.view_flags)
+    if (o.given(setting_flag(key))) a.refused.push_back(setting_flag(key));
+  note_ignored_options(o);
+  if (o.given("--grid-position")) a.position = o.grid_position;
+  a.align = o.grid_align;
+  if (o.given("--grid-align") && !o.given("--grid-position"))
+    std::fprintf(stderr, "note: --grid-align has no effect without --grid-position\n");
+  a.base = sample_request(o, 0);
+  run_grid_sample(a);
+}
+
 void run_sample(SampleOptions options) {
+  if (!options.grid.empty()) return run_grid_of(options);
   const StopSignalScope stop;  // SIGINT / SIGTERM stop the run cleanly: exit 130 / 143, nothing written
   // Everything is checked before any computation; outputs are written only at the end.
   SampleRun s;
@@ -759,6 +815,17 @@ std::shared_ptr<SampleOptions> add_sample_command(CLI::App& app) {
   sub->add_option("--precision", o->precision, "fp32 | tf32 | bf16 | fp16 (tf32/bf16/fp16 need --backend cuda)")
       ->check(CLI::IsMember({"fp32", "tf32", "bf16", "fp16"}))
       ->capture_default_str();
+  sub->add_option("--grid", o->grid, "a comparison grid: rows=AXIS:V1,V2,... cols=AXIS:V1,... (axes sampler, steps, "
+                                     "spacing, eta, precision, model, t_start; <= 8 values each) or @spec.json / "
+                                     "@grid.png; --out holds (rows, cols, n, dim) (SEMANTICS §10)");
+  sub->add_option("--grid-position", o->grid_position, "with --grid: --out and --png hold each cell's state at this "
+                                                        "shared timeline position, in [0, 1] (default the final samples)");
+  sub->add_option("--grid-align", o->grid_align, "with --grid-position: align cells of different step counts by "
+                                                  "noise level (noise) or by step (step)")
+      ->check(CLI::IsMember({"noise", "step"}))
+      ->capture_default_str();
+  sub->add_option("--metrics-csv", o->metrics_csv, "with --grid: every cell's metrics as CSV");
+  sub->add_option("--metrics-json", o->metrics_json, "with --grid: the spec and every cell's metrics as JSON");
   sub->add_option("--config", o->config, "run a sidecar (.json, or an exported .png carrying one): its settings and "
                                          "picture values; flags given as well win; unknown keys are named in a note");
 #ifdef DIFFSCOPE_SAMPLE_PNG
@@ -777,6 +844,10 @@ std::shared_ptr<SampleOptions> add_sample_command(CLI::App& app) {
                           " (SEMANTICS §6 Settings keys; as --set " + f.key + "=... in the app)");
   sub->add_option("--video", o->video, "also render every kept frame into a video: .mp4 (H.264), .gif or .webp "
                                        "(needs ffmpeg: without it exit 3 at once, nothing written)");
+  sub->add_option("--svg", o->svg, "also write the run as a vector figure: SVG with axes, legend and caption "
+                                   "(SEMANTICS §6 Figures; above 20,000 samples or 60,000 discs and trail "
+                                   "segments the plot is an embedded raster)");
+  sub->add_option("--pdf", o->pdf, "also write the run as a vector figure: PDF, as --svg");
   sub->add_flag("--no-png-text", o->no_png_text, "do not put the sidecar JSON into the PNG (iTXt chunk 'diffscope')");
   sub->add_option("--fps", o->fps, "video frames per second, in [1, 240]")->capture_default_str();
   sub->add_flag("--video-lossless", o->video_lossless, "exact video: .mp4 as libx264rgb -qp 0, .webp lossless");

@@ -111,13 +111,17 @@ std::vector<uint8_t> Exporter::render_scene(const ExportView& v, int slot, int w
     const FieldLevel lv = field_level(ss.model(), ss.table(), l.frame_of_slot(slot));
     const FieldQuantity q = v.settings->view.field_quantity;
     ComputePath* path = ss.compute_path();
-    v.renderer->set_field_lines(field_lines(cam, picture_pane_aspect(w, h, in.image_model), v.settings->view.field_grid,
-                                            q == FieldQuantity::X0, [&](const float* p, int n, float* out) {
-                                              eval_field(ss.model(), lv, q, p, n, out, [&](const float* a, int k, int t, bool x0, float* o) {
-                                                path->field(a, k, t, x0, o);
-                                              });
-                                            }));
+    m_last_field = field_lines(cam, picture_pane_aspect(w, h, in.image_model), v.settings->view.field_grid,
+                               q == FieldQuantity::X0, [&](const float* p, int n, float* out) {
+                                 eval_field(ss.model(), lv, q, p, n, out, [&](const float* a, int k, int t, bool x0, float* o) {
+                                   path->field(a, k, t, x0, o);
+                                 });
+                               });
+    v.renderer->set_field_lines(m_last_field);
+  } else {
+    m_last_field.clear();
   }
+  in.contours = density_contours(v.settings->view, ss.model(), &ss.table(), l.frame_of_slot(slot));
   v.renderer->draw_scene(in, w, h);
   if (field && v.window_field) v.renderer->set_field_lines(*v.window_field);
   std::vector<uint8_t> px = m_target.read_rgba_top_down();
@@ -215,11 +219,13 @@ std::string Exporter::command_line(const ExportView& v, const std::string& kind,
     opts += " --frame " + frame;
     if (kind == "state") out = file;
     if (kind == "snapshot") out = beside, opts += " --png " + shell_quote(file);
+    if (kind == "figure")  // a vector figure: --svg or --pdf by its name
+      out = beside, opts += (figure_format_of("export", file) == FigureFormat::Pdf ? " --pdf " : " --svg ") + shell_quote(file);
     if (kind == "video")
       out = beside, opts += " --trajectory-stride " + std::to_string(ss.layout().stride) + " --video " +
                             shell_quote(file) + " --video-frames 0:" + frame + video_options;
   }
-  if (kind == "snapshot" || kind == "video" || kind == "image_grid" || kind == "frame_sequence")
+  if (kind == "snapshot" || kind == "video" || kind == "image_grid" || kind == "frame_sequence" || kind == "figure")
     opts += picture_command_options(*v.settings, !v.settings->view.cam_auto, v.camera_aspect, v.ui_scale);
   return sample_command_line(ss.settings(), ss.model().path, cpu ? "cpu" : "cuda", out, opts);
 }
@@ -268,7 +274,10 @@ ExportKind parse_export_kind(const std::string& name) {
   if (name == "trajectory") return ExportKind::Trajectory;
   if (name == "frames") return ExportKind::Frames;
   if (name == "video") return ExportKind::Video;
-  throw InvalidInput("export: unknown kind '" + name + "'; valid: snapshot, grid, state, trajectory, frames, video");
+  if (name == "svg") return ExportKind::Svg;
+  if (name == "pdf") return ExportKind::Pdf;
+  throw InvalidInput("export: unknown kind '" + name + "'; valid: snapshot, grid, state, trajectory, frames, video, "
+                     "svg, pdf");
 }
 
 ExportResult Exporter::run(ExportKind kind, const ExportView& v, std::string path) {
@@ -279,6 +288,8 @@ ExportResult Exporter::run(ExportKind kind, const ExportView& v, std::string pat
     case ExportKind::Trajectory: return trajectory_npy(v, path);
     case ExportKind::Frames: return start_frame_sequence(v, path);
     case ExportKind::Video: return start_video(v, path);
+    case ExportKind::Svg: return vector_figure(v, FigureFormat::Svg, path);
+    case ExportKind::Pdf: return vector_figure(v, FigureFormat::Pdf, path);
   }
   return {};
 }
@@ -289,7 +300,7 @@ ExportResult Exporter::snapshot(const ExportView& v, std::string path) {
     if (path.empty()) path = next_free_name(resolve_export_dir(v.settings->export_dir), "snapshot", ".png");
     check_export_paths(path);
     const int w = v.settings->export_width, h = v.settings->export_height;
-    const auto px = render_scene(v, v.shown_slot, w, h);
+    const auto px = render_picture(v, v.shown_slot, w, h);
     nlohmann::json j = sidecar(v, "snapshot", path);
     put_path(j, "png", fs::path(path).filename().string());
     write_with_sidecar(path, encode_png_rgba(px, w, h, 3, png_text(j)), nullptr, 0, j);

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "picture/figure.h"
 #include "render/gl_buffers.h"
 #include "render/renderer.h"
 #include "run/compute_path.h"
@@ -39,8 +40,9 @@ struct ExportView {
 };
 
 // What an export writes; the S key, the Export buttons and the script's `export` all go through Exporter::run.
-enum class ExportKind { Snapshot, ImageGrid, State, Trajectory, Frames, Video };
-// "snapshot" | "grid" | "state" | "trajectory" | "frames" | "video" (the script's names); throws InvalidInput.
+enum class ExportKind { Snapshot, ImageGrid, State, Trajectory, Frames, Video, Svg, Pdf };
+// "snapshot" | "grid" | "state" | "trajectory" | "frames" | "video" | "svg" | "pdf" (the script's names); throws
+// InvalidInput.
 ExportKind parse_export_kind(const std::string& name);
 
 struct ExportResult {
@@ -83,6 +85,9 @@ class Exporter {
   ExportResult image_grid(const ExportView& v, std::string path = "");
   ExportResult state_npy(const ExportView& v, std::string path = "");
   ExportResult trajectory_npy(const ExportView& v, std::string path = "");
+  // The shown frame as a vector figure (picture/figure.h: axes, legend, caption, the noise level per step) at the
+  // export size, with a .json sidecar (exporter_figure.cpp).
+  ExportResult vector_figure(const ExportView& v, FigureFormat format, std::string path = "");
   // Starts writing one PNG per computed kept frame into the folder `dir` ("" = a new numbered folder in the export
   // folder; an existing `dir` is refused); tick() writes one per call. The frames go into a temporary folder
   // beside it, renamed to `dir` when the last one is written: a failed, cancelled or interrupted sequence leaves
@@ -140,7 +145,13 @@ class Exporter {
   // Kept slot `slot` at w x h without the UI: the camera widened for the picture (picture_camera), the field
   // built for that camera and pane (picture/picture.h).
   std::vector<uint8_t> render_scene(const ExportView& v, int slot, int w, int h);
+  // The figure of kept slot `slot` at the export size: the plot rendered by render_scene; with `vector` the marks
+  // in data units where figure_uses_vector_marks allows (exporter_figure.cpp).
+  Figure build_figure(const ExportView& v, int slot, bool vector);
+  // The shown slot at w x h: the view, or with the setting `figure` its figure's pixels.
+  std::vector<uint8_t> render_picture(const ExportView& v, int slot, int w, int h);
   render::OffscreenTarget m_target;
+  std::vector<render::LineVertex> m_last_field;  // the field lines render_scene drew last (data units)
   std::string m_sha_path, m_sha;  // cached SHA-256 of the model file
   int m_seq_next = -1, m_seq_total = 0;
   std::string m_seq_dir, m_seq_final;  // the temporary folder being written, the folder it becomes

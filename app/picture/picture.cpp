@@ -28,7 +28,20 @@ render::SceneInput picture_scene(const ViewSettings& v, float ui_scale, const Tr
   in.image_model = image_side > 0;
   in.image_side = image_side;
   in.grid_cols = v.image_grid_cols;
+  in.draw_points = v.view_mode != ViewMode::Density;
+  in.draw_density = v.view_mode != ViewMode::Points;
+  in.density_log = v.density_scale == DensityScale::Log;
+  in.density_bin_px = v.density_bin_px;
+  in.picks = v.picks;
   return in;
+}
+
+std::vector<IsoGaussian2> density_contours(const ViewSettings& v, const DiffusionModel& m, const StepTable* table,
+                                           int frame) {
+  if (v.view_mode == ViewMode::Points || !v.density_contours || !m.mixture || m.mixture->dim != 2 || !table ||
+      table->levels.empty())
+    return {};
+  return noised_mixture(*m.mixture, table->levels[std::clamp<size_t>(size_t(std::max(frame, 0)), 0, table->levels.size() - 1)]);
 }
 
 double picture_pane_aspect(int w, int h, bool image_model) {

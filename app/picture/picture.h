@@ -22,6 +22,13 @@ namespace diffscope {
 render::SceneInput picture_scene(const ViewSettings& v, float ui_scale, const TrajectoryBufferTarget* trajectory, int B,
                                  int dim, int slot, int image_side);
 
+// The density view's contours at frame `frame` of a run: the analytic mixture of a dim-2 model noised to the
+// frame's level table->levels[frame] (the family's (alpha, sigma); frame N is the clean data) by
+// diffusion/density.h noised_mixture, when the view shows the density (view_mode density or both) and
+// density_contours is on; else none (also without a table).
+std::vector<IsoGaussian2> density_contours(const ViewSettings& v, const DiffusionModel& m, const StepTable* table,
+                                           int frame);
+
 // The camera of a w x h picture: the view's camera (set in a pane of width/height `camera_aspect`) widened so
 // the picture's 2D pane shows at least what that pane showed (fit_view_to_aspect). camera_aspect <= 0: the
 // picture's own pane (no widening).
@@ -39,7 +46,7 @@ int field_timestep(const std::vector<int>& t, int j);
 
 // Everything a sidecar says (SEMANTICS §6). Built by build_sidecar only.
 struct SidecarInput {
-  std::string kind;                   // snapshot | image_grid | state | trajectory | frame_sequence | video | sample
+  std::string kind;                   // snapshot | image_grid | state | trajectory | frame_sequence | video | figure | sample
   std::string generator;              // "diffscope gui", "diffscope sample --png", ...
   const DiffusionModel* model = nullptr;
   std::string model_sha256;           // of the bytes loaded

@@ -11,6 +11,7 @@
 #include "formats/sha256.h"
 #include "formats/video_writer.h"
 #include "picture/exporter.h"
+#include "picture/figure_scene.h"
 #include "picture/picture.h"
 #include "platform/atomic_write.h"
 #include "platform/output_files.h"
@@ -62,6 +63,7 @@ struct RunRenderer::Impl {
   render::OffscreenTarget target;
   const SamplePng* req = nullptr;
   Projection p;
+  std::vector<render::LineVertex> field;  // the field lines of the last render (data units)
 };
 
 RunRenderer::RunRenderer(const SamplePng& r) : m(std::make_unique<Impl>()) {
@@ -112,15 +114,42 @@ std::vector<uint8_t> RunRenderer::render(int slot, int w, int h) {
       if (r.field) r.field(p, n, t, x0, out);
       else eval_field_cpu(md, p, n, t, x0, out);
     };
-    m->renderer.set_field_lines(field_lines(cam, picture_pane_aspect(w, h, in.image_model), r.settings.view.field_grid,
-                                            q == FieldQuantity::X0, [&](const float* p, int n, float* out) {
-                                              eval_field(md, lv, q, p, n, out, path);
-                                            }));
+    m->field = field_lines(cam, picture_pane_aspect(w, h, in.image_model), r.settings.view.field_grid,
+                           q == FieldQuantity::X0, [&](const float* p, int n, float* out) {
+                             eval_field(md, lv, q, p, n, out, path);
+                           });
+    m->renderer.set_field_lines(m->field);
+  } else {
+    m->field.clear();
   }
+  in.contours = density_contours(r.settings.view, md, r.table, slot < int(r.frame_numbers.size()) ? r.frame_numbers[slot] : slot);
   m->target.ensure(w, h);
   m->target.bind();
   m->renderer.draw_scene(in, w, h);
   return m->target.read_rgba_top_down();
+}
+
+Figure RunRenderer::figure(int slot, bool vector) {
+  const SamplePng& r = *m->req;
+  const DiffusionModel& md = *r.model;
+  Figure f;
+  f.width = r.width(), f.height = r.height();
+  f.image_model = image_side(md) > 0;
+  const int frame = slot < int(r.frame_numbers.size()) ? r.frame_numbers[slot] : slot;
+  const ViewSettings& v = r.settings.view;
+  const int trail = std::min(v.trail_frames, slot);
+  describe_run(f, md, r.table, r.settings, r.B, frame, trail);
+  const FigureRect plot = figure_plot_rect(f);
+  const CameraFit cam = sample_camera(r, m->p, plot.w, plot.h);
+  f.cam = {cam.cx, cam.cy, cam.half_h};
+  f.raster = render(slot, plot.w, plot.h);
+  f.point_px = v.point_size * r.ui_scale, f.point_alpha = v.point_alpha, f.show_axes = v.show_axes;
+  f.vector_marks = vector && figure_uses_vector_marks(r.B, trail, f.image_model);
+  if (f.vector_marks) {
+    f.marks = figure_marks(md, m->p, r.frames, r.B, slot, trail, f.show_data);
+    f.marks.field = m->field;
+  }
+  return f;
 }
 
 namespace {
@@ -157,7 +186,8 @@ SamplePngFiles render_sample_png(const SamplePng& r) {
   {
     RunRenderer rr(r);
     device = rr.device();
-    px = rr.render(slot, r.width(), r.height());
+    // A figure (SEMANTICS §6 "Figures"): the view inside axes, legend and caption; else the view alone.
+    px = r.settings.figure ? render_figure_rgba(rr.figure(slot, false)) : rr.render(slot, r.width(), r.height());
   }
   nlohmann::json j = run_sidecar(r, device, "diffscope sample --png", slot);
   put_path(j, "png", std::filesystem::path(r.png).filename().string());
@@ -168,6 +198,19 @@ SamplePngFiles render_sample_png(const SamplePng& r) {
   SamplePngFiles out;
   out.sidecar = sidecar_text(j);
   out.png = encode_png_rgba(px, r.width(), r.height(), 3, r.png_text ? out.sidecar : "");
+  return out;
+}
+
+SampleFigureFiles render_sample_figure(const SamplePng& r, FigureFormat format, const std::string& path,
+                                       const std::string& arg) {
+  const int slot = r.shown_slot();
+  RunRenderer rr(r);
+  const Figure f = rr.figure(slot, true);
+  nlohmann::json j = run_sidecar(r, rr.device(), "diffscope sample " + arg, slot);
+  put_path(j, format == FigureFormat::Svg ? "svg" : "pdf", std::filesystem::path(path).filename().string());
+  SampleFigureFiles out;
+  out.sidecar = sidecar_text(j);
+  out.figure = render_figure_vector(f, format, arg, format == FigureFormat::Svg ? out.sidecar : r.command_line);
   return out;
 }
 

@@ -13,6 +13,7 @@
 
 #include "diffusion/step_table.h"
 #include "model/model.h"
+#include "picture/figure.h"
 #include "session/settings_io.h"
 
 namespace diffscope {
@@ -59,6 +60,15 @@ struct SamplePngFiles {
 // Throws ResourceUnavailable when no headless GL 4.3 context exists.
 SamplePngFiles render_sample_png(const SamplePng& req);
 
+// The run as a vector figure (SVG or PDF, picture/figure.h) at the export size, with its sidecar; an SVG carries the
+// sidecar's JSON in its <metadata> too, a PDF the command line as its subject. `path` is the file it goes to; `arg` names it in messages
+// (--svg, --pdf). Writes nothing; throws ResourceUnavailable without GL 4.3 or cairo.
+struct SampleFigureFiles {
+  std::string figure, sidecar;  // the document, and its sidecar's text (for video_sidecar_path(path): name.svg.json)
+};
+SampleFigureFiles render_sample_figure(const SamplePng& req, FigureFormat format, const std::string& path,
+                                       const std::string& arg);
+
 // The headless renderer behind --png and --video: one EGL context, the frames uploaded once, the projection
 // fitted as the GUI fits it. render(slot) draws kept frame `slot` as the GUI's export would (picture/picture.h:
 // the same scene, camera, trails and field) at `w`x`h` and returns RGBA rows, top first.
@@ -68,6 +78,10 @@ class RunRenderer {
   ~RunRenderer();
   std::vector<uint8_t> render(int slot, int w, int h);
   const std::string& device() const;
+  // The figure of kept slot `slot` at the export size (picture/figure.h): the plot rendered at its rectangle, the
+  // camera, labels, legend, caption and the run's noise level per step; with `vector`, the marks in data units
+  // where figure_uses_vector_marks allows. Throws ResourceUnavailable without cairo.
+  Figure figure(int slot, bool vector);
 
  private:
   struct Impl;

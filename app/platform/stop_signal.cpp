@@ -21,9 +21,9 @@ extern "C" void on_stop_signal(int s) {
 
 }  // namespace
 
-Interrupted::Interrupted(int s)
+Interrupted::Interrupted(int s, const std::string& written)
     : std::runtime_error(std::string("interrupted by ") + (s == SIGINT ? "SIGINT" : s == SIGTERM ? "SIGTERM" : "a signal") +
-                         "; nothing was written"),
+                         "; " + written),
       signo(s) {}
 
 StopSignalScope::StopSignalScope() {

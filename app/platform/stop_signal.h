@@ -8,9 +8,10 @@
 
 namespace diffscope {
 
-// Thrown by throw_if_stopped(); `signo` is the signal received.
+// Thrown by throw_if_stopped(); `signo` is the signal received. `written` ends the message: what the command left
+// ("nothing was written"; `train` names the files of its last complete step, SEMANTICS §11).
 struct Interrupted : std::runtime_error {
-  explicit Interrupted(int s);
+  explicit Interrupted(int s, const std::string& written = "nothing was written");
   int signo;
 };
 

@@ -47,24 +47,29 @@ static GLuint compile(GLenum type, const std::vector<std::string>& files) {
   return s;
 }
 
+// Links the compiled shaders into a program (and deletes them); throws with the driver's log.
+static GLuint link(const std::vector<GLuint>& shaders) {
+  GLuint id = glCreateProgram();
+  for (GLuint s : shaders) glAttachShader(id, s);
+  glLinkProgram(id);
+  for (GLuint s : shaders) glDeleteShader(s);
+  GLint ok = 0;
+  glGetProgramiv(id, GL_LINK_STATUS, &ok);
+  if (!ok) {
+    char log[4096];
+    glGetProgramInfoLog(id, sizeof log, nullptr, log);
+    glDeleteProgram(id);
+    throw std::runtime_error(std::string("linking program: ") + log);
+  }
+  return id;
+}
+
+GlProgram::GlProgram(const std::vector<std::string>& comp_files) : m_id(link({compile(GL_COMPUTE_SHADER, comp_files)})) {}
+
 GlProgram::GlProgram(const std::vector<std::string>& vert_files, const std::vector<std::string>& frag_files) {
   GLuint vs = compile(GL_VERTEX_SHADER, vert_files);
   GLuint fs = compile(GL_FRAGMENT_SHADER, frag_files);
-  m_id = glCreateProgram();
-  glAttachShader(m_id, vs);
-  glAttachShader(m_id, fs);
-  glLinkProgram(m_id);
-  glDeleteShader(vs);
-  glDeleteShader(fs);
-  GLint ok = 0;
-  glGetProgramiv(m_id, GL_LINK_STATUS, &ok);
-  if (!ok) {
-    char log[4096];
-    glGetProgramInfoLog(m_id, sizeof log, nullptr, log);
-    glDeleteProgram(m_id);
-    m_id = 0;
-    throw std::runtime_error(std::string("linking program: ") + log);
-  }
+  m_id = link({vs, fs});
 }
 
 GlProgram& GlProgram::operator=(GlProgram&& o) noexcept {

@@ -17,6 +17,8 @@ class GlProgram {
  public:
   GlProgram() = default;
   GlProgram(const std::vector<std::string>& vert_files, const std::vector<std::string>& frag_files);
+  // A compute program from the files of one compute shader.
+  explicit GlProgram(const std::vector<std::string>& comp_files);
   GlProgram(const GlProgram&) = delete;
   GlProgram& operator=(const GlProgram&) = delete;
   GlProgram(GlProgram&& o) noexcept : m_id(o.m_id) { o.m_id = 0; }

@@ -5,6 +5,8 @@
 #include <cmath>
 
 #include "render/axis_grid.h"
+#include "render/viridis.h"
+#include "render/particle_pick.h"
 
 namespace diffscope::render {
 
@@ -12,7 +14,11 @@ Renderer::Renderer()
     : m_points({"common.glsl", "points.vert"}, {"points.frag"}),
       m_trails({"common.glsl", "trails.vert"}, {"color.frag"}),
       m_lines({"lines.vert"}, {"color.frag"}),
-      m_grid({"image_grid.vert"}, {"image_grid.frag"}) {
+      m_grid({"image_grid.vert"}, {"image_grid.frag"}),
+      m_bin(std::vector<std::string>{"common.glsl", "density_bin.comp"}),
+      m_max(std::vector<std::string>{"density_max.comp"}),
+      m_density({"image_grid.vert"}, {"density.frag"}),
+      m_contours({"image_grid.vert"}, {"contours.frag"}) {
   glGenVertexArrays(1, &m_vao_empty);
   glGenVertexArrays(1, &m_vao_lines);
   glGenBuffers(1, &m_vbo_lines);
@@ -25,7 +31,20 @@ Renderer::Renderer()
   glBindVertexArray(0);
   glGenBuffers(1, &m_proj);
   glGenBuffers(1, &m_data);
+  m_pick = std::make_unique<ParticlePick>();
   set_projection({0, 0}, {1, 0}, {0, 1});
+  GLuint b[5];
+  glGenBuffers(5, b);
+  m_counts = b[0], m_edges = b[1], m_palette = b[2], m_mix = b[3], m_max_copy = b[4];
+  std::vector<float> pal(256 * 4, 1.0f);  // the viridis table as vec4s (std430)
+  for (int i = 0; i < 256; ++i)
+    for (int c = 0; c < 3; ++c) pal[4 * i + c] = kViridis[3 * i + c] / 255.0f;
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, m_palette);
+  glBufferData(GL_SHADER_STORAGE_BUFFER, pal.size() * sizeof(float), pal.data(), GL_STATIC_DRAW);
+  glBindBuffer(GL_COPY_WRITE_BUFFER, m_max_copy);
+  glBufferData(GL_COPY_WRITE_BUFFER, sizeof(uint32_t), nullptr, GL_STREAM_READ);
+  glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
 }
 
 Renderer::~Renderer() {
@@ -34,6 +53,9 @@ Renderer::~Renderer() {
   glDeleteBuffers(1, &m_vbo_lines);
   glDeleteBuffers(1, &m_proj);
   glDeleteBuffers(1, &m_data);
+  const GLuint b[5] = {m_counts, m_edges, m_palette, m_mix, m_max_copy};
+  glDeleteBuffers(5, b);
+  if (m_max_fence) glDeleteSync(m_max_fence);
 }
 
 void Renderer::set_projection(const std::vector<float>& mean, const std::vector<float>& axis0,
@@ -127,6 +149,24 @@ void Renderer::draw_lines(const std::vector<LineVertex>& v, const float view[4],
   glBindVertexArray(0);
 }
 
+void Renderer::draw_axes(const SceneInput& in, const float view[4], double aspect) {
+  m_scratch.clear();  // a faint unit grid and the two axes
+  const double hw = in.cam.half_h * aspect, hh = in.cam.half_h;
+  const double step = grid_step(hh);
+  const double x0 = in.cam.cx - hw, x1 = in.cam.cx + hw, y0 = in.cam.cy - hh, y1 = in.cam.cy + hh;
+  for (double x : grid_lines(x0, x1, step)) {  // bounded whatever the camera holds
+    const float a = std::abs(x) < step * 1e-3 ? 0.28f : 0.08f;
+    m_scratch.push_back({float(x), float(y0), 0.6f, 0.65f, 0.75f, a});
+    m_scratch.push_back({float(x), float(y1), 0.6f, 0.65f, 0.75f, a});
+  }
+  for (double y : grid_lines(y0, y1, step)) {
+    const float a = std::abs(y) < step * 1e-3 ? 0.28f : 0.08f;
+    m_scratch.push_back({float(x0), float(y), 0.6f, 0.65f, 0.75f, a});
+    m_scratch.push_back({float(x1), float(y), 0.6f, 0.65f, 0.75f, a});
+  }
+  draw_lines(m_scratch, view, 1.0f);
+}
+
 void Renderer::draw_scatter(const SceneInput& in, const Rect& r) {
   glViewport(r.x, r.y, r.w, r.h);
   glEnable(GL_BLEND);
@@ -135,24 +175,7 @@ void Renderer::draw_scatter(const SceneInput& in, const Rect& r) {
   const double aspect = r.h > 0 ? double(r.w) / r.h : 1.0;
   const float view[4] = {float(in.cam.cx), float(in.cam.cy), float(1.0 / (in.cam.half_h * aspect)),
                          float(1.0 / in.cam.half_h)};
-
-  if (in.show_axes) {  // a faint unit grid and the two axes
-    m_scratch.clear();
-    const double hw = in.cam.half_h * aspect, hh = in.cam.half_h;
-    const double step = grid_step(hh);
-    const double x0 = in.cam.cx - hw, x1 = in.cam.cx + hw, y0 = in.cam.cy - hh, y1 = in.cam.cy + hh;
-    for (double x : grid_lines(x0, x1, step)) {  // bounded whatever the camera holds
-      const float a = std::abs(x) < step * 1e-3 ? 0.28f : 0.08f;
-      m_scratch.push_back({float(x), float(y0), 0.6f, 0.65f, 0.75f, a});
-      m_scratch.push_back({float(x), float(y1), 0.6f, 0.65f, 0.75f, a});
-    }
-    for (double y : grid_lines(y0, y1, step)) {
-      const float a = std::abs(y) < step * 1e-3 ? 0.28f : 0.08f;
-      m_scratch.push_back({float(x0), float(y), 0.6f, 0.65f, 0.75f, a});
-      m_scratch.push_back({float(x1), float(y), 0.6f, 0.65f, 0.75f, a});
-    }
-    draw_lines(m_scratch, view, 1.0f);
-  }
+  if (in.show_axes) draw_axes(in, view, aspect);
 
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, m_proj);
   glBindVertexArray(m_vao_empty);
@@ -170,31 +193,173 @@ void Renderer::draw_scatter(const SceneInput& in, const Rect& r) {
     glDrawArrays(GL_POINTS, 0, m_data_n);
   }
   if (!proj_ok) return;
-
-  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, in.trajectory->gl_buffer());
-  const int trail = std::min(in.trail_slots, in.slot);
-  if (trail > 0) {
-    m_trails.use();
-    glUniform1i(m_trails.loc("u_dim"), in.dim);
-    glUniform1i(m_trails.loc("u_B"), in.B);
-    glUniform4fv(m_trails.loc("u_view"), 1, view);
-    glUniform1i(m_trails.loc("u_slot"), in.slot);
-    glUniform1i(m_trails.loc("u_len"), trail);
-    glUniform1f(m_trails.loc("u_alpha"), std::min(1.0f, in.point_alpha * 0.8f));
-    glDrawArrays(GL_LINES, 0, 2 * trail * in.B);
+  if (in.draw_density) draw_density(in, r, aspect);
+  if (in.draw_points) {
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, in.trajectory->gl_buffer());
+    const int trail = std::min(in.trail_slots, in.slot);
+    if (trail > 0) {
+      m_trails.use();
+      glUniform1i(m_trails.loc("u_dim"), in.dim);
+      glUniform1i(m_trails.loc("u_B"), in.B);
+      glUniform4fv(m_trails.loc("u_view"), 1, view);
+      glUniform1i(m_trails.loc("u_slot"), in.slot);
+      glUniform1i(m_trails.loc("u_len"), trail);
+      glUniform1f(m_trails.loc("u_alpha"), std::min(1.0f, in.point_alpha * 0.8f));
+      glDrawArrays(GL_LINES, 0, 2 * trail * in.B);
+    }
+    m_points.use();
+    glUniform1i(m_points.loc("u_dim"), in.dim);
+    glUniform1i(m_points.loc("u_B"), in.B);
+    glUniform4fv(m_points.loc("u_view"), 1, view);
+    glUniform1i(m_points.loc("u_slot"), in.slot);
+    glUniform1f(m_points.loc("u_point_size"), in.point_size);
+    glUniform4f(m_points.loc("u_color"), 1, 1, 1, in.point_alpha);
+    glUniform1i(m_points.loc("u_color_mode"), 1);
+    glDrawArrays(GL_POINTS, 0, in.B);
   }
-  m_points.use();
-  glUniform1i(m_points.loc("u_dim"), in.dim);
-  glUniform1i(m_points.loc("u_B"), in.B);
-  glUniform4fv(m_points.loc("u_view"), 1, view);
-  glUniform1i(m_points.loc("u_slot"), in.slot);
-  glUniform1f(m_points.loc("u_point_size"), in.point_size);
-  glUniform4f(m_points.loc("u_color"), 1, 1, 1, in.point_alpha);
-  glUniform1i(m_points.loc("u_color_mode"), 1);
-  glDrawArrays(GL_POINTS, 0, in.B);
+  glBindVertexArray(0);
+  if (!in.contours.empty()) draw_contours(in, r, view);
+  if (in.show_field) draw_lines(m_field, view, 1.5f);
+  if (!in.picks.empty()) {
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, in.trajectory->gl_buffer());
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, m_proj);
+    glBindVertexArray(m_vao_empty);
+    m_pick->draw(in, view);
+    glBindVertexArray(0);
+  }
+  if (in.draw_density) draw_colour_bar(r);
+}
+
+void Renderer::bin_density(const SceneInput& in, const HistogramGrid& g) {
+  m_density_grid = g;
+  std::vector<float> edges = histogram_edges(g.x0, g.x1, g.nx);
+  const std::vector<float> ey = histogram_edges(g.y0, g.y1, g.ny);
+  edges.insert(edges.end(), ey.begin(), ey.end());
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, m_edges);
+  glBufferData(GL_SHADER_STORAGE_BUFFER, edges.size() * sizeof(float), edges.data(), GL_STREAM_DRAW);
+  const size_t bins = size_t(g.nx) * g.ny, bytes = (bins + 1) * sizeof(uint32_t);
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, m_counts);
+  if (bytes != m_counts_bytes) glBufferData(GL_SHADER_STORAGE_BUFFER, bytes, nullptr, GL_DYNAMIC_COPY);
+  m_counts_bytes = bytes;
+  const uint32_t zero = 0;
+  glClearBufferData(GL_SHADER_STORAGE_BUFFER, GL_R32UI, GL_RED_INTEGER, GL_UNSIGNED_INT, &zero);
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, in.trajectory->gl_buffer());
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 2, m_proj);
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, m_counts);
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 4, m_edges);
+  glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+  m_bin.use();
+  glUniform1i(m_bin.loc("u_dim"), in.dim);
+  glUniform1i(m_bin.loc("u_B"), in.B);
+  glUniform1i(m_bin.loc("u_slot"), in.slot);
+  glUniform1i(m_bin.loc("u_nx"), g.nx);
+  glUniform1i(m_bin.loc("u_ny"), g.ny);
+  glDispatchCompute(GLuint((in.B + 255) / 256), 1, 1);
+  glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+  m_max.use();
+  glUniform1i(m_max.loc("u_bins"), int(bins));
+  glDispatchCompute(GLuint((bins + 255) / 256), 1, 1);
+  glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT);
+  // The largest count for the colour bar's labels: copied on the GPU and read by density_max() once the GPU is
+  // past the fence; while a copy waits to be read, later frames make none (the labels lag, nothing waits).
+  if (m_max_fence) return;
+  glBindBuffer(GL_COPY_READ_BUFFER, m_counts);
+  glBindBuffer(GL_COPY_WRITE_BUFFER, m_max_copy);
+  glCopyBufferSubData(GL_COPY_READ_BUFFER, GL_COPY_WRITE_BUFFER, 0, 0, sizeof(uint32_t));
+  glBindBuffer(GL_COPY_READ_BUFFER, 0);
+  glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
+  m_max_fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+}
+
+std::vector<uint32_t> Renderer::density_counts() const {
+  std::vector<uint32_t> all(m_counts_bytes / sizeof(uint32_t));
+  if (all.empty()) return all;
+  glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, m_counts);
+  glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, GLsizeiptr(m_counts_bytes), all.data());
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+  return std::vector<uint32_t>(all.begin() + 1, all.end());
+}
+
+uint32_t Renderer::density_max() {
+  if (!m_max_fence) return m_max_seen;
+  const GLenum st = glClientWaitSync(m_max_fence, 0, 0);
+  if (st != GL_ALREADY_SIGNALED && st != GL_CONDITION_SATISFIED) return m_max_seen;
+  glBindBuffer(GL_COPY_READ_BUFFER, m_max_copy);
+  glGetBufferSubData(GL_COPY_READ_BUFFER, 0, sizeof(uint32_t), &m_max_seen);
+  glBindBuffer(GL_COPY_READ_BUFFER, 0);
+  glDeleteSync(m_max_fence);
+  m_max_fence = nullptr;
+  return m_max_seen;
+}
+
+Rect Renderer::colour_bar_rect(const Rect& pane) {
+  const int w = std::clamp(pane.w / 60, 8, 16), h = std::max(8, int(pane.h * 0.45));
+  return {pane.x + pane.w - w - 12, pane.y + int(pane.h * 0.08), w, h};
+}
+
+void Renderer::draw_density(const SceneInput& in, const Rect& r, double aspect) {
+  const int bin_px = histogram_bin_px(r.w, r.h, in.density_bin_px);
+  const double hw = in.cam.half_h * aspect, hh = in.cam.half_h;
+  bin_density(in, pane_histogram_grid(in.cam.cx - hw, in.cam.cx + hw, in.cam.cy - hh, in.cam.cy + hh, r.w, r.h, bin_px));
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 3, m_counts);
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 5, m_palette);
+  m_density.use();
+  glUniform2i(m_density.loc("u_origin"), r.x, r.y);
+  glUniform1i(m_density.loc("u_bin_px"), bin_px);
+  glUniform1i(m_density.loc("u_nx"), m_density_grid.nx);
+  glUniform1i(m_density.loc("u_ny"), m_density_grid.ny);
+  glUniform1i(m_density.loc("u_log"), in.density_log ? 1 : 0);
+  glUniform1i(m_density.loc("u_bar"), 0);
+  glBindVertexArray(m_vao_empty);
+  glDrawArrays(GL_TRIANGLES, 0, 6);
+}
+
+void Renderer::draw_colour_bar(const Rect& r) {
+  const Rect bar = colour_bar_rect(r);  // labelled by the UI (ui/view_legend.cpp)
+  glViewport(bar.x, bar.y, bar.w, bar.h);
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 5, m_palette);
+  m_density.use();
+  glUniform1i(m_density.loc("u_bar"), 1);
+  glBindVertexArray(m_vao_empty);
+  glDrawArrays(GL_TRIANGLES, 0, 6);
+  glBindVertexArray(0);
+  glViewport(r.x, r.y, r.w, r.h);
+}
+
+void Renderer::draw_contours(const SceneInput& in, const Rect& r, const float view[4]) {
+  std::vector<float> comps;
+  double top = -1e300;  // the largest log density (at most): log sum_k w_k / (2 pi var_k), rounded down
+  double peak = 0;
+  for (const IsoGaussian2& c : in.contours) {
+    comps.insert(comps.end(), {float(c.w), float(c.mx), float(c.my), float(c.var)});
+    peak += c.w / (6.283185307179586 * c.var);
+  }
+  top = std::floor(std::log(peak));
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, m_mix);
+  glBufferData(GL_SHADER_STORAGE_BUFFER, comps.size() * sizeof(float), comps.data(), GL_STREAM_DRAW);
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 6, m_mix);
+  m_contours.use();
+  glUniform1i(m_contours.loc("u_K"), int(in.contours.size()));
+  glUniform4fv(m_contours.loc("u_view"), 1, view);
+  glUniform4i(m_contours.loc("u_pane"), r.x, r.y, r.w, r.h);
+  glUniform1f(m_contours.loc("u_top"), float(top));
+  glUniform1f(m_contours.loc("u_levels"), 6.0f);
+  glBindVertexArray(m_vao_empty);
+  glDrawArrays(GL_TRIANGLES, 0, 6);
   glBindVertexArray(0);
 
-  if (in.show_field) draw_lines(m_field, view, 1.5f);
+
+int Renderer::pick_nearest(const SceneInput& in, double x, double y, double radius) {
+  if (in.dim != 2 && m_proj_dim != in.dim) return -1;
+  return m_pick->nearest(in, m_proj, x, y, radius);
+}
+
+std::vector<float> Renderer::pick_row_path(const SceneInput& in, int row, int n_slots) {
+  if (in.dim != 2 && m_proj_dim != in.dim) return std::vector<float>(size_t(std::max(n_slots, 0)) * 2, 0.f);
+  return m_pick->row_path(in, m_proj, row, n_slots);
 }
 
 }  // namespace diffscope::render

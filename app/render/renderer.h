@@ -4,12 +4,16 @@
 #pragma once
 #include <epoxy/gl.h>
 
+#include <memory>
 #include <vector>
 
+#include "diffusion/density.h"
 #include "render/gl_program.h"
 #include "run/compute_path.h"
 
 namespace diffscope::render {
+
+class ParticlePick;  // render/particle_pick.h
 
 struct Camera {
   double cx = 0, cy = 0;  // data units at the center of the scatter rect
@@ -45,6 +49,15 @@ struct SceneInput {
   int image_side = 8;
   int grid_cols = 12;
   Insets inset;            // the UI's panels: left controls, bottom dock, top status strip
+  // The density view (SEMANTICS §6): points and trails, and/or the samples' 2D histogram over the view through
+  // the viridis tone map with its colour bar; contours of the exact density (empty: none).
+  bool draw_points = true;
+  bool draw_density = false;
+  bool density_log = true;     // log(1 + c) / log(1 + max), else c / max
+  int density_bin_px = 3;      // pixels per bin, each way
+  std::vector<IsoGaussian2> contours;
+  std::vector<int> picks;  // picked rows, highlighted with their paths (render/particle_pick.h)
+  int pick_slots = 1 << 30;  // their paths run over slots [0, pick_slots) (the computed ones)
 };
 
 // Where things go in a w x h framebuffer (GL pixels, origin bottom-left): both views inside the part the
@@ -78,13 +91,39 @@ class Renderer {
   // Only the image grid, filling the viewport rect r.
   void draw_image_grid(const SceneInput& in, const Rect& r, int rows);
   static int grid_rows(int B, int cols, int max_rows);
+  // Picking (render/particle_pick.h) in the 2D view's projection.
+  int pick_nearest(const SceneInput& in, double x, double y, double radius);
+  std::vector<float> pick_row_path(const SceneInput& in, int row, int n_slots);
+
+  // The density view's histogram of slot in.slot over `grid` on the GPU (density_bin.comp, from the trajectory
+  // buffer; no read-back), and its largest count. draw_scene calls it with the pane's grid (pane_histogram_grid).
+  void bin_density(const SceneInput& in, const HistogramGrid& grid);
+  // The latest histogram's grid and counts ((ny, nx) row-major, as diffusion/density.h histogram_2d): a blocking
+  // read-back, for tests.
+  const HistogramGrid& density_grid() const { return m_density_grid; }
+  std::vector<uint32_t> density_counts() const;
+  // The largest count of a recent histogram the GPU has finished, read without waiting for the GPU (a frame or
+  // two late; 0 before the first); the colour bar's labels.
+  uint32_t density_max();
+  // Where the colour bar goes in a pane (GL pixels): a strip at the right edge, from 8% to 53% of its height.
+  static Rect colour_bar_rect(const Rect& pane);
 
  private:
   void draw_scatter(const SceneInput& in, const Rect& r);
+  void draw_axes(const SceneInput& in, const float view[4], double aspect);
+  void draw_density(const SceneInput& in, const Rect& r, double aspect);
+  void draw_colour_bar(const Rect& pane);
+  void draw_contours(const SceneInput& in, const Rect& r, const float view[4]);
   void draw_lines(const std::vector<LineVertex>& v, const float view[4], float width);
 
-  GlProgram m_points, m_trails, m_lines, m_grid;
+  GlProgram m_points, m_trails, m_lines, m_grid, m_bin, m_max, m_density, m_contours;
+  std::unique_ptr<ParticlePick> m_pick;
   GLuint m_vao_empty = 0, m_vao_lines = 0, m_vbo_lines = 0, m_proj = 0, m_data = 0;
+  GLuint m_counts = 0, m_edges = 0, m_palette = 0, m_mix = 0, m_max_copy = 0;
+  GLsync m_max_fence = nullptr;
+  uint32_t m_max_seen = 0;
+  size_t m_counts_bytes = 0;
+  HistogramGrid m_density_grid;
   int m_data_n = 0, m_proj_dim = 0;
   std::vector<LineVertex> m_field, m_scratch;
   bool m_field_dirty = true;

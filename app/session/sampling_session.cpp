@@ -145,6 +145,9 @@ void SamplingSession::start_run() {
       if (!s.from_data) scale_start_noise(m_table, m_x0.size(), m_x0.data());
       m_path->begin(*m_model, m_table, m_layout, m_x0.data(), s.seed, s.precision);
     }
+    m_edit_frames.clear();
+    m_edit_slots_written = -1;
+    write_edited_rows(0, 0);
     m_running = true;
     m_run_start_ms = now_ms();
   } catch (const std::exception& e) {
@@ -222,6 +225,7 @@ int SamplingSession::tick(int max_steps, double budget_ms) {
     on_run_error(e);
     return done;
   }
+  write_edited_rows(m_edit_slots_written + 1, newest_slot());
   if (complete() && m_running && !m_path->checks_finite()) check_finished_run();
   if (complete() && m_running) {
     m_last_run_ms = now_ms() - m_run_start_ms;
@@ -285,6 +289,50 @@ void SamplingSession::stop_overflowed(const NonFiniteFrame& nf, bool exact) {
             std::to_string(nf.index / d) + ", coordinate " + std::to_string(nf.index % d) + " = " + value +
             " is not finite (SEMANTICS §9); the frames before it are finite. Try a lower t_start, another sampler, "
             "or check the model (its weights and schedule)";
+}
+
+void SamplingSession::set_start_edits(const std::vector<StartEdit>& edits) {
+  if (edits == m_edits) return;
+  const auto find = [](const std::vector<StartEdit>& v, int row) {
+    return std::find_if(v.begin(), v.end(), [row](const StartEdit& e) { return e.row == row; });
+  };
+  bool taken_back = false;
+  for (const StartEdit& old : m_edits) taken_back = taken_back || find(edits, old.row) == edits.end();
+  std::vector<int> moved;
+  for (const StartEdit& e : edits)
+    if (const auto it = find(m_edits, e.row); it == m_edits.end() || *it != e) moved.push_back(e.row);
+  m_edits = edits;
+  if (taken_back) {  // the row's own start again: only a new run has its frames
+    start_run();
+    return;
+  }
+  for (int row : moved) {
+    m_edit_frames.erase(row);
+    write_edited_rows(0, m_edit_slots_written, row);
+  }
+}
+
+const std::vector<float>* SamplingSession::edited_row_frames(const StartEdit& e) {
+  if (!start_edit_applies(e)) return nullptr;
+  auto it = m_edit_frames.find(e.row);
+  if (it == m_edit_frames.end())
+    it = m_edit_frames.emplace(e.row, run_one_row(*m_model, m_table, m_layout, m_settings.seed, e.row, e.x.data())).first;
+  return &it->second;
+}
+
+void SamplingSession::write_edited_rows(int lo, int hi, int only_row) {
+  if (only_row < 0) m_edit_slots_written = std::max(m_edit_slots_written, hi);
+  if (m_edits.empty() || lo > hi || !m_path) return;
+  m_path->before_draw();  // nothing may stay mapped while GL writes
+  const size_t row_bytes = static_cast<size_t>(m_layout.dim) * sizeof(float);
+  for (const StartEdit& e : m_edits) {
+    if (only_row >= 0 && e.row != only_row) continue;
+    const std::vector<float>* f = edited_row_frames(e);
+    if (!f) continue;
+    for (int s = lo; s <= hi; ++s)
+      m_target->upload(static_cast<size_t>(s) * m_layout.frame_bytes() + static_cast<size_t>(e.row) * row_bytes,
+                       row_bytes, f->data() + static_cast<size_t>(s) * m_layout.dim);
+  }
 }
 
 int SamplingSession::newest_slot() const {

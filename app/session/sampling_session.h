@@ -3,6 +3,7 @@
 // "One frame, as data"). Domain logic: no GL, no CUDA, no ImGui; the UI hands it settings and
 // shows what apply() returns.
 #pragma once
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "model/model.h"
 #include "run/compute_path.h"
 #include "run/run_plan.h"
+#include "run/start_edit.h"
 #include "run/trajectory_store.h"
 #include "session/settings_io.h"
 
@@ -60,6 +62,20 @@ class SamplingSession {
   // Forces a restart with the current settings (e.g. "re-simulate").
   void restart();
 
+  // Edited starts (run/start_edit.h; SEMANTICS §6 "Picked particles and edited starts"): an edited row's kept
+  // frames are a one-row CPU run from its start (run_one_row), written over that row of the trajectory buffer as
+  // the run computes its frames; the other rows stay the run's, byte for byte. A new or moved edit re-runs only
+  // its row (the frames computed so far are written at once); an edit taken back restarts the run (the row's own
+  // start again). Edits of a row >= n or of a length other than dim are kept but not applied (start_edit_applies).
+  void set_start_edits(const std::vector<StartEdit>& edits);
+  const std::vector<StartEdit>& start_edits() const { return m_edits; }
+  bool start_edit_applies(const StartEdit& e) const {
+    return m_model && e.row < m_layout.B && static_cast<int>(e.x.size()) == m_layout.dim;
+  }
+  // Kept frames of an applied edit's row ((n_slots, dim) floats), computed when first asked; nullptr when the edit
+  // does not apply.
+  const std::vector<float>* edited_row_frames(const StartEdit& e);
+
   // Computes up to `max_steps` more steps in launches of steps_per_launch, stopping after `budget_ms` of
   // wall time (0: no time limit). Returns the steps done.
   int tick(int max_steps, double budget_ms);
@@ -106,6 +122,8 @@ class SamplingSession {
   void stop_overflowed(const NonFiniteFrame& nf, bool exact);
   // A run failed with `e`: revert to the last good settings and restart them, or stop with the error.
   void on_run_error(const std::exception& e);
+  // Writes the applied edits' rows into slots [lo, hi] of the trajectory buffer (only `only_row` when >= 0).
+  void write_edited_rows(int lo, int hi, int only_row = -1);
 
   TrajectoryBufferTarget* m_target;
   std::unique_ptr<DiffusionModel> m_model;
@@ -132,6 +150,9 @@ class SamplingSession {
   bool m_reverted = false;  // m_settings went back to m_good; apply() hands them to the caller once
   std::string m_revert_note;  // apply()'s note when it does
   int m_steps_asked = 0, m_spl_asked = 0;  // steps and steps/launch as asked, before the clamps by t_start/steps
+  std::vector<StartEdit> m_edits;                     // start_edits()
+  std::map<int, std::vector<float>> m_edit_frames;    // row -> its kept frames in this run (edited_row_frames)
+  int m_edit_slots_written = -1;                      // the edits are written into slots [0, this] of this run
 };
 
 // The run the session starts for settings `s` (clamped by apply) as a sampling request (run/run_plan.h): every

@@ -7,11 +7,22 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "base/errors.h"
 #include "formats/json_bounded.h"
 #include "platform/atomic_write.h"
 #include "session/settings_schema.h"
 
 namespace diffscope {
+
+const char* view_mode_name(ViewMode m) {
+  return m == ViewMode::Density ? "density" : m == ViewMode::Both ? "both" : "points";
+}
+
+ViewMode parse_view_mode(const std::string& v) {
+  for (ViewMode m : {ViewMode::Points, ViewMode::Density, ViewMode::Both})
+    if (v == view_mode_name(m)) return m;
+  throw InvalidInput("view_mode = '" + v + "' is not valid; valid: points, density, both");
+}
 
 bool SamplingSettings::operator==(const SamplingSettings& o) const { return same_sampling(*this, o); }
 

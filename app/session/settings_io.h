@@ -11,6 +11,7 @@
 #include "diffusion/step_table.h"
 #include "model/family.h"
 #include "run/backend.h"
+#include "run/start_edit.h"
 
 namespace diffscope {
 
@@ -18,6 +19,16 @@ namespace diffscope {
 // line to the data prediction D), output (the network's raw output o: eps, x0, v or the flow velocity; arrows
 // along -o) or score (grad log p = -eps / sigma in the family's own state; arrows along it).
 enum class FieldQuantity { Eps, X0, Output, Score };
+
+// What the 2D view draws for the samples (SEMANTICS §6 "The density view"): the points (and trails), their 2D
+// histogram tone-mapped through a palette, or the histogram with the points over it.
+enum class ViewMode { Points, Density, Both };
+// The density view's tone map: log(1 + count) / log(1 + max) or count / max.
+enum class DensityScale { Log, Linear };
+// "points" | "density" | "both" (the view_mode setting's values).
+const char* view_mode_name(ViewMode m);
+// Throws InvalidInput "view_mode = 'V' is not valid; valid: points, density, both".
+ViewMode parse_view_mode(const std::string& v);
 
 // What is sampled. Changing any of these re-simulates the trajectory (SEMANTICS §3).
 struct SamplingSettings {
@@ -63,9 +74,17 @@ struct ViewSettings {
   int steps_per_frame = 0;     // steps computed per UI frame; 0 = automatic (time budget on the CPU, all on the GPU)
   int image_grid_cols = 12;    // image models: samples per row of the grid
   bool show_ui = true;
+  ViewMode view_mode = ViewMode::Points;
+  DensityScale density_scale = DensityScale::Log;
+  int density_bin_px = 3;      // pixels per histogram bin (each way)
+  bool density_contours = true;  // analytic mixtures: contours of the exact noised density at the shown level
   // Camera: center and half the visible height, in data units.
   double cam_x = 0.0, cam_y = 0.0, cam_half_h = 3.0;
   bool cam_auto = true;        // fit the camera to the data on model load
+  // Picked particles (SEMANTICS §6 "Picked particles and edited starts"): the pinned rows, highlighted with their
+  // whole trajectory, and the rows whose start state the user dragged (their trajectories re-run one row each).
+  std::vector<int> picks;
+  std::vector<StartEdit> start_edits;
 };
 
 struct AppSettings {
@@ -74,6 +93,9 @@ struct AppSettings {
   std::string export_dir;       // "" = the user's pictures folder (picture/export_dir.h picks it)
   int export_width = 1024, export_height = 1024;
   int image_grid_scale = 8;
+  // Exported 2D pictures as figures: axes with tick values, a legend and a caption line around the view
+  // (picture/figure.h, SEMANTICS §6 "Figures"). Off: the exported pictures are the window's view, pixel for pixel.
+  bool figure = false;
 };
 
 nlohmann::json to_json(const AppSettings& s);

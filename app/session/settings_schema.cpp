@@ -288,6 +288,24 @@ void add_sampling_rows(std::vector<SettingField>& t) {
                           double(kBudgetMbRange.hi), [](AppSettings& s) -> int& { return s.sampling.memory_budget_mb; }));
 }
 
+// A list row written as its text (run/start_edit.h): `picks` and `start_edits`, both drawn (pixel rows).
+template <class T>
+SettingField list_row(const char* key, T ViewSettings::*member, std::string (*text)(const T&),
+                      T (*parse)(const std::string&, const std::string&)) {
+  SettingField f{key, SettingSection::View, {}, true, true, 0, 0, {}, {}, {}};
+  f.get = [member, text](const AppSettings& s) { return nlohmann::json(text(s.view.*member)); };
+  f.parse = [member, parse](AppSettings& s, const std::string& v, const std::string& arg) { s.view.*member = parse(arg, v); };
+  f.load = [member, parse, key](AppSettings& s, const nlohmann::json& v, std::string* note) {
+    try {
+      if (!v.is_string()) throw InvalidInput("not a string");
+      s.view.*member = parse(key, v.get<std::string>());
+    } catch (const InvalidInput& e) {
+      if (note) *note += std::string("settings: ignored field '") + key + "': " + e.what() + "\n";
+    }
+  };
+  return f;
+}
+
 // The view rows: drawing only, never re-simulates.
 void add_view_rows(std::vector<SettingField>& t) {
   using S = SettingSection;
@@ -312,6 +330,19 @@ void add_view_rows(std::vector<SettingField>& t) {
                             [](AppSettings& s) -> float& { return s.view.point_size; }));
   t.push_back(number<float>("point_alpha", S::View, {}, true, kPointAlphaRange.lo, kPointAlphaRange.hi,
                             [](AppSettings& s) -> float& { return s.view.point_alpha; }));
+  t.push_back(choice<ViewMode>("view_mode", S::View, true, [](AppSettings& s) -> ViewMode& { return s.view.view_mode; },
+                              [](ViewMode m) { return std::string(view_mode_name(m)); }, parse_view_mode));
+  t.push_back(choice<DensityScale>("density_scale", S::View, true,
+                                   [](AppSettings& s) -> DensityScale& { return s.view.density_scale; },
+                                   [](DensityScale d) { return std::string(d == DensityScale::Log ? "log" : "linear"); },
+                                   [](const std::string& v) {
+                                     if (v == "log") return DensityScale::Log;
+                                     if (v == "linear") return DensityScale::Linear;
+                                     throw InvalidInput("density_scale = '" + v + "' is not valid; valid: log, linear");
+                                   }));
+  t.push_back(number<int>("density_bin_px", S::View, {}, true, double(kDensityBinPxRange.lo), double(kDensityBinPxRange.hi),
+                          [](AppSettings& s) -> int& { return s.view.density_bin_px; }));
+  t.push_back(flag("density_contours", S::View, {}, true, [](AppSettings& s) -> bool& { return s.view.density_contours; }));
   t.push_back(flag("vsync", S::View, {}, false, [](AppSettings& s) -> bool& { return s.view.vsync; }));
   t.push_back(flag("follow_newest", S::View, {"follow"}, false, [](AppSettings& s) -> bool& { return s.view.follow_newest; }));
   t.push_back(number<float>("play_speed", S::View, {"speed"}, false, kPlaySpeedRange.lo, kPlaySpeedRange.hi,
@@ -328,6 +359,9 @@ void add_view_rows(std::vector<SettingField>& t) {
   t.push_back(number<double>("cam_half_h", S::View, {}, true, 1e-3, 1e4, [](AppSettings& s) -> double& { return s.view.cam_half_h; }));
   t.push_back(camera_row());
   t.push_back(flag("cam_auto", S::View, {"camera_auto"}, false, [](AppSettings& s) -> bool& { return s.view.cam_auto; }));
+  t.push_back(list_row<std::vector<int>>("picks", &ViewSettings::picks, picks_text, parse_picks));
+  t.push_back(list_row<std::vector<StartEdit>>("start_edits", &ViewSettings::start_edits, start_edits_text,
+                                               parse_start_edits));
 }
 
 // The export rows: the exported picture's size and folder.
@@ -349,6 +383,7 @@ void add_export_rows(std::vector<SettingField>& t) {
     t.push_back(f);
   }
   t.push_back(number<int>("image_grid_scale", S::Export, {}, false, 1, 32, [](AppSettings& s) -> int& { return s.image_grid_scale; }));
+  t.push_back(flag("figure", S::Export, {}, true, [](AppSettings& s) -> bool& { return s.figure; }));
 }
 
 // The rows in the order values are applied (camera rows before cam_auto).

@@ -296,6 +296,9 @@ render::SceneInput App::scene_input(int slot) const {
       picture_scene(m_settings.view, m_content_scale, m_trajectory.get(), m_session->layout().B,
                     m_session->layout().dim, slot, m_session->is_image_model() ? m_session->image_side() : 0);
   in.inset = ui_insets_px();
+  in.contours = density_contours(m_settings.view, m_session->model(), &m_session->table(),
+                                 m_session->layout().frame_of_slot(slot));
+  in.pick_slots = m_session->newest_slot() + 1;
   return in;
 }
 
@@ -395,6 +398,7 @@ void App::update_projection() {
 void App::apply_settings() {
   const SamplingSession::Applied applied = m_session->apply(m_settings.sampling);
   m_settings.sampling = applied.settings;  // the clamped (or, after a failed run, the kept) settings
+  m_session->set_start_edits(m_settings.view.start_edits);
   if (applied.restarted || !applied.note.empty()) mark_settings_dirty();  // a new run's settings: a new seed, kept ones
   if (applied.restarted) {
     m_cursor = 0;
@@ -500,7 +504,10 @@ void App::handle_view_input() {
     m_restored_camera_aspect = 0;
     mark_settings_dirty();
   }
-  if (ImGui::IsMouseDragging(ImGuiMouseButton_Left, 0.0f) || ImGui::IsMouseDragging(ImGuiMouseButton_Right, 0.0f)) {
+  const bool holds_start = handle_pick_input(v.cam_x + (mx - (r.x + 0.5 * r.w)) * px_to_data,
+                                             v.cam_y + (my - (r.y + 0.5 * r.h)) * px_to_data);
+  if (!holds_start &&
+      (ImGui::IsMouseDragging(ImGuiMouseButton_Left, 0.0f) || ImGui::IsMouseDragging(ImGuiMouseButton_Right, 0.0f))) {
     v.cam_x -= io.MouseDelta.x * sx * px_to_data;
     v.cam_y += io.MouseDelta.y * sy * px_to_data;
     v.cam_auto = false;

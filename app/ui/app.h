@@ -77,6 +77,7 @@ enum class ActionKind {
   StepFrames,           // number: frames to move (Left / Right: -1 / 1, with Shift -10 / 10), paused
   ShowFrame,            // number: the frame to show, paused (Home: 0, End: -1 = the last computed, the timeline)
   ToggleUi,             // H: hide / show the panels
+  CycleViewMode,        // D: the view_mode points -> density -> both -> points
   FitView,              // "Fit view": the camera fitted to the data and the newest samples, and kept fitted
   Snapshot,             // S: a snapshot of the views after the next scene draw
   Video,                // V: a video of frames 0 .. the shown one, started after the next scene draw
@@ -85,6 +86,8 @@ enum class ActionKind {
   OpenSection,          // text: one of section_names(): expanded on the next frame
   OpenSchedule,         // the Schedule section expanded and scrolled to on the next frame
   RunBench,             // text: cpu | gpu, value: the GPU rows' filter: the kernel panel's rows, the panel opened
+  Pick,                 // text: "X,Y" in the 2D view's data units; number 1: add to the picks (Shift+click), 0: pick
+                        // only it; the nearest sample of the shown frame within kPickRadiusPx (App::pick_at)
 };
 
 // What the last applied action made of itself: false and why when it failed (a restore, a GPU bench), and the
@@ -116,6 +119,7 @@ struct Action {
   static Action run_bench(const std::string& backend, const std::string& filter = "") {
     return {ActionKind::RunBench, backend, filter};
   }
+  static Action pick(double x, double y, bool add);
 };
 
 // The action of one shortcut key (Space, arrows, Home / End, S, V, H); none for other keys, for Ctrl+S / Ctrl+V and
@@ -221,6 +225,8 @@ class App {
   int shown_frame() const;   // cursor clamped to the computed frames
   // The largest |eps|, |output| or |score| over the field's grid points at the shown frame (0: none drawn).
   double field_largest() const { return m_field_largest; }
+  // The density view's largest bin count (render/renderer.h density_max: the latest the GPU finished; 0 before).
+  uint32_t density_max() const { return m_renderer ? m_renderer->density_max() : 0; }
   bool at_end() const;       // a complete run shown at its last frame (Space / the button replay it)
   int shown_slot() const;    // slot of the shown frame (or the nearest kept one before it)
   render::SceneInput scene_input(int slot) const;
@@ -230,6 +236,13 @@ class App {
   render::Insets ui_insets_px() const;
   // The 2D view's pane for the current framebuffer and UI insets (GL pixels).
   render::Rect scatter_pane() const;
+  // Picked particles (ui/app_pick.cpp; SEMANTICS §6 "Picked particles and edited starts"). The row the last pick
+  // found (-1: none within the radius) and the radius it used (data units).
+  int last_pick() const { return m_last_pick; }
+  double pick_radius() const;
+  // Row `row`'s 2D positions in the kept slots computed so far ((slots, 2) floats), gathered on the GPU once per
+  // change of the run (cached).
+  const std::vector<float>& pick_path(int row) const;
 
  private:
   void apply(const Action& a);
@@ -262,6 +275,13 @@ class App {
   void update_cursor(double dt);
   void update_field();
   void handle_view_input();
+  // A left click picks, Shift+click adds, a drag from a picked particle's start moves that start (dim 2); returns
+  // true while such a drag holds the mouse (the view does not pan).
+  bool handle_pick_input(double wx, double wy);
+  // Action::pick: the nearest sample of the shown frame within pick_radius() of (x, y).
+  void pick_at(double x, double y, bool add);
+  // Which picked row's start (slot 0) is within the pick radius of (x, y) (-1: none).
+  int start_handle_at(double x, double y) const;
   void handle_keys();
   void update_projection();
   void draw_ui();
@@ -327,6 +347,12 @@ class App {
   std::vector<render::LineVertex> m_field_lines;  // the window's field (exports draw their own, then put it back)
   const void* m_proj_model = nullptr;
   int m_fit_w = -1, m_fit_h = -1;  // the pane size of the last fit (cam_auto refits when it changes)
+  // Picking: the last pick's row, the row whose start a drag moves (-1: none), where the press was (GL pixels),
+  // and the picked rows' paths for the state of the run they were gathered in (pick_path).
+  int m_last_pick = -1, m_drag_row = -1;
+  double m_press_x = 0, m_press_y = 0;
+  mutable std::map<int, std::vector<float>> m_pick_paths;
+  mutable std::string m_pick_paths_key;
 };
 
 }  // namespace diffscope::ui

@@ -26,6 +26,7 @@ std::optional<Action> key_action(const KeyPress& p) {
     case kKeyS: return p.ctrl ? std::nullopt : std::optional<Action>(Action::simple(ActionKind::Snapshot));
     case kKeyV: return p.ctrl ? std::nullopt : std::optional<Action>(Action::simple(ActionKind::Video));
     case kKeyH: return Action::simple(ActionKind::ToggleUi);
+    case kKeyD: return p.ctrl ? std::nullopt : std::optional<Action>(Action::simple(ActionKind::CycleViewMode));
     default: return std::nullopt;
   }
 }
@@ -39,7 +40,9 @@ bool changes_settings(ActionKind k) {
     case ActionKind::SelectBackend:
     case ActionKind::Restore:
     case ActionKind::SetSetting:
+    case ActionKind::Pick:
     case ActionKind::ToggleUi:
+    case ActionKind::CycleViewMode:
     case ActionKind::FitView: return true;
     default: return false;
   }
@@ -70,6 +73,9 @@ void App::apply(const Action& a) {
       m_settings.view.show_ui = !m_settings.view.show_ui;
       m_ui_hidden_at = ImGui::GetTime();
       break;
+    case ActionKind::CycleViewMode:  // points -> density -> both -> points
+      m_settings.view.view_mode = static_cast<ViewMode>((static_cast<int>(m_settings.view.view_mode) + 1) % 3);
+      break;
     case ActionKind::FitView:
       m_settings.view.cam_auto = true;
       fit_camera(true);  // the user asked: the newest frame's samples count too (one read-back)
@@ -86,6 +92,11 @@ void App::apply(const Action& a) {
       break;
     case ActionKind::OpenSchedule: m_ui.open_schedule = true; break;
     case ActionKind::RunBench: run_bench(a.text, a.value); break;
+    case ActionKind::Pick: {
+      const size_t comma = a.text.find(',');
+      pick_at(std::stod(a.text.substr(0, comma)), std::stod(a.text.substr(comma + 1)), a.number != 0);
+      break;
+    }
   }
   if (changes_settings(a.kind)) mark_settings_dirty();
 }

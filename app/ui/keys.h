@@ -4,7 +4,7 @@
 #pragma once
 
 namespace diffscope::ui {
-constexpr int kKeySpace = 32, kKeyS = 83, kKeyH = 72, kKeyA = 65, kKeyC = 67, kKeyV = 86, kKeyX = 88, kKeyY = 89,
+constexpr int kKeySpace = 32, kKeyD = 68, kKeyS = 83, kKeyH = 72, kKeyA = 65, kKeyC = 67, kKeyV = 86, kKeyX = 88, kKeyY = 89,
               kKeyZ = 90;
 constexpr int kKeyEscape = 256, kKeyEnter = 257, kKeyTab = 258, kKeyBackspace = 259, kKeyInsert = 260,
               kKeyDelete = 261, kKeyRight = 262, kKeyLeft = 263, kKeyDown = 264, kKeyUp = 265, kKeyPageUp = 266,

@@ -89,6 +89,16 @@ void panel_export(Panel& p) {
   same_line_if_fits(button_w("Trajectory .npy"));
   if (ImGui::Button("Trajectory .npy")) p.push(Action::export_file(ExportKind::Trajectory));
   tip("every stored frame: (frames, B, dim) float32 .npy");
+  p.edit(ImGui::Checkbox("figure", &s.figure));
+  tip("snapshots as figures: axes with tick values, a legend and a caption line (model, family, solver, steps, "
+      "evaluations, seed) around the view, and the noise level over the steps");
+  same_line_if_fits(button_w("SVG") + button_w("PDF"));
+  if (ImGui::Button("SVG")) p.push(Action::export_file(ExportKind::Svg));
+  tip("the shown frame as a vector figure (.svg) with axes, legend and caption; above 20,000 samples the plot is an "
+      "embedded raster");
+  ImGui::SameLine();
+  if (ImGui::Button("PDF")) p.push(Action::export_file(ExportKind::Pdf));
+  tip("the shown frame as a vector figure (.pdf), as SVG");
   if (app.session().has_model() && ImGui::Button("Copy command line")) {
     const std::string line = Exporter::command_line(app.export_view());
     ImGui::SetClipboardText(line.c_str());

@@ -32,6 +32,26 @@ void field_quantity_combo(Panel& p, ViewSettings& v) {
       "the flow velocity, by the model's family), arrows along -output; score: grad log p = -eps / sigma at the level");
 }
 
+// The density view (SEMANTICS §6 "The density view"): points, the samples' histogram, or both; its tone map, bin
+// size and the exact density's contours.
+void density_controls(Panel& p, ViewSettings& v) {
+  int mode = static_cast<int>(v.view_mode);
+  if (p.edit(ImGui::Combo("view", &mode, "points\0density\0both\0"))) v.view_mode = static_cast<ViewMode>(mode);
+  p.ui.name_item("view_mode");
+  tip("points: the samples and trails; density: their 2D histogram over the view (viridis, with a colour bar); "
+      "both: the histogram under the points");
+  if (v.view_mode == ViewMode::Points) return;
+  int scale = static_cast<int>(v.density_scale);
+  if (p.edit(ImGui::Combo("density scale", &scale, "log\0linear\0"))) v.density_scale = static_cast<DensityScale>(scale);
+  tip("log: log(1 + count) / log(1 + max count); linear: count / max count");
+  p.edit(ImGui::SliderInt("bin pixels", &v.density_bin_px, int(kDensityBinPxRange.lo), int(kDensityBinPxRange.hi), "%d",
+                          ImGuiSliderFlags_AlwaysClamp));
+  tip("pixels per histogram bin, each way");
+  p.edit(ImGui::Checkbox("exact density contours", &v.density_contours));
+  tip("analytic mixtures: contours of the exact density of the noised distribution at the shown frame's level, "
+      "where log p is an integer");
+}
+
 }  // namespace
 
 void panel_view(Panel& p) {
@@ -47,6 +67,7 @@ void panel_view(Panel& p) {
   p.edit(ImGui::SliderFloat("point alpha", &v.point_alpha, float(kPointAlphaRange.lo), float(kPointAlphaRange.hi),
                             "%.2f", clamp));
   tip("point opacity: lower shows density where points overlap");
+  density_controls(p, v);
   p.edit(ImGui::Checkbox("data overlay", &v.show_data));
   tip("the model's held-out data (data_samples: points of the data set the training never saw) as grey points");
   ImGui::SameLine();

@@ -61,6 +61,8 @@ float left_panel(Panel& p, float pad) {
     p.ui.layout_audit.check_window("diffscope", "Schedule");
     if (header("View", ImGuiTreeNodeFlags_DefaultOpen)) panel_view(p);
     p.ui.layout_audit.check_window("diffscope", "View");
+    if (header("Picks")) panel_pick(p);
+    p.ui.layout_audit.check_window("diffscope", "Picks");
     if (header("Export")) panel_export(p);
     p.ui.layout_audit.check_window("diffscope", "Export");
     ImGui::PopItemWidth();
@@ -152,7 +154,7 @@ void draw_panels(Panel& p) {
 }
 
 const std::vector<std::string>& section_names() {
-  static const std::vector<std::string> names{"Model", "Sampling", "Schedule", "View", "Export", "Kernels"};
+  static const std::vector<std::string> names{"Model", "Sampling", "Schedule", "View", "Picks", "Export", "Kernels"};
   return names;
 }
 

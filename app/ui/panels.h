@@ -4,6 +4,9 @@
 #include <string>
 #include <vector>
 
+namespace diffscope {
+struct StepTable;
+}
 namespace diffscope::ui {
 struct Panel;
 class App;
@@ -18,6 +21,11 @@ std::string elide_middle(const std::string& text, float width);
 void panel_model(Panel& p);            // model picker, path field, errors
 void panel_sampling(Panel& p);         // sampler settings
 void panel_view(Panel& p);             // drawing options
+void panel_pick(Panel& p);             // picked particles, their edited starts
+// "t = 981", "sigma = 2.5", "s = 0.75", "clean": frame j's noise level as the timeline shows it for the run's family.
+std::string frame_level_text(const StepTable& tab, int j);
+// The tooltip of a picked particle: its step, noise level and position at each kept frame.
+void pick_tooltip(const App& app, int row);
 void panel_schedule(Panel& p);         // per-step t, abar, sigma, logSNR, step size; errors vs the exact ODE
 // The two docked windows: draw_panels sets their place and size; each returns its window's top edge.
 float panel_timeline(Panel& p);        // play / pause / speed / scrubber

@@ -76,8 +76,40 @@ void axis_labels(const App& app, const UiRect& u, bool pca) {
   text_with_shadow(dl, ImVec2(u.x0 + 4, u.y0 + fh + 8), name, yn);  // a line down: a status message may sit above
 }
 
+// The density view's colour bar (drawn by the renderer at Renderer::colour_bar_rect): counts per bin beside it, at
+// 0, the powers of ten below the largest count (log) or its halves (linear), and the largest count.
+void colour_bar_labels(const App& app, const render::Rect& pane) {
+  const uint32_t top = app.density_max();
+  if (top == 0) return;
+  const UiRect b = to_ui(render::Renderer::colour_bar_rect(pane), app.fb_h());
+  const bool log_scale = app.settings().view.density_scale == DensityScale::Log;
+  std::vector<double> ticks = {0};
+  if (log_scale)
+    for (double c = 1; c < top * 0.7; c *= 10) ticks.push_back(c);
+  else
+    ticks.push_back(top / 2.0);
+  ticks.push_back(top);
+  ImDrawList* dl = ImGui::GetBackgroundDrawList();
+  const float fh = ImGui::GetFontSize();
+  float last_bottom = -1e9f;
+  for (auto it = ticks.rbegin(); it != ticks.rend(); ++it) {  // top first: the largest count always shows
+    const double t = log_scale ? std::log1p(*it) / std::log1p(double(top)) : *it / top;
+    const float y = b.y1 - float(t) * (b.y1 - b.y0);
+    if (y - fh / 2 < last_bottom + 2) continue;  // too close to the label above
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", *it);
+    const float tw = ImGui::CalcTextSize(buf).x;
+    dl->AddLine(ImVec2(b.x0 - 4, y), ImVec2(b.x0, y), IM_COL32(200, 206, 220, 235));
+    text_with_shadow(dl, ImVec2(b.x0 - 6 - tw, y - fh / 2), IM_COL32(200, 206, 220, 235), buf);
+    last_bottom = y + fh / 2;
+  }
+  const char* name = "samples per bin";
+  text_with_shadow(dl, ImVec2(b.x1 - ImGui::CalcTextSize(name).x, b.y0 - fh - 4), IM_COL32(200, 206, 220, 235), name);
+}
+
 struct Line {
-  int kind;  // 0 colour ring, 1 trail, 2 data dot, 3 arrow, 4 x0 cross
+  int kind;  // 0 colour ring, 1 trail, 2 data dot, 3 arrow, 4 x0 cross, 5 density swatch, 6 contour, 7 a picked
+              // sample's path
   std::string text;
 };
 
@@ -99,13 +131,20 @@ void legend(const App& app, const UiRect& u, bool pca) {
   const ViewSettings& v = app.settings().view;
   const DiffusionModel& m = app.session().model();
   std::vector<Line> lines;
-  lines.push_back({0, pca ? "sample (colour: angle of its start noise in this plane)"
-                          : "sample (colour: angle of its start noise)"});
-  if (v.trail_frames > 0 && app.shown_frame() > 0)
+  if (v.view_mode != ViewMode::Density)
+    lines.push_back({0, pca ? "sample (colour: angle of its start noise in this plane)"
+                            : "sample (colour: angle of its start noise)"});
+  if (v.view_mode != ViewMode::Points)
+    lines.push_back({5, std::string("samples per bin (") + (v.density_scale == DensityScale::Log ? "log" : "linear") +
+                            " scale, " + std::to_string(v.density_bin_px) + " px bins)"});
+  if (v.view_mode != ViewMode::Points && v.density_contours && m.mixture && m.net.dim == 2)
+    lines.push_back({6, "exact density at this level: log p = ..., -2, -1, 0, ..."});
+  if (v.view_mode != ViewMode::Density && v.trail_frames > 0 && app.shown_frame() > 0)
     lines.push_back({1, "trail: its last " + count_noun(v.trail_frames, "stored frame")});
   if (v.show_data && m.n_data > 0) lines.push_back({2, "held-out data (" + count_noun(m.n_data, "point") + ")"});
   if (v.show_field && m.net.dim == 2)
     lines.push_back(field_legend_line(v.field_quantity, app));
+  if (!v.picks.empty()) lines.push_back({7, "picked: its path over the kept frames (big dot: its start)"});
   const float fh = ImGui::GetFontSize(), sw = fh * 1.4f, pad = 6;
   float tw = 0;
   for (const Line& l : lines) tw = std::max(tw, ImGui::CalcTextSize(l.text.c_str()).x);
@@ -138,6 +177,16 @@ void legend(const App& app, const UiRect& u, bool pca) {
         dl->AddTriangleFilled(ImVec2(c.x + sw / 2 + 1, c.y), ImVec2(c.x + sw / 2 - 4, c.y - 3),
                               ImVec2(c.x + sw / 2 - 4, c.y + 3), IM_COL32(245, 160, 80, 230));
         break;
+      case 5:
+        dl->AddRectFilledMultiColor(ImVec2(c.x - sw / 2, c.y - 4), ImVec2(c.x + sw / 2, c.y + 4), IM_COL32(68, 1, 84, 255),
+                                    IM_COL32(253, 231, 37, 255), IM_COL32(253, 231, 37, 255), IM_COL32(68, 1, 84, 255));
+        break;
+      case 6:
+        dl->AddCircle(c, 5.0f, IM_COL32(255, 255, 255, 220), 16, 1.5f);
+      case 7:  // the first pick's colour (render/particle_pick.cpp)
+        dl->AddLine(ImVec2(c.x - sw / 2 + 3, c.y), ImVec2(c.x + sw / 2, c.y - 3), IM_COL32(230, 159, 0, 240), 2.0f);
+        dl->AddCircleFilled(ImVec2(c.x - sw / 2 + 3, c.y), 4.0f, IM_COL32(230, 159, 0, 255));
+        break;
       default:
         dl->AddLine(ImVec2(c.x - 4, c.y), ImVec2(c.x + 4, c.y), IM_COL32(255, 217, 102, 230), 1.5f);
         dl->AddLine(ImVec2(c.x, c.y - 4), ImVec2(c.x, c.y + 4), IM_COL32(255, 217, 102, 230), 1.5f);
@@ -157,6 +206,7 @@ void draw_view_legend(const App& app) {
   const bool pca = app.session().dim() != 2;
   axis_labels(app, s, pca);
   legend(app, s, pca);
+  if (app.settings().view.view_mode != ViewMode::Points) colour_bar_labels(app, l.scatter);
   if (image && l.grid.w > 0) {  // what the grid shows, above it
     const UiRect g = to_ui(l.grid, app.fb_h());
     const int cols = std::max(1, app.settings().view.image_grid_cols);

@@ -2,7 +2,7 @@
 # Each docstring is the runtime's, word for word, and each parameter list the binding's (names, order,
 # defaults): tests/install/test_python_stubs.py compares them.
 import os
-from typing import Any, Literal, Sequence, SupportsIndex, overload
+from typing import Any, Callable, Literal, Sequence, SupportsIndex, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -168,6 +168,22 @@ def bundled_models() -> list[str]:
 def cuda_available() -> bool:
     """True when this build has CUDA and a CUDA device is usable (backend='cuda')."""
 
+def grid(spec: str | dict[str, Any], model: str = "", n: _Int = 4096, sampler: str = "ddim", steps: _Int | None = None,
+         t_start: _Int | None = None, spacing: str | None = None, eta: float = 0.0, seed: _Int = 0,
+         backend: str = "cpu", precision: str = "fp32", position: float | None = None,
+         align: str = "noise") -> dict[str, Any]:
+    """The comparison grid, as `diffscope sample --grid`: spec 'rows=AXIS:V1,V2,... cols=AXIS:V1,...' (axes
+sampler, steps, spacing, eta, precision, model, t_start; at most 8 values each), '@spec.json' or a dict
+{'rows': {'axis': ..., 'values': [...]}, 'cols': {...}}; the other arguments are every cell's settings,
+as in Model.sample (model: a bundled name or a path, unless the spec has a model axis). Every cell starts
+from the same noise (seed) and equals Model.sample with its settings. Returns a dict: 'x' float32
+(rows, cols, n, dim), the final samples (with position, a shared timeline position in [0, 1], each cell's
+state there, cells aligned by noise level or, align='step', by step); 'cells' one dict of metrics per
+cell, row-major (evaluations, wall_ms, energy_distance and energy_floor, exact_ode_rms, displacement
+against ref_row/ref_col, path_length, straightness, frame); 'spec' the spec as a dict; 'rows' and 'cols'
+the labels.
+See README.md "Python" and docs/SEMANTICS.md §10 (installed with the package: help(diffscope))."""
+
 def load(path_or_name: _Path) -> Model:
     """Loads a model: a bundled one by name ('moons'; the names: bundled_models()) or a .safetensors file by
 path (str or os.PathLike).
@@ -194,6 +210,26 @@ See README.md "Python" and docs/decisions/cpu-threading.md (installed with the p
 
 def get_threads() -> int:
     """The number of threads the CPU backend uses (diffscope.set_threads)."""
+
+def train(data: _HostMatrix | _Path, out: _Path, objective: str | None = None, steps: _Int | None = None,
+          hidden: _Int | None = None, batch: _Int | None = None, lr: float | None = None,
+          warmup: _Int | None = None, final_lr_frac: float | None = None, ema: float | None = None,
+          seed: _Int | None = None, time_sampling: str | None = None, logit_mean: float | None = None,
+          logit_std: float | None = None, loss_weighting: str | None = None, snr_gamma: float | None = None,
+          schedule: str | None = None, beta_start: float | None = None, beta_end: float | None = None,
+          holdout: float = 0.1, normalize: str = "standard", mixture_rows: _Int = 20000,
+          checkpoint: _Path | None = None, checkpoint_every: _Int = 0, resume: _Path | None = None,
+          progress: Callable[[int, int, float], object] | None = None) -> Model:
+    """Trains the eps-network of docs/SEMANTICS.md §2 on the CPU, as `diffscope train`, writes the model file
+`out` and its checkpoint, and returns the trained Model. data: a numpy array (N, dim) of floats (dim <= 64,
+N <= 10^7), a .npy path, a bundled model's name or a model file (its data_samples), or a gaussian_mixture
+file. Keywords (None: the default of `diffscope train --help`): objective, steps, hidden, batch, lr, warmup,
+final_lr_frac, ema, seed, time_sampling, logit_mean, logit_std, loss_weighting, snr_gamma, schedule,
+beta_start, beta_end; holdout (0.1), normalize ('standard'), mixture_rows (20000), checkpoint (None:
+OUT.ckpt.safetensors), checkpoint_every (0), resume (a checkpoint path: its settings, the same data),
+progress (a callable(step, total, loss), called about 100 times). Ctrl+C writes the last complete step's
+files and raises KeyboardInterrupt.
+See README.md "Python" and docs/SEMANTICS.md §11 (installed with the package: help(diffscope))."""
 
 def _set_data_root(root: str) -> None:
     """Adds an installed share/diffscope folder to the roots searched for bundled models (after DIFFSCOPE_ROOT)."""

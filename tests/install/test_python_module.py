@@ -121,6 +121,53 @@ class SameAsCli(unittest.TestCase):
                                        np.load(self.out("y.npy"))))
 
 
+class Grid(unittest.TestCase):
+    """diffscope.grid (SEMANTICS §10): each cell equals Model.sample with its settings bit for bit on the CPU, the
+    CLI's --grid writes the same cells, and bad specs raise ValueError naming the axis and the value."""
+
+    def test_cells_are_single_runs_and_the_clis(self):
+        g = diffscope.grid("rows=sampler:ddim,heun cols=steps:4,9", model="moons", n=200, seed=11)
+        self.assertEqual(g["x"].shape, (2, 2, 200, 2))
+        self.assertEqual(g["rows"], ["sampler=ddim", "sampler=heun"])
+        model = diffscope.load("moons")
+        for r, sampler in enumerate(["ddim", "heun"]):
+            for c, steps in enumerate([4, 9]):
+                x = model.sample(200, sampler=sampler, steps=steps, seed=11)
+                self.assertTrue(np.array_equal(g["x"][r, c], x), (sampler, steps))
+        self.assertEqual([c["evaluations"] for c in g["cells"]], [4, 9, 7, 17])  # heun: 2N - 1
+        with tempfile.TemporaryDirectory() as d:
+            rc, err = cli("sample", "--model", "moons", "--n", 200, "--seed", 11, "--grid",
+                          "rows=sampler:ddim,heun cols=steps:4,9", "--out", os.path.join(d, "x.npy"))
+            self.assertEqual(rc, 0, err)
+            self.assertTrue(np.array_equal(np.load(os.path.join(d, "x.npy")), g["x"]))
+
+    def test_position(self):
+        g = diffscope.grid("cols=steps:4,20", model="moons", n=60, seed=2, position=0.5, align="step")
+        self.assertEqual([c["frame"] for c in g["cells"]], [2, 10])
+        _, traj = diffscope.load("moons").sample(60, steps=4, seed=2, trajectory=True)
+        self.assertTrue(np.array_equal(g["x"][0, 0], traj[2]))
+        with self.assertRaises(ValueError):
+            diffscope.grid("cols=steps:4", model="moons", n=10, position=2.0)
+        with self.assertRaises(ValueError):
+            diffscope.grid("cols=steps:4", model="moons", n=10, position=0.5, align="time")
+
+    def test_dict_spec_and_refusals(self):
+        g = diffscope.grid({"cols": {"axis": "eta", "values": [0, 1]}}, model="moons", n=50, steps=5)
+        self.assertEqual(g["x"].shape, (1, 2, 50, 2))
+        for spec, parts in [("cols=colour:1", ["'colour'", "valid: sampler"]),
+                            ("cols=steps:5,5000", ["cols steps=5000", "steps = 5000", "[1, 1000]"]),
+                            ("rows=steps:5 cols=steps:6", ["'steps'", "both rows and cols"])]:
+            with self.assertRaises(ValueError) as e:
+                diffscope.grid(spec, model="moons", n=10)
+            for p in parts:
+                self.assertIn(p, str(e.exception))
+        for kw, part in [(dict(n=0), "n = 0 is out of range"), (dict(seed=-1), "seed = -1 is out of range"),
+                         (dict(steps=1.5), "steps = 1.5 is not an int"), (dict(eta=2.0), "eta = 2 is out of range")]:
+            with self.assertRaises(ValueError) as e:
+                diffscope.grid("cols=steps:2", model="moons", **kw)
+            self.assertIn(part, str(e.exception))
+
+
 class DLPackHost(unittest.TestCase):
     def test_host_dlpack_input(self):
         """An object offering only DLPack on the CPU (as a torch CPU tensor does) is read without __array__."""
@@ -747,6 +794,56 @@ class Fork(unittest.TestCase):
             with self.subTest(name):
                 self.assertTrue(same, "the child's result differs from the parent's")
                 self.assertLess(seconds, 10.0)  # measured: well under a second (tests/RELIABILITY.md)
+
+
+class Train(unittest.TestCase):
+    """diffscope.train (docs/SEMANTICS.md §11): the Model it returns, the CLI's file bit for bit, resume, errors."""
+
+    def test_returns_the_model_and_writes_the_clis_file(self):
+        with tempfile.TemporaryDirectory() as d:
+            kw = dict(objective="flow", hidden=64, batch=64, steps=12, seed=3)
+            m = diffscope.train("moons", os.path.join(d, "py.safetensors"), **kw)
+            self.assertEqual((m.dim, m.hidden), (2, 64))
+            code, err = cli("train", "--quiet", "--data", "moons", "--objective", "flow", "--hidden", 64, "--batch", 64,
+                            "--steps", 12, "--seed", 3, "--out", os.path.join(d, "cli.safetensors"))
+            self.assertEqual(code, 0, err)
+            a = diffscope.load(os.path.join(d, "py.safetensors")).sample(8, steps=4, seed=0)
+            b = diffscope.load(os.path.join(d, "cli.safetensors")).sample(8, steps=4, seed=0)
+            np.testing.assert_array_equal(a, b)
+
+    def test_ctrl_c_writes_the_last_step_and_resume_continues_the_run(self):
+        x = np.random.default_rng(0).standard_normal((300, 3)) * [1.0, 2.0, 3.0]
+        kw = dict(hidden=64, batch=32, steps=8)
+        with tempfile.TemporaryDirectory() as d:
+            calls = []
+            diffscope.train(x, os.path.join(d, "a.safetensors"), progress=lambda s, t, l: calls.append((s, t)), **kw)
+            self.assertEqual(calls[-1], (8, 8))
+
+            def interrupt_at_4(step, total, loss):
+                if step == 4:
+                    os.kill(os.getpid(), signal.SIGINT)
+            with self.assertRaises(KeyboardInterrupt):
+                diffscope.train(x, os.path.join(d, "b.safetensors"), progress=interrupt_at_4, **kw)
+            stopped = diffscope.load(os.path.join(d, "b.safetensors"))
+            self.assertEqual(stopped.hidden, 64)
+            diffscope.train(x, os.path.join(d, "c.safetensors"), resume=os.path.join(d, "b.ckpt.safetensors"))
+            a = diffscope.load(os.path.join(d, "a.safetensors")).sample(8, steps=4, seed=0)
+            c = diffscope.load(os.path.join(d, "c.safetensors")).sample(8, steps=4, seed=0)
+            np.testing.assert_array_equal(a, c)
+
+    def test_bad_arguments_raise_value_error(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "m.safetensors")
+            for kw, words in ((dict(data=np.full((4, 2), np.nan)), ["data", "nan", "row 0, column 0"]),
+                              (dict(data=np.zeros((5, 65))), ["dim 65", "[1, 64]"]),
+                              (dict(data="moons", hidden=32), ["hidden", "32", "[64, 512]"]),
+                              (dict(data="moons", objective="edm"), ["objective", "edm"]),
+                              (dict(data="moons", resume=out, lr=0.1), ["lr", "resume"])):
+                with self.assertRaises(ValueError) as e:
+                    diffscope.train(out=out, **kw)
+                for w in words:
+                    self.assertIn(w, str(e.exception))
+            self.assertEqual(os.listdir(d), [])
 
 
 class Gil(unittest.TestCase):

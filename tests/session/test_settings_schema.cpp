@@ -81,7 +81,8 @@ TEST(SettingsSchema, ValuesSetByNameRoundTripThroughTheFile) {
       {"precision", "bf16"}, {"backend", "cpu"},      {"from_data", "1"},     {"memory_budget_mb", "99"},
       {"trail_frames", "9"}, {"show_data", "0"},      {"show_field", "1"},    {"show_axes", "0"},
       {"field_x0", "1"},     {"field_grid", "10"},    {"point_size", "4.5"},  {"point_alpha", "0.25"},
-      {"camera", "1.5,-2,0.75"}, {"export_size", "300x200"}, {"image_grid_scale", "3"}};
+      {"camera", "1.5,-2,0.75"}, {"export_size", "300x200"}, {"image_grid_scale", "3"},
+      {"view_mode", "both"}, {"density_scale", "linear"}, {"density_bin_px", "7"}, {"density_contours", "0"}};
   for (const auto& [k, v] : values) set_setting(s, k, v);
   std::string note;
   const AppSettings back = settings_from_json(nlohmann::json::parse(settings_to_json(s).dump()), &note);
@@ -92,6 +93,10 @@ TEST(SettingsSchema, ValuesSetByNameRoundTripThroughTheFile) {
   EXPECT_FALSE(back.view.cam_auto);
   EXPECT_FALSE(back.view.show_axes);
   EXPECT_EQ(back.export_height, 200);
+  EXPECT_EQ(back.view.view_mode, ViewMode::Both);
+  EXPECT_EQ(back.view.density_scale, DensityScale::Linear);
+  EXPECT_EQ(back.view.density_bin_px, 7);
+  EXPECT_FALSE(back.view.density_contours);
   EXPECT_TRUE(same_sampling(back.sampling, s.sampling));
   SamplingSettings other = s.sampling;
   other.eta = 0.5;

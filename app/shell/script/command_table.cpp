@@ -28,6 +28,14 @@ constexpr ScriptCommand kCommands[] = {
     {"wheel", cmd_wheel, "turn the mouse wheel at (X, Y) pixels (zooms the 2D view about that point)"},
     {"drag_timeline", cmd_drag_timeline,
      "drag on the timeline slider from FROM to TO (fractions of its width) in FRAMES frames"},
+    {"pick", cmd_pick,
+     "pick the sample of the shown frame nearest to (X, Y) in the 2D view's data units, as a click there (add: as "
+     "Shift+click); none within the pick radius (8 px) is printed and changes nothing"},
+    {"pin", cmd_pin, "add sample INDEX to the picks (settings key picks)"},
+    {"unpin", cmd_unpin, "remove sample INDEX from the picks (all: every one)"},
+    {"move_start", cmd_move_start,
+     "start sample INDEX at (X, Y) instead of its start noise (settings key start_edits; a 2D model): only its "
+     "trajectory is re-run"},
     {"export", cmd_export,
      "an export as the Export section's buttons; video: frames 0 .. the shown one; a failed export prints its "
      "error, the script goes on and the run exits non-zero"},

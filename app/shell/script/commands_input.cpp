@@ -39,7 +39,8 @@ struct ScriptKey {
 };
 constexpr ScriptKey kScriptKeys[] = {{"Space", kKeySpace, ' '}, {"Left", kKeyLeft, 0}, {"Right", kKeyRight, 0},
                                      {"Home", kKeyHome, 0},     {"End", kKeyEnd, 0},   {"S", kKeyS, 's'},
-                                     {"V", kKeyV, 'v'},         {"H", kKeyH, 'h'}};
+                                     {"V", kKeyV, 'v'},         {"H", kKeyH, 'h'},
+                                     {"D", kKeyD, 'd'}};
 
 std::vector<std::string> script_key_names() {
   std::vector<std::string> names;

@@ -33,7 +33,7 @@
 namespace diffscope::shell::script {
 
 ScriptAction cmd_export(ScriptArgs& a) {
-  const std::string what = a.choice("KIND", {"snapshot", "grid", "state", "trajectory", "frames", "video"});
+  const std::string what = a.choice("KIND", {"snapshot", "grid", "state", "trajectory", "frames", "video", "svg", "pdf"});
   const std::string path = a.word_or("PATH (video: .mp4, .gif or .webp; else the export folder's next name)", "");
   // FPS only after a video's PATH (another kind's third word is left over: a path with a blank, unquoted).
   const bool video = what == "video";

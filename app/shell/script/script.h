@@ -95,6 +95,11 @@ ScriptAction cmd_mouse(ScriptArgs& a);
 ScriptAction cmd_click(ScriptArgs& a);
 ScriptAction cmd_wheel(ScriptArgs& a);
 ScriptAction cmd_drag_timeline(ScriptArgs& a);
+// commands_pick.cpp: picking particles, pins, edited starts
+ScriptAction cmd_pick(ScriptArgs& a);
+ScriptAction cmd_pin(ScriptArgs& a);
+ScriptAction cmd_unpin(ScriptArgs& a);
+ScriptAction cmd_move_start(ScriptArgs& a);
 // commands_output.cpp: exports, screenshots, expectations
 ScriptAction cmd_export(ScriptArgs& a);
 ScriptAction cmd_screenshot(ScriptArgs& a);

@@ -48,8 +48,9 @@ void check_value(const std::string& arg, const char* dim, GridAxis a, const std:
       for (const std::string& s : spacing_names()) if (s == v) return;
       throw bad_value(arg, dim, a, v, spacing_choices());
     case GridAxis::Precision:
-      if (v == "fp32" || v == "tf32" || v == "bf16") return;
-      throw bad_value(arg, dim, a, v, "fp32, tf32, bf16");
+      for (Precision p : {Precision::Fp32, Precision::Tf32, Precision::Bf16, Precision::F16})
+        if (v == precision_name(p)) return;
+      throw bad_value(arg, dim, a, v, precision_names());
     case GridAxis::Steps:
       if (parse_int(v, 1, &i) && i <= 1000000) return;
       throw bad_value(arg, dim, a, v, "an integer in [1, t_start + 1]");

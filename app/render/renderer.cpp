@@ -350,7 +350,7 @@ void Renderer::draw_contours(const SceneInput& in, const Rect& r, const float vi
   glBindVertexArray(m_vao_empty);
   glDrawArrays(GL_TRIANGLES, 0, 6);
   glBindVertexArray(0);
-
+}
 
 int Renderer::pick_nearest(const SceneInput& in, double x, double y, double radius) {
   if (in.dim != 2 && m_proj_dim != in.dim) return -1;

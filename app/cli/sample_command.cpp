@@ -774,6 +774,21 @@ void run_sample(SampleOptions options) {
 }  // namespace
 
 namespace {
+// The comparison grid's options of `sample` (cli/grid_sample.h, SEMANTICS §10).
+void add_grid_options(CLI::App* sub, SampleOptions& o) {
+  sub->add_option("--grid", o.grid, "a comparison grid: rows=AXIS:V1,V2,... cols=AXIS:V1,... (axes sampler, steps, "
+                                    "spacing, eta, precision, model, t_start; <= 8 values each) or @spec.json / "
+                                    "@grid.png; --out holds (rows, cols, n, dim) (SEMANTICS §10)");
+  sub->add_option("--grid-position", o.grid_position, "with --grid: --out and --png hold each cell's state at this "
+                                                       "shared timeline position, in [0, 1] (default the final samples)");
+  sub->add_option("--grid-align", o.grid_align, "with --grid-position: align cells of different step counts by "
+                                                 "noise level (noise) or by step (step)")
+      ->check(CLI::IsMember({"noise", "step"}))
+      ->capture_default_str();
+  sub->add_option("--metrics-csv", o.metrics_csv, "with --grid: every cell's metrics as CSV");
+  sub->add_option("--metrics-json", o.metrics_json, "with --grid: the spec and every cell's metrics as JSON");
+}
+
 // `sample`'s subcommand and its options on `app`.
 std::shared_ptr<SampleOptions> add_sample_command(CLI::App& app) {
   auto o = std::make_shared<SampleOptions>();
@@ -815,17 +830,7 @@ std::shared_ptr<SampleOptions> add_sample_command(CLI::App& app) {
   sub->add_option("--precision", o->precision, "fp32 | tf32 | bf16 | fp16 (tf32/bf16/fp16 need --backend cuda)")
       ->check(CLI::IsMember({"fp32", "tf32", "bf16", "fp16"}))
       ->capture_default_str();
-  sub->add_option("--grid", o->grid, "a comparison grid: rows=AXIS:V1,V2,... cols=AXIS:V1,... (axes sampler, steps, "
-                                     "spacing, eta, precision, model, t_start; <= 8 values each) or @spec.json / "
-                                     "@grid.png; --out holds (rows, cols, n, dim) (SEMANTICS §10)");
-  sub->add_option("--grid-position", o->grid_position, "with --grid: --out and --png hold each cell's state at this "
-                                                        "shared timeline position, in [0, 1] (default the final samples)");
-  sub->add_option("--grid-align", o->grid_align, "with --grid-position: align cells of different step counts by "
-                                                  "noise level (noise) or by step (step)")
-      ->check(CLI::IsMember({"noise", "step"}))
-      ->capture_default_str();
-  sub->add_option("--metrics-csv", o->metrics_csv, "with --grid: every cell's metrics as CSV");
-  sub->add_option("--metrics-json", o->metrics_json, "with --grid: the spec and every cell's metrics as JSON");
+  add_grid_options(sub, *o);
   sub->add_option("--config", o->config, "run a sidecar (.json, or an exported .png carrying one): its settings and "
                                          "picture values; flags given as well win; unknown keys are named in a note");
 #ifdef DIFFSCOPE_SAMPLE_PNG

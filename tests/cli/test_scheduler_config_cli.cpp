@@ -171,7 +171,7 @@ TEST(SchedulerConfigCli, OutputFlagsWithoutTheirOutputAreNoted) {
   guitest::Result r = guitest::run_cli(base + "--fps 10 --trajectory-stride 2", dir.path());
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("note: --fps has no effect without --video\n"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("note: --trajectory-stride has no effect without --trajectory or --video or --png\n"),
+  EXPECT_NE(r.err.find("note: --trajectory-stride has no effect without --trajectory or --video or --png or --svg or --pdf\n"),
             std::string::npos)
       << r.err;
   r = guitest::run_cli(base + "--trajectory '" + dir.file("t.npy") + "' --trajectory-stride 2", dir.path());
@@ -179,7 +179,7 @@ TEST(SchedulerConfigCli, OutputFlagsWithoutTheirOutputAreNoted) {
   EXPECT_EQ(r.err.find("has no effect"), std::string::npos) << r.err;
 #ifdef DIFFSCOPE_HAVE_GUI
   r = guitest::run_cli(base + "--size 64x64 --frame 1", dir.path());
-  EXPECT_NE(r.err.find("note: --size has no effect without --png or --video\n"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("note: --size has no effect without --png or --video or --svg or --pdf\n"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("--frame has no effect"), std::string::npos) << r.err;  // --out holds frame 1's state
   // The picture is drawn through EGL: Mesa's dlopen'ed driver leaks in the ASan build (no leak report asked).
   r = guitest::run_cli(base + "--png '" + dir.file("p.png") + "' --size 64x64 --frame 1", dir.path(),

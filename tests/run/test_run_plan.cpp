@@ -79,6 +79,7 @@ ThreeRequests three(Sampler sampler, Spacing spacing, const SchedulerConfig* con
 
   SamplingSettings s;
   s.n_samples = 64, s.sampler = sampler, s.spacing = spacing, s.eta = eta, s.steps = 10, s.t_start = 700, s.seed = 9;
+  s.precision = Precision::Fp32;  // the CLI's and Python's default; the app's own is fp16 (SEMANTICS §8)
   r.gui = session_request(s, config, false, 1024);  // a budget that keeps every frame
   return r;
 }

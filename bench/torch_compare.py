@@ -8,7 +8,8 @@ called S times from Python ("compile") and the same S calls replayed in one CUDA
 is compiled whole. Inductor's cache (FX graphs and autotuning results) lives in bench/.inductor_cache (git-ignored;
 --cache-dir), so a second call on a machine that has the folder skips the autotuning; --warm-cache only compiles
 (no timing, not ours), to fill that folder in one call before a call that times everything.
-Precision as PERFORMANCE.md: fp32 = TF32 off; tf32 = torch.backends.cuda.matmul.allow_tf32; bf16 = autocast.
+Precision as PERFORMANCE.md: fp32 = TF32 off; tf32 = torch.backends.cuda.matmul.allow_tf32; bf16 / fp16 = autocast
+to torch.bfloat16 / torch.float16 (--precisions picks some, default all four).
 Weights: written here with torch.manual_seed and passed to our CLI as .safetensors (--model64/--model2/--mlp3).
 Inputs: standard normal on both sides (ours: Philox, here: torch.randn) — the same distribution, not the same
 numbers; each side reports its own error against float64 on its own input.
@@ -44,7 +45,7 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 from reference_module import Mlp3, ReferenceDenoiser  # noqa: E402
 import safetensors_io  # noqa: E402
 
-PRECISIONS = ("fp32", "tf32", "bf16")
+PRECISIONS = ["fp32", "tf32", "bf16", "fp16"]  # main() narrows it to --precisions
 
 
 def set_precision(p):
@@ -53,7 +54,9 @@ def set_precision(p):
 
 
 def ctx(p):
-    return torch.autocast("cuda", dtype=torch.bfloat16) if p == "bf16" else torch.autocast("cuda", enabled=False)
+    if p in ("bf16", "fp16"):
+        return torch.autocast("cuda", dtype=torch.bfloat16 if p == "bf16" else torch.float16)
+    return torch.autocast("cuda", enabled=False)
 
 
 def events_time(fn, warm, reps):
@@ -235,9 +238,15 @@ def main():
     ap.add_argument("--skip-ours", action="store_true")
     ap.add_argument("--warm-cache", action="store_true", help="only compile every workload (fills --cache-dir)")
     ap.add_argument("--only", default="")
+    ap.add_argument("--precisions", default="fp32,tf32,bf16,fp16", help="comma-separated, of fp32, tf32, bf16, fp16")
     ap.add_argument("--cache-dir", default=os.environ["TORCHINDUCTOR_CACHE_DIR"],
                     help="inductor's cache (read before torch is imported; default bench/.inductor_cache)")
     args = ap.parse_args()
+    wanted = [q for q in args.precisions.split(",") if q]
+    bad = [q for q in wanted if q not in PRECISIONS]
+    if bad:
+        ap.error("--precisions: %s is not a precision; valid: %s" % (", ".join(bad), ", ".join(PRECISIONS)))
+    PRECISIONS[:] = wanted
     if args.warm_cache:
         args.compile, args.skip_ours = True, True
     if args.compile:

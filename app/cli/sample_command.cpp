@@ -575,7 +575,10 @@ std::string check_outputs(const SampleRun& s) {
   if (!o.video.empty()) check_ffmpeg_available("--video", o.video);  // before any work: nothing written without it
   for (const auto& [arg, path] : {std::pair<const char*, std::string>{"--svg", o.svg}, {"--pdf", o.pdf}}) {
     if (path.empty()) continue;
-    figure_format_of(arg, path);
+    const FigureFormat want = std::string(arg) == "--svg" ? FigureFormat::Svg : FigureFormat::Pdf;
+    if (figure_format_of(arg, path) != want)  // --svg names an SVG, --pdf a PDF: never the other format silently
+      throw InvalidInput(std::string(arg) + " = " + path + ": the file is written as " + (arg + 2) +
+                         "; valid: a name ending in ." + (arg + 2));
     require_figures(std::string(arg) + " " + path);
   }
 #endif
@@ -725,7 +728,7 @@ void run_grid_of(SampleOptions& o) {
 }
 
 void run_sample(SampleOptions options) {
-  if (!options.grid.empty()) return run_grid_of(options);
+  if (options.given("--grid")) return run_grid_of(options);  // an empty spec too: the parser refuses it
   const StopSignalScope stop;  // SIGINT / SIGTERM stop the run cleanly: exit 130 / 143, nothing written
   // Everything is checked before any computation; outputs are written only at the end.
   SampleRun s;

@@ -30,7 +30,8 @@ Figure Exporter::build_figure(const ExportView& v, int slot, bool vector) {
   f.cam = {cam.cx, cam.cy, cam.half_h};
   f.raster = render_scene(v, slot, plot.w, plot.h);
   f.point_px = s.view.point_size * v.ui_scale, f.point_alpha = s.view.point_alpha, f.show_axes = s.view.show_axes;
-  f.vector_marks = vector && figure_uses_vector_marks(l.B, trail, f.image_model);
+  f.vector_marks =
+      vector && figure_uses_vector_marks(l.B, trail, f.image_model, s.view.view_mode != ViewMode::Points);
   if (f.vector_marks) {
     const std::vector<float> frames = download_slots(v, 0, slot + 1);
     // As App::update_projection: the data's principal axes, else those of the start state (frame 0).

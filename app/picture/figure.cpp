@@ -25,8 +25,8 @@ void particle_colour(float x0, float y0, float rgb[3]) {
   for (int c = 0; c < 3; ++c) rgb[c] = 0.55f + 0.45f * std::cos(two_pi * (h + offset[c]));
 }
 
-bool figure_uses_vector_marks(int n, int trail_frames, bool image_model) {
-  return !image_model && n <= kFigureVectorMaxPoints &&
+bool figure_uses_vector_marks(int n, int trail_frames, bool image_model, bool density_view) {
+  return !image_model && !density_view && n <= kFigureVectorMaxPoints &&
          int64_t(n) * (std::max(trail_frames, 0) + 1) <= kFigureVectorMaxMarks;
 }
 

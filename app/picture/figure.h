@@ -58,11 +58,12 @@ struct FigureRect {
 FigureRect figure_plot_rect(const Figure& f);
 
 // The rule for the vector writers' marks: the samples (and trails, data, field) are vector marks when the plot is no
-// image grid, n <= kFigureVectorMaxPoints and n x (trail frames + 1) <= kFigureVectorMaxMarks; otherwise the
-// rendered plot is embedded as one raster image inside the vector axes, legend and caption.
+// image grid, shows no density view (view_mode points), n <= kFigureVectorMaxPoints and n x (trail frames + 1) <=
+// kFigureVectorMaxMarks; otherwise the rendered plot is embedded as one raster image inside the vector axes, legend
+// and caption.
 constexpr int kFigureVectorMaxPoints = 20000;
 constexpr int kFigureVectorMaxMarks = 60000;
-bool figure_uses_vector_marks(int n, int trail_frames, bool image_model);
+bool figure_uses_vector_marks(int n, int trail_frames, bool image_model, bool density_view);
 
 // The page as RGBA rows (top first, width x height): the raster plot inside the axes, legend, caption and strip.
 // Throws ResourceUnavailable without cairo.

@@ -144,7 +144,7 @@ Figure RunRenderer::figure(int slot, bool vector) {
   f.cam = {cam.cx, cam.cy, cam.half_h};
   f.raster = render(slot, plot.w, plot.h);
   f.point_px = v.point_size * r.ui_scale, f.point_alpha = v.point_alpha, f.show_axes = v.show_axes;
-  f.vector_marks = vector && figure_uses_vector_marks(r.B, trail, f.image_model);
+  f.vector_marks = vector && figure_uses_vector_marks(r.B, trail, f.image_model, v.view_mode != ViewMode::Points);
   if (f.vector_marks) {
     f.marks = figure_marks(md, m->p, r.frames, r.B, slot, trail, f.show_data);
     f.marks.field = m->field;

@@ -1,5 +1,5 @@
-// denoise_cta.cu — the small-batch (latency-bound) fused denoiser in bf16: one CTA of 8 warps holds every weight as
-// bf16 tensor-core fragments — W1 and W3 in shared memory (64 KB for dim 64, hidden 256), W2 (128 KB) in registers,
+// denoise_cta.cu — the small-batch (latency-bound) fused denoiser in bf16 / fp16: one CTA of 8 warps holds every
+// weight as 16-bit tensor-core fragments — W1 and W3 in shared memory (64 KB for dim 64, hidden 256), W2 (128 KB) in registers,
 // each warp its own 32 output columns — and runs all steps for B <= 16 rows (one m16 tile). Each layer is split
 // over the warps by output columns (4 n-blocks = 32 hidden units per warp); the layer's activations are exchanged
 // as ready-made A fragments through shared memory, so a step is three short mma chains and three __syncthreads.
@@ -45,9 +45,9 @@ struct CtaLayout {
 // Stamp build (ST, latency_stamps.h): slots of step -1: 0 start, 1 weight loads issued, 2 after pdl_wait, 3 ready
 // (weights in shared memory, x loaded), 4 end; of each step: 0 top, 1 coefficients published (__syncthreads_or),
 // 2 layer 1 stored, 3 barrier, 4 layer 2 stored, 5 barrier, 6 layer 3 mma done, 7 x updated, 8 barrier, 9 frames.
-template <int KX, bool ST>
+template <class Op, int KX, bool ST>
 __global__ void __launch_bounds__(kThreads, 1)
-    kernel_denoise_cta_bf16(const DenoiseArgs a, const uint2* __restrict__ gF1, const uint2* __restrict__ gF2,
+    kernel_denoise_cta(const DenoiseArgs a, const uint2* __restrict__ gF1, const uint2* __restrict__ gF2,
                             const uint2* __restrict__ gF3, const float* __restrict__ w1t_g, long long* stp) {
   using L = CtaLayout<KX>;
   constexpr int KB1 = L::KB1, NB1 = L::NB1, KBH = L::KBH, NB3 = L::NB3;
@@ -104,7 +104,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       const float tt0 = cs[g].w, tt1 = cs[g + 8].w;
       // ---- layer 1: this warp's h1 k-blocks 2w, 2w+1 (n-blocks 4w .. 4w+3)
       {
-        AFrag<Bf16Tag> xa[KB1];
+        AFrag<Op> xa[KB1];
 #pragma unroll
         for (int j = 0; j < KB1; ++j) {
           const float2 v00 = *reinterpret_cast<const float2*>(xs + g * XS + 16 * j + 2 * q);
@@ -132,7 +132,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
             for (int e = 0; e < 4; ++e) c[hf][e] = silu_fast(c[hf][e]);
           }
-          AFrag<Bf16Tag> h;
+          AFrag<Op> h;
           make_afrag(h, c[0], c[1]);
           h1f[j * 32 + lane] = make_uint4(h.r[0], h.r[1], h.r[2], h.r[3]);
         }
@@ -151,7 +151,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
         for (int kb = 0; kb < KBH; ++kb) {
           const uint4 hv = h1f[kb * 32 + lane];
-          const AFrag<Bf16Tag> h = {{hv.x, hv.y, hv.z, hv.w}};
+          const AFrag<Op> h = {{hv.x, hv.y, hv.z, hv.w}};
 #pragma unroll
           for (int i = 0; i < 4; ++i) mma16(acc[i], h, w2r[i][kb]);
         }
@@ -161,7 +161,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           for (int e = 0; e < 4; ++e) acc[i][e] = silu_fast(acc[i][e]);
 #pragma unroll
         for (int hb = 0; hb < 2; ++hb) {
-          AFrag<Bf16Tag> h;
+          AFrag<Op> h;
           make_afrag(h, acc[2 * hb], acc[2 * hb + 1]);
           h2f[(2 * warp + hb) * 32 + lane] = make_uint4(h.r[0], h.r[1], h.r[2], h.r[3]);
         }
@@ -178,7 +178,7 @@ __global__ void __launch_bounds__(kThreads, 1)
 #pragma unroll
         for (int kb = 0; kb < KBH; kb += 2) {
           const uint4 hv = h2f[kb * 32 + lane], hw = h2f[(kb + 1) * 32 + lane];
-          const AFrag<Bf16Tag> h = {{hv.x, hv.y, hv.z, hv.w}}, h_ = {{hw.x, hw.y, hw.z, hw.w}};
+          const AFrag<Op> h = {{hv.x, hv.y, hv.z, hv.w}}, h_ = {{hw.x, hw.y, hw.z, hw.w}};
           mma16(e, h, sF3[(nb * KBH + kb) * 32 + lane]);
           mma16(e2, h_, sF3[(nb * KBH + kb + 1) * 32 + lane]);
         }
@@ -214,24 +214,27 @@ __global__ void __launch_bounds__(kThreads, 1)
   stamp<ST>(stp, 0, -1, 4, nst);
 }
 
-template <int KX>
+template <class Op, int KX>
 void launch_cta(const DenoiseArgs& a, const DenoisePlan& plan, const LaunchContext& ctx, cudaStream_t s) {
   constexpr size_t smem = CtaLayout<KX>::total;
   static_assert(smem + kCH * kRows * (sizeof(float4) + sizeof(int)) <= 227 * 1024,
                 "single-CTA layout exceeds shared memory");
   long long* stp = ctx.stamps_for(stamp_capacity(1, a.k_end - a.k_begin));
-  auto* kernel = stp ? kernel_denoise_cta_bf16<KX, true> : kernel_denoise_cta_bf16<KX, false>;
-  cta::launch(kernel, kThreads, smem, a, stp, plan.pdl, s, "single-CTA denoiser launch");
+  auto* kernel = stp ? kernel_denoise_cta<Op, KX, true> : kernel_denoise_cta<Op, KX, false>;
+  cta::launch(kernel, kThreads, smem, a, cta::fragments<Op>(a.net), stp, plan.pdl, s, "single-CTA denoiser launch");
 }
 
 }  // namespace
 
 // plan.cta_n8 (B <= 8): the weights-as-A kernel of denoise_cta8.cu; else this file's.
-void launch_denoise_cta(const DenoiseArgs& a, const DenoisePlan& plan, const LaunchContext& ctx, cudaStream_t s) {
-  if (!a.net.f2_bf16) throw std::invalid_argument("single-CTA denoiser: no bf16 fragments for this model");
-  if (plan.cta_n8) return launch_denoise_cta8(a, plan, ctx, s);
-  if (a.net.dim <= 16) launch_cta<16>(a, plan, ctx, s);
-  else launch_cta<64>(a, plan, ctx, s);
+void launch_denoise_cta(const DenoiseArgs& a, Precision p, const DenoisePlan& plan, const LaunchContext& ctx,
+                        cudaStream_t s) {
+  if (!a.net.f2_bf16 || !precision_16bit(p))
+    throw std::invalid_argument("single-CTA denoiser: needs bf16 / fp16 and the model's fragments");
+  if (plan.cta_n8) return launch_denoise_cta8(a, p, plan, ctx, s);
+  const bool f16 = p == Precision::F16;
+  if (a.net.dim <= 16) f16 ? launch_cta<F16Tag, 16>(a, plan, ctx, s) : launch_cta<Bf16Tag, 16>(a, plan, ctx, s);
+  else f16 ? launch_cta<F16Tag, 64>(a, plan, ctx, s) : launch_cta<Bf16Tag, 64>(a, plan, ctx, s);
 }
 
 }  // namespace diffscope::kernels

@@ -1,4 +1,4 @@
-// denoise_cta8.cu — the single-CTA bf16 denoiser for B <= 8 rows with the weights as the mma A operand (the
+// denoise_cta8.cu — the single-CTA bf16 / fp16 denoiser for B <= 8 rows with the weights as the mma A operand (the
 // latency-bound rows): every layer computes out^T = W act^T with hidden units (or output dims) as M (16 per
 // m-block) and the batch as N = 8, so a step issues half the mma and half the SiLU of the m16 kernel
 // (denoise_cta.cu), whose 16-row tiles are half padding at B = 8. Same weights and fragments as that kernel: the
@@ -48,18 +48,20 @@ struct Cta8Layout {
 // Position of k (0..15) inside its permuted 16-block: (2q, 2q+1, 2q+8, 2q+9) -> 4q .. 4q+3.
 __device__ __forceinline__ int perm16(int k) { return 4 * ((k & 7) >> 1) + 2 * (k >> 3) + (k & 1); }
 
+template <class Op>
 __device__ __forceinline__ void mma_a(float* c, uint2 lo, uint2 hi, uint2 b) {
-  AFrag<Bf16Tag> a = {{lo.x, hi.x, lo.y, hi.y}};
+  AFrag<Op> a = {{lo.x, hi.x, lo.y, hi.y}};
   mma16(c, a, b);
 }
 
-// Stores accumulator tile (16 units of m-block m) x (batch 2q, 2q+1) as bf16 into h[batch][unit], permuted.
-__device__ __forceinline__ void store_h(__nv_bfloat16* h, int m, int g, int q, const float* c) {
+// Stores accumulator tile (16 units of m-block m) x (batch 2q, 2q+1) as Op's 16 bits into h[batch][unit], permuted.
+template <class Op>
+__device__ __forceinline__ void store_h(uint16_t* h, int m, int g, int q, const float* c) {
   const int p0 = 16 * m + perm16(g), p1 = 16 * m + perm16(g + 8);
-  h[(2 * q) * kHS + p0] = __float2bfloat16_rn(c[0]);
-  h[(2 * q + 1) * kHS + p0] = __float2bfloat16_rn(c[1]);
-  h[(2 * q) * kHS + p1] = __float2bfloat16_rn(c[2]);
-  h[(2 * q + 1) * kHS + p1] = __float2bfloat16_rn(c[3]);
+  h[(2 * q) * kHS + p0] = bits_op<Op>(c[0]);
+  h[(2 * q + 1) * kHS + p0] = bits_op<Op>(c[1]);
+  h[(2 * q) * kHS + p1] = bits_op<Op>(c[2]);
+  h[(2 * q + 1) * kHS + p1] = bits_op<Op>(c[3]);
 }
 
 // Two of the four normals philox_normal4 gives for (row, step_key, j): half 0 -> out[0..1], half 1 -> out[2..3],
@@ -78,9 +80,9 @@ __device__ __forceinline__ void philox_normal2(uint64_t seed, uint32_t row, uint
 }
 
 // Stamp build (ST, latency_stamps.h): the slots of denoise_cta.cu's kernel.
-template <int KX, bool ST>
+template <class Op, int KX, bool ST>
 __global__ void __launch_bounds__(kThreads, 1)
-    kernel_denoise_cta8_bf16(const DenoiseArgs a, const uint2* __restrict__ gF1, const uint2* __restrict__ gF2,
+    kernel_denoise_cta8(const DenoiseArgs a, const uint2* __restrict__ gF1, const uint2* __restrict__ gF2,
                              const uint2* __restrict__ gF3, const float* __restrict__ w1t_g, long long* stp) {
   using L = Cta8Layout<KX>;
   constexpr int KB1 = L::KB1, NB1 = L::NB1, KBH = L::KBH, NB3 = L::NB3, MB3 = L::MB3, XS = L::XS;
@@ -88,8 +90,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   char* base = reinterpret_cast<char*>(smem_cta8);
   const uint2* sF1 = reinterpret_cast<const uint2*>(base + L::f1);
   const uint2* sF3 = reinterpret_cast<const uint2*>(base + L::f3);
-  __nv_bfloat16* h1 = reinterpret_cast<__nv_bfloat16*>(base + L::h1);
-  __nv_bfloat16* h2 = reinterpret_cast<__nv_bfloat16*>(base + L::h2);
+  uint16_t* h1 = reinterpret_cast<uint16_t*>(base + L::h1);
+  uint16_t* h2 = reinterpret_cast<uint16_t*>(base + L::h2);
   float* xs = reinterpret_cast<float*>(base + L::xs);
   float* zs = reinterpret_cast<float*>(base + L::zs);
   float* sb1 = reinterpret_cast<float*>(base + L::b1);
@@ -145,7 +147,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int kb = 0; kb < KB1; ++kb) {
           const float2 v0 = *reinterpret_cast<const float2*>(xs + g * XS + 16 * kb + 2 * q);
           const float2 v1 = *reinterpret_cast<const float2*>(xs + g * XS + 16 * kb + 2 * q + 8);
-          bx[kb] = make_uint2(pack_bf16x2(v0.x, v0.y), pack_bf16x2(v1.x, v1.y));
+          bx[kb] = make_uint2(pack_op2<Op>(v0.x, v0.y), pack_op2<Op>(v1.x, v1.y));
         }
         const float tt0 = cs[2 * q].w, tt1 = cs[2 * q + 1].w;
 #pragma unroll
@@ -155,10 +157,10 @@ __global__ void __launch_bounds__(kThreads, 1)
                         fmaf(sw1t[u1], tt1, sb1[u1])};
 #pragma unroll
           for (int kb = 0; kb < KB1; ++kb)
-            mma_a(c, sF1[((2 * m) * KB1 + kb) * 32 + lane], sF1[((2 * m + 1) * KB1 + kb) * 32 + lane], bx[kb]);
+            mma_a<Op>(c, sF1[((2 * m) * KB1 + kb) * 32 + lane], sF1[((2 * m + 1) * KB1 + kb) * 32 + lane], bx[kb]);
 #pragma unroll
           for (int e = 0; e < 4; ++e) c[e] = silu_fast(c[e]);
-          store_h(h1, m, g, q, c);
+          store_h<Op>(h1, m, g, q, c);
         }
       }
       stamp<ST>(stp, 0, ks, 2, nst);
@@ -180,19 +182,19 @@ __global__ void __launch_bounds__(kThreads, 1)
           acc[i2][0][2] = acc[i2][0][3] = sb2[u0 + 8];
           acc[i2][1][0] = acc[i2][1][1] = acc[i2][1][2] = acc[i2][1][3] = 0.f;
         }
-        const __nv_bfloat16* hr = h1 + g * kHS + 4 * q;
+        const uint16_t* hr = h1 + g * kHS + 4 * q;
 #pragma unroll
         for (int kb = 0; kb < KBH; ++kb) {
           const uint2 b = *reinterpret_cast<const uint2*>(hr + 16 * kb);
 #pragma unroll
-          for (int i2 = 0; i2 < 2; ++i2) mma_a(acc[i2][kb & 1], w2r[2 * i2][kb], w2r[2 * i2 + 1][kb], b);
+          for (int i2 = 0; i2 < 2; ++i2) mma_a<Op>(acc[i2][kb & 1], w2r[2 * i2][kb], w2r[2 * i2 + 1][kb], b);
         }
 #pragma unroll
         for (int i2 = 0; i2 < 2; ++i2) {
           float c[4];
 #pragma unroll
           for (int e = 0; e < 4; ++e) c[e] = silu_fast(acc[i2][0][e] + acc[i2][1][e]);
-          store_h(h2, 2 * warp + i2, g, q, c);
+          store_h<Op>(h2, 2 * warp + i2, g, q, c);
         }
       }
       stamp<ST>(stp, 0, ks, 4, nst);
@@ -206,11 +208,11 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int j = 0; j < 4; ++j) e[j][0] = e[j][1] = e[j][2] = e[j][3] = 0.f;
         e[0][0] = e[0][1] = sb3[d0];
         e[0][2] = e[0][3] = sb3[d1];
-        const __nv_bfloat16* hr = h2 + g * kHS + 4 * q;
+        const uint16_t* hr = h2 + g * kHS + 4 * q;
 #pragma unroll
         for (int kb = 0; kb < KBH; ++kb) {
           const uint2 b = *reinterpret_cast<const uint2*>(hr + 16 * kb);
-          mma_a(e[kb & 3], sF3[((2 * m) * KBH + kb) * 32 + lane], sF3[((2 * m + 1) * KBH + kb) * 32 + lane], b);
+          mma_a<Op>(e[kb & 3], sF3[((2 * m) * KBH + kb) * 32 + lane], sF3[((2 * m + 1) * KBH + kb) * 32 + lane], b);
         }
         float eps[4];
 #pragma unroll
@@ -240,23 +242,27 @@ __global__ void __launch_bounds__(kThreads, 1)
   stamp<ST>(stp, 0, -1, 4, nst);
 }
 
-template <int KX>
+template <class Op, int KX>
 void launch_cta8(const DenoiseArgs& a, const DenoisePlan& plan, const LaunchContext& ctx, cudaStream_t s) {
   constexpr size_t smem = Cta8Layout<KX>::total;
   static_assert(smem + kCH * kRows * (sizeof(float4) + sizeof(int)) <= 227 * 1024,
                 "single-CTA layout exceeds shared memory");
   long long* stp = ctx.stamps_for(stamp_capacity(1, a.k_end - a.k_begin));
-  auto* kernel = stp ? kernel_denoise_cta8_bf16<KX, true> : kernel_denoise_cta8_bf16<KX, false>;
-  cta::launch(kernel, kThreads, smem, a, stp, plan.pdl, s, "single-CTA (B <= 8) denoiser launch");
+  auto* kernel = stp ? kernel_denoise_cta8<Op, KX, true> : kernel_denoise_cta8<Op, KX, false>;
+  cta::launch(kernel, kThreads, smem, a, cta::fragments<Op>(a.net), stp, plan.pdl, s,
+              "single-CTA (B <= 8) denoiser launch");
 }
 
 }  // namespace
 
-void launch_denoise_cta8(const DenoiseArgs& a, const DenoisePlan& plan, const LaunchContext& ctx, cudaStream_t s) {
-  if (!a.net.f2_bf16) throw std::invalid_argument("single-CTA denoiser: no bf16 fragments for this model");
+void launch_denoise_cta8(const DenoiseArgs& a, Precision p, const DenoisePlan& plan, const LaunchContext& ctx,
+                         cudaStream_t s) {
+  if (!a.net.f2_bf16 || !precision_16bit(p))
+    throw std::invalid_argument("single-CTA denoiser: needs bf16 / fp16 and the model's fragments");
   if (a.B > kRows) throw std::invalid_argument("single-CTA (B <= 8) denoiser: B = " + std::to_string(a.B));
-  if (a.net.dim <= 16) launch_cta8<16>(a, plan, ctx, s);
-  else launch_cta8<64>(a, plan, ctx, s);
+  const bool f16 = p == Precision::F16;
+  if (a.net.dim <= 16) f16 ? launch_cta8<F16Tag, 16>(a, plan, ctx, s) : launch_cta8<Bf16Tag, 16>(a, plan, ctx, s);
+  else f16 ? launch_cta8<F16Tag, 64>(a, plan, ctx, s) : launch_cta8<Bf16Tag, 64>(a, plan, ctx, s);
 }
 
 }  // namespace diffscope::kernels

@@ -158,7 +158,7 @@ bool denoise_path_supported(DenoisePath path, const DenoiseProblem& pr, Precisio
              cluster_shape(pr.dim, pr.hidden, pr.B, cluster_size_for(pr.hidden, o));
     case DenoisePath::Tiled: return f32_tile_shape(pr.dim, pr.hidden);
     case DenoisePath::SingleCta:
-      return p == Precision::Bf16 && denoise_tc_shape(pr.dim, pr.hidden) && pr.B >= 1 && pr.B <= kCtaRows;  // no fp16 build
+      return precision_16bit(p) && denoise_tc_shape(pr.dim, pr.hidden) && pr.B >= 1 && pr.B <= kCtaRows;
     case DenoisePath::Wgmma: return precision_16bit(p) && caps.wgmma() && denoise_tc_shape(pr.dim, pr.hidden);
   }
   return false;

@@ -84,7 +84,7 @@ std::string denoise_kernel_name(const DenoisePlan& plan);
 bool denoise_path_supported(DenoisePath path, const DenoiseProblem& pr, Precision p, const DeviceCaps& caps,
                             const KernelOptions& o);
 
-// The plan for a call. With force = Auto the fastest path that runs it: SingleCta (bf16, B <= 16, hidden 256,
+// The plan for a call. With force = Auto the fastest path that runs it: SingleCta (bf16 / fp16, B <= 16, hidden 256,
 // dim <= 64), Wgmma (bf16 / fp16, B >= kWgmmaMinBatch, hidden 256, dim <= 64, caps.wgmma()), Cluster for tf32 at B <= 8
 // (latency-bound: fp32 arithmetic, a legal and more accurate tf32), TensorCore (tf32 / bf16, hidden 256,
 // dim <= 64), Cluster (fp32, B <= 8), Tiled (fp32, hidden 256), General (any). Shapes without a fast path run

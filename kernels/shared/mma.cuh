@@ -40,6 +40,11 @@ __device__ __forceinline__ uint32_t pack_op2(float lo, float hi) {
   if constexpr (std::is_same_v<Op, F16Tag>) return pack_f16x2(lo, hi);
   else return pack_bf16x2(lo, hi);
 }
+// One fp32 value as the 16-bit bits of Op (round to nearest even), for operands staged in shared memory.
+template <class Op>
+__device__ __forceinline__ uint16_t bits_op(float v) {
+  return static_cast<uint16_t>(pack_op2<Op>(v, 0.f) & 0xffffu);
+}
 __device__ __forceinline__ uint32_t to_tf32(float f) {
   uint32_t r;
   asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(f));

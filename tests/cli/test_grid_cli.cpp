@@ -31,6 +31,7 @@ TEST_F(GridCli, RefusesBadSpecsNamingAxisAndValue) {
   expect_refused("sample --model moons --grid 'cols=steps:5' --svg '" + out("g.svg") + "'" + o, 2,
                  {"--svg cannot be combined with --grid"});
   expect_refused("sample --model moons --grid 'cols=steps:5' --figure 1" + o, 2, {"--figure cannot be combined with --grid"});
+  expect_refused("sample --model moons --grid ''" + o, 2, {"--grid", "names no axis"});
   expect_refused("sample --model moons --grid 'cols=steps:5' --view-mode density" + o, 2,
                  {"--view-mode cannot be combined with --grid"});
   expect_refused("sample --grid 'cols=steps:5'" + o, 2, {"--model is required"});

@@ -171,7 +171,9 @@ INSTANTIATE_TEST_SUITE_P(
         DenoiseCase{12345, 64, 256, 16, 1, H16, TC, 41}, DenoiseCase{777, 33, 256, 16, 1, H16, TC},
         DenoiseCase{64, 2, 256, 1000, 0, H16, TC}, DenoiseCase{4097, 2, 256, 16, 1, H16, WG},
         DenoiseCase{12345, 64, 256, 16, 1, H16, WG, 41}, DenoiseCase{777, 33, 256, 16, 1, H16, WG},
-        DenoiseCase{64, 2, 256, 1000, 0, H16, WG}, DenoiseCase{65536, 2, 256, 16, 0, H16, AUTO, 97}),
+        DenoiseCase{64, 2, 256, 1000, 0, H16, WG}, DenoiseCase{65536, 2, 256, 16, 0, H16, AUTO, 97},
+        DenoiseCase{8, 64, 256, 16, 0, H16, CTA}, DenoiseCase{13, 64, 256, 16, 1, H16, CTA},
+        DenoiseCase{8, 64, 256, 1000, 0, H16, CTA}, DenoiseCase{8, 64, 256, 16, 1, H16, AUTO}),
     [](const ::testing::TestParamInfo<DenoiseCase>& i) {
       std::string n = case_name(i.param);
       std::replace(n.begin(), n.end(), '-', '_');

@@ -70,16 +70,17 @@ TEST(CudaLatencyKernels, SingleCtaKernelsMatchFloat64) {
   for (const CtaCase& c : kCtaCases) {
     const DiffusionModel m = test::random_model(c.dim, 256, 300 + c.dim + c.S);
     const std::vector<float> x0 = test::random_x(size_t(c.B) * c.dim, 41 + c.B);
-    for (const char* kern : {"m16", "n8"}) {
-      CudaBackend be;
-      kernels::KernelOptions o;
-      kernels::set_kernel_option(o, "cta", kern);
-      be.set_kernel_options(o);
-      expect_matches_float64(m, c, x0, run_denoise(be, m, DenoisePath::SingleCta, Precision::Bf16, x0, t_starts(c), c.S),
-                             std::string("single-cta ") + kern);
-      // The weights-as-A kernel takes B <= 8 only; above, the plan runs the m16 kernel whatever the option.
-      EXPECT_EQ(be.last_kernel(), std::string("single-cta-") + (c.B <= 8 ? kern : "m16"));
-    }
+    for (Precision p : {Precision::Bf16, Precision::F16})  // fp16: the same kernels on IEEE binary16 operands
+      for (const char* kern : {"m16", "n8"}) {
+        CudaBackend be;
+        kernels::KernelOptions o;
+        kernels::set_kernel_option(o, "cta", kern);
+        be.set_kernel_options(o);
+        expect_matches_float64(m, c, x0, run_denoise(be, m, DenoisePath::SingleCta, p, x0, t_starts(c), c.S),
+                               std::string("single-cta ") + kern + " " + precision_name(p));
+        // The weights-as-A kernel takes B <= 8 only; above, the plan runs the m16 kernel whatever the option.
+        EXPECT_EQ(be.last_kernel(), std::string("single-cta-") + (c.B <= 8 ? kern : "m16"));
+      }
   }
 }
 

@@ -172,13 +172,14 @@ TEST(KernelPlan, SolverRunsWgmmaForLarge16BitBatchesOnSm90a) {
   EXPECT_THROW(plan_solver(problem(big, 5), Precision::Fp32, h200(), {}, DenoisePath::Tiled), std::invalid_argument);
 }
 
-TEST(KernelPlan, Fp16TakesBf16sPathsButTheSingleCtaKernel) {
+TEST(KernelPlan, Fp16TakesBf16sPaths) {
   const DeviceCaps c = h200();
   EXPECT_EQ(plan_denoise(problem(65536, 2), Precision::F16, c, {}).path, DenoisePath::Wgmma);
   EXPECT_EQ(plan_denoise(problem(1000, 2), Precision::F16, c, {}).path, DenoisePath::TensorCore);
-  EXPECT_EQ(plan_denoise(problem(8, 64), Precision::F16, c, {}).path, DenoisePath::TensorCore);
-  EXPECT_EQ(plan_denoise(problem(8, 64), Precision::Bf16, c, {}).path, DenoisePath::SingleCta);
-  EXPECT_THROW(plan_denoise(problem(8, 64), Precision::F16, c, {}, DenoisePath::SingleCta), std::invalid_argument);
+  EXPECT_EQ(plan_denoise(problem(8, 64), Precision::F16, c, {}).path, DenoisePath::SingleCta);
+  EXPECT_TRUE(plan_denoise(problem(8, 64), Precision::F16, c, {}).cta_n8);
+  EXPECT_EQ(plan_denoise(problem(16, 64), Precision::F16, c, {}).path, DenoisePath::SingleCta);
+  EXPECT_EQ(plan_denoise(problem(17, 64), Precision::F16, c, {}).path, DenoisePath::TensorCore);
   EXPECT_EQ(plan_denoise(problem(100, 2, 512), Precision::F16, c, {}).path, DenoisePath::General);
 }
 

@@ -69,6 +69,10 @@ TEST_F(FigureRun, BadNamesAndTooSmallPagesWriteNothing) {
   r = sample("--pdf '" + file("f.svgz") + "'");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--pdf = "), std::string::npos) << r.err;
+  r = sample("--svg '" + file("f.pdf") + "'");  // the other format's name: refused, never written as that format
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--svg = " + file("f.pdf") + ": the file is written as svg; valid: a name ending in .svg"),
+            std::string::npos) << r.err;
   r = guitest::run_cli("sample --backend cpu --model '" + guitest::model_2d() + "' --n 10 --steps 2 --size 64x64 --out '" +
                            file("x.npy") + "' --pdf '" + file("f.pdf") + "'",
                        logs.path());

@@ -3,7 +3,8 @@
 
 The SVG is parsed by Python's xml.etree: one filled disc per sample (cairo writes each as a <path> whose style has
 the view's point opacity, 0.6 by default; the legend draws none at that opacity), the caption in <title>, the
-sidecar's JSON in <metadata>; above 20,000 samples the samples are one embedded <image> and no disc. The PDF is
+sidecar's JSON in <metadata>; above 20,000 samples, and in the density view, the samples are one embedded <image>
+and no disc. The PDF is
 read by poppler's pdfinfo (one page of 0.75 pt per pixel of --size) and pdftotext (the caption's words, the legend,
 the axis labels and tick values; a flow run's infinite sigma at frame 0). A missing tool skips its test with a message; scripts/install-deps.sh installs
 poppler-utils for CI.
@@ -81,6 +82,14 @@ class SvgFigure(unittest.TestCase):
             self.assertEqual(discs(root, 0.6), 0)
             self.assertEqual(len(list(root.iter(SVG + "image"))), 1)
             self.assertLess(os.path.getsize(svg), 3_000_000)
+
+    def test_the_density_view_is_one_embedded_raster_at_any_n(self):
+        with tempfile.TemporaryDirectory() as d:
+            svg = os.path.join(d, "density.svg")
+            sample(d, 500, ["--svg", svg, "--trail-frames", "0", "--view-mode", "density"])
+            root = ET.parse(svg).getroot()
+            self.assertEqual(discs(root, 0.6), 0)  # the histogram is drawn by GL: no disc could show it
+            self.assertEqual(len(list(root.iter(SVG + "image"))), 1)
 
 
 @unittest.skipUnless(shutil.which("pdftotext") and shutil.which("pdfinfo"),

@@ -91,6 +91,10 @@ struct CudaBackend::Impl {
   DeviceSolverTable solver_table;
   SolverState solver_state;
   bool have_solver_table = false;
+  // The current plain table (not solver_mode) on the host, for the calls whose plan runs it on the solver kernels
+  // (kernels::plain_table_on_solver); plain_in_solver_table: solver_table holds it.
+  StepTable plain_host;
+  bool plain_in_solver_table = false;
 
   // run_steps' previous data prediction (SEMANTICS §3): solver_state.prev holds what the caller's prev_x0 of the
   // last run_steps call would hold until a kernel writes it again, so it is uploaded only when a call does not
@@ -138,6 +142,23 @@ struct CudaBackend::Impl {
     kernels::launch_denoise(a, p, plan, launch_context(), s);
     last = plan.path;
     last_kernel = kernels::denoise_kernel_name(plan);
+  }
+
+  // Whether a run of the current table on B rows at precision p runs the solver kernels: solver_mode, or a plain
+  // table the plan moves there (uploaded into solver_table on the first such call after the table changed).
+  bool on_solver_kernels(int B, Precision p) {
+    if (solver_mode) return true;
+    if (mixture_mode) return false;
+    const kernels::DeviceNet& n = net.view();
+    kernels::DenoiseProblem pr;
+    pr.B = B, pr.dim = n.dim, pr.hidden = n.hidden, pr.bf16_fragments = n.f1_bf16 != nullptr;
+    if (!kernels::plain_table_on_solver(pr, p, caps, options, force)) return false;
+    if (!plain_in_solver_table) {
+      have_solver_table = false;  // until the upload below has finished
+      solver_table.upload(plain_host, stream.get());
+      have_solver_table = plain_in_solver_table = true;
+    }
+    return true;
   }
 
   // A fused call's arguments on the current network: the device's SM count and, where the general kernel
@@ -234,7 +255,7 @@ void CudaBackend::set_step_table(const StepTable& t) {
                               " is too large for the CUDA solver kernel: use " + arg_ref(Arg::Backend) + " cpu");
     // The same table again (the next chunk of a run): no upload and no wait.
     if (m->have_solver_table && same_solver_table(t, m->solver_table.host())) return;
-    m->have_solver_table = false;  // until the upload below has finished
+    m->have_solver_table = m->plain_in_solver_table = false;  // until the upload below has finished
     m->solver_table.upload(t, m->stream.get());
     m->have_solver_table = true;
     return;
@@ -242,6 +263,8 @@ void CudaBackend::set_step_table(const StepTable& t) {
   if (m->table.upload(t, m->stream.get())) {  // the same table again (a new seed): no upload, no wait
     CUDA_CHECK_THROW(cudaStreamSynchronize(m->stream.get()));
     count_sync();
+    m->plain_host = t;
+    m->plain_in_solver_table = false;
   }
 }
 
@@ -260,11 +283,12 @@ static void require_network(bool mixture, const char* what) {
 void CudaBackend::run_steps_device(int k_begin, int k_end, float* d_x, int B, uint64_t seed, float* d_frames, Precision p,
                                    cudaStream_t stream, uint32_t row_offset) {
   require_model(m->have_model);
-  const int n_steps = m->solver_mode ? m->solver_table.steps() : m->table.steps();  // the table set last
+  const bool solver = m->on_solver_kernels(B, p);
+  const int n_steps = solver ? m->solver_table.steps() : m->table.steps();  // the table set last
   if (k_begin < 0 || k_end > n_steps || k_begin > k_end)
     throw InvalidInput("steps [" + std::to_string(k_begin) + ", " + std::to_string(k_end) +
                        ") out of range; valid: within [0, " + std::to_string(n_steps) + "]");
-  if (m->solver_mode) {
+  if (solver) {
     const kernels::DeviceNet& net = m->net.view();
     const size_t n = static_cast<size_t>(B) * net.dim;
     kernels::SolverArgs sa;

@@ -71,6 +71,13 @@ const OptionRow kOptions[] = {
        else if (v == "2s") o.mlp3_tc_tiles = Mlp3TcTiles::TwoStaged;
        else bad_option(k, v, "auto, 1, 1s or 2s");
      }},
+    {"plain_tables", "auto, denoiser or solver (default auto: the faster measured kernel per precision)",
+     [](KernelOptions& o, const std::string& k, const std::string& v) {
+       if (v == "auto") o.plain_tables = PlainTables::Auto;
+       else if (v == "denoiser") o.plain_tables = PlainTables::Denoiser;
+       else if (v == "solver") o.plain_tables = PlainTables::Solver;
+       else bad_option(k, v, "auto, denoiser or solver");
+     }},
 };
 
 std::string option_keys() {
@@ -241,6 +248,19 @@ std::string solver_kernel_name(const SolverPlan& plan) {
     case DenoisePath::Tiled: return "solver-tiled-fp32";
     default: return "solver-general";
   }
+}
+
+bool plain_table_on_solver(const DenoiseProblem& pr, Precision p, const DeviceCaps& caps, const KernelOptions& o,
+                           DenoisePath force) {
+  if (!solver_shape(pr.dim, pr.hidden)) return false;
+  switch (o.plain_tables) {
+    case PlainTables::Denoiser: return false;
+    case PlainTables::Solver: return true;
+    case PlainTables::Auto: break;
+  }
+  if (force != DenoisePath::Auto) return false;  // a forced denoiser path runs the denoiser
+  return p == Precision::Tf32 && plan_denoise(pr, p, caps, o).path == DenoisePath::TensorCore &&
+         plan_solver(pr, p, caps, o).path == DenoisePath::TensorCore;
 }
 
 // ---- 3-layer MLP ----------------------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ struct DeviceCaps {
 // Kernel options: variants kept for benchmarking and testing, off the default path. Each has a key of
 // set_kernel_option; the defaults are the fastest measured on the H200 (docs/PERFORMANCE.md).
 enum class Mlp3TcTiles { Auto, One, OneStaged, TwoStaged };  // "auto", "1", "1s", "2s"
+enum class PlainTables { Auto, Denoiser, Solver };            // "auto", "denoiser", "solver"
 struct KernelOptions {
   bool wgmma = true;               // "wgmma": Auto may choose the wgmma denoiser for large bf16 batches
   bool pdl = true;                 // "pdl": programmatic dependent launch on sm_90+
@@ -40,6 +41,7 @@ struct KernelOptions {
   bool mlp3_fp32_rows = false;     // "mlp3_fp32": "tiled" (register-blocked) or "rows" (one thread per row)
   bool mlp3_tc_prefetch = true;    // "mlp3_tc_prefetch": persistent tensor-core MLP CTAs prefetching the next x
   Mlp3TcTiles mlp3_tc_tiles = Mlp3TcTiles::Auto;  // "mlp3_tc_tiles"
+  PlainTables plain_tables = PlainTables::Auto;   // "plain_tables": which kernels run the integer-t tables
 };
 
 // Sets one option from its text; throws InvalidInput naming the key, the value and the valid values.
@@ -106,6 +108,15 @@ SolverPlan plan_solver(const DenoiseProblem& pr, Precision p, const DeviceCaps& 
                        DenoisePath force = DenoisePath::Auto);
 // The exact kernel: "solver-wgmma-pingpong", "solver-tensor-core", "solver-tiled-fp32", "solver-general".
 std::string solver_kernel_name(const SolverPlan& plan);
+
+// A plain table (integer t, coefficients A, C, S: ddim, ddpm, ... on a linear / leading / trailing spacing, one start
+// for every row) runs on the fused denoiser or, equally exactly (SEMANTICS §3), on the solver kernels. Whether it
+// runs on the solver kernels (plan_solver then picks which): o.plain_tables = Solver where solver_shape holds,
+// Denoiser never; Auto (with force = Auto) where the measured solver kernel is faster than the denoiser's
+// (docs/PERFORMANCE.md "Plain tables"): tf32 where both would run their mma.sync kernels. Per-row starts (denoise's
+// t_start per row) always run the denoiser: the caller does not ask.
+bool plain_table_on_solver(const DenoiseProblem& pr, Precision p, const DeviceCaps& caps, const KernelOptions& o,
+                           DenoisePath force = DenoisePath::Auto);
 
 // ---- The fused 3-layer MLP ----------------------------------------------------------------------------------
 enum class Mlp3Path { Auto, General, TensorCore };

@@ -172,6 +172,26 @@ TEST(KernelPlan, SolverRunsWgmmaForLarge16BitBatchesOnSm90a) {
   EXPECT_THROW(plan_solver(problem(big, 5), Precision::Fp32, h200(), {}, DenoisePath::Tiled), std::invalid_argument);
 }
 
+TEST(KernelPlan, PlainTablesRunTheSolverKernelsOnlyWhereMeasuredFaster) {
+  // Auto: tf32 where the denoiser and the solver would both run mma.sync (B > 8, hidden 256, fragments built).
+  EXPECT_TRUE(plain_table_on_solver(problem(65536, 2), Precision::Tf32, h200(), {}));
+  EXPECT_TRUE(plain_table_on_solver(problem(100, 64), Precision::Tf32, ada(), {}));
+  EXPECT_FALSE(plain_table_on_solver(problem(8, 2), Precision::Tf32, h200(), {}));   // the cluster kernel's batch
+  EXPECT_FALSE(plain_table_on_solver(problem(100, 2, 256, false), Precision::Tf32, h200(), {}));  // no fragments
+  for (Precision p : {Precision::Fp32, Precision::Bf16, Precision::F16})
+    EXPECT_FALSE(plain_table_on_solver(problem(65536, 2), p, h200(), {})) << precision_name(p);
+  // A forced denoiser path runs the denoiser; the option decides either way where the solver shape holds.
+  EXPECT_FALSE(plain_table_on_solver(problem(65536, 2), Precision::Tf32, h200(), {}, DenoisePath::TensorCore));
+  KernelOptions solver, denoiser;
+  set_kernel_option(solver, "plain_tables", "solver");
+  set_kernel_option(denoiser, "plain_tables=denoiser");
+  EXPECT_TRUE(plain_table_on_solver(problem(65536, 2), Precision::Bf16, h200(), solver));
+  EXPECT_TRUE(plain_table_on_solver(problem(4, 2), Precision::Fp32, h200(), solver));
+  EXPECT_FALSE(plain_table_on_solver(problem(65536, 2), Precision::Tf32, h200(), denoiser));
+  EXPECT_FALSE(plain_table_on_solver(problem(100, 64, 4096), Precision::Fp32, h200(), solver));  // no solver shape
+  EXPECT_THROW(set_kernel_option(solver, "plain_tables", "fast"), InvalidInput);
+}
+
 TEST(KernelPlan, Fp16TakesBf16sPaths) {
   const DeviceCaps c = h200();
   EXPECT_EQ(plan_denoise(problem(65536, 2), Precision::F16, c, {}).path, DenoisePath::Wgmma);
@@ -255,7 +275,7 @@ TEST(KernelPlan, OptionErrorsNameTheKeyTheValueAndWhatIsValid) {
   EXPECT_EQ(o.mlp3_tc_tiles, Mlp3TcTiles::OneStaged);
   std::set<std::string> keys;
   for (const std::string& line : kernel_option_help()) keys.insert(line.substr(0, line.find(':')));
-  EXPECT_EQ(keys.size(), 11u);  // one line per option of KernelOptions
+  EXPECT_EQ(keys.size(), 12u);  // one line per option of KernelOptions
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 """gate.py — the speed gate's verdict (docs/PERFORMANCE.md "Speed gate").
 
 Reads k `diffscope bench --json` outputs and the headless logs of the live-loop scripts (gui_moons.txt,
-gui_digits.txt and, optional, gui_moons_dpmpp.txt, each run in k processes; their `measure_json:` lines), takes the median of the k repeats of every metric, compares each
+gui_digits.txt and, optional, gui_moons_dpmpp.txt and gui_million.txt, each run in k processes; their `measure_json:` lines), takes the median of the k repeats of every metric, compares each
 with bench/baseline.json and prints one table with the ratio to the stored best PyTorch figure
 (bench/gate/torch_best.json; PyTorch is not re-run). Exit 0: no regression; 1: a metric is slower than its
 baseline beyond the tolerance; 2: bad input (a missing file, a metric missing from the measurements).
@@ -120,6 +120,8 @@ def main():
     ap.add_argument("--gui-digits", nargs="+", required=True, help="the digits script's logs, one per process")
     ap.add_argument("--gui-solver", nargs="+", default=[],
                     help="the dpmpp-2m karras script's logs (gui_moons_dpmpp.txt), one per process")
+    ap.add_argument("--gui-million", nargs="+", default=[],
+                    help="the million-sample density script's logs (gui_million.txt), one per process")
     ap.add_argument("--looping", type=int, default=3, help="looping measures per GUI script (k)")
     ap.add_argument("--baseline", default=os.path.join(HERE, "..", "baseline.json"))
     ap.add_argument("--torch", default=os.path.join(HERE, "torch_best.json"))
@@ -142,6 +144,10 @@ def main():
         g3, w3 = gui_metrics("moons 65536 dpmpp-2m karras 50", a.gui_solver, a.looping)
         metrics.update(g3)
         w2 += w3
+    if a.gui_million:
+        g4, w4 = gui_metrics("moons 1000000 dpmpp-2m karras 30 density", a.gui_million, a.looping)
+        metrics.update(g4)
+        w2 += w4
     med = {k: statistics.median(v) for k, v in metrics.items()}
     spread = {k: (max(v) - min(v)) / statistics.median(v) if len(v) > 1 and statistics.median(v) else 0.0
               for k, v in metrics.items()}

@@ -1,7 +1,7 @@
 #!/bin/bash
 # bench/gate/gate.sh BIN OUTDIR [gate.py options] — the speed gate on the H200 (docs/PERFORMANCE.md "Speed gate"),
 # from the repository root with DIFFSCOPE_ROOT set and a GL loader (source .gpu/setup.sh): k = 3 repeats of
-# `diffscope bench --json` (fused and unfused rows of PERFORMANCE.md's workloads) and k processes of each of the three
+# `diffscope bench --json` (fused and unfused rows of PERFORMANCE.md's workloads) and k processes of each of the four
 # live-loop scripts (headless EGL, cuda + interop, 1600x1000), then bench/gate/gate.py against bench/baseline.json.
 # The options after OUTDIR go to gate.py:
 #   --history bench/history.jsonl --commit SHA   append this run's record (one JSON line) to the history
@@ -18,19 +18,19 @@ for i in $(seq 1 "$K"); do
   benches+=("$OUT/bench_$i.json")
 done
 rc=0
-moons=(); digits=(); solver=()
+moons=(); digits=(); solver=(); million=()
 for i in $(seq 1 "$K"); do  # each live-loop script in k processes (the CPU phases differ between processes)
-  for s in moons digits moons_dpmpp; do
+  for s in moons digits moons_dpmpp million; do
     model=moons; [ $s = digits ] && model=digits8x8
     log="$OUT/gui_${s}_$i.log"
     timeout 300 "$BIN" gui --headless --backend cuda --no-persist --size 1600x1000 --model $model \
       --script bench/gate/gui_$s.txt >"$log" 2>&1 || { echo "gate: gui_$s.txt failed (exit $?)"; rc=1; }
     grep -E '^(measure|script:)' "$log"
-    case $s in moons) moons+=("$log") ;; digits) digits+=("$log") ;; *) solver+=("$log") ;; esac
+    case $s in moons) moons+=("$log") ;; digits) digits+=("$log") ;; million) million+=("$log") ;; *) solver+=("$log") ;; esac
   done
 done
 python3 bench/gate/gate.py --bench "${benches[@]}" --gui-moons "${moons[@]}" --gui-digits "${digits[@]}" \
-  --gui-solver "${solver[@]}" "$@" \
+  --gui-solver "${solver[@]}" --gui-million "${million[@]}" "$@" \
   | tee "$OUT/gate.txt"
 g=${PIPESTATUS[0]}
 [ $g -ne 0 ] && exit $g

@@ -107,22 +107,14 @@ __global__ void kernel_bias_silu(int64_t n, int N, float* __restrict__ h, float*
   if (h16) h16[i] = bf16_bits(v);
 }
 
-// One block per chunk of kBiasChunkRows rows, a thread per column (coalesced rows), the chunk's column sum kept.
-__global__ void kernel_silu_backward(int B, int N, const float* __restrict__ zs, float* __restrict__ d,
-                                     uint16_t* __restrict__ d16, float* __restrict__ partials) {
-  const int r0 = blockIdx.x * kBiasChunkRows, r1 = min(B, r0 + kBiasChunkRows);
-  for (int c = threadIdx.x; c < N; c += blockDim.x) {
-    float sum = 0.f;
-    for (int r = r0; r < r1; ++r) {
-      const size_t i = size_t(r) * N + c;
-      const float z = zs[i], s = 1.0f / (1.0f + expf(-z));
-      const float v = d[i] * (s * (1.0f + z * (1.0f - s)));
-      d[i] = v;
-      if (d16) d16[i] = bf16_bits(v);
-      sum += v;
-    }
-    partials[size_t(blockIdx.x) * N + c] = sum;
-  }
+__global__ void kernel_silu_backward(int64_t n, const float* __restrict__ zs, float* __restrict__ d,
+                                     uint16_t* __restrict__ d16) {
+  const int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (i >= n) return;
+  const float z = zs[i], s = 1.0f / (1.0f + expf(-z));
+  const float v = d[i] * (s * (1.0f + z * (1.0f - s)));
+  d[i] = v;
+  if (d16) d16[i] = bf16_bits(v);
 }
 
 // One thread per row; the block's rows' losses summed in shared memory (a fixed tree: deterministic).
@@ -174,14 +166,7 @@ __global__ void kernel_adam_ema(const AdamArgs a, const int64_t* __restrict__ st
   const double bias1 = 1.0 - pow(a.beta1, double(t)), bias2 = 1.0 - pow(a.beta2, double(t));
   const float step_size = float(learning_rate(a, k) / bias1), bias2_sqrt = float(sqrt(bias2));
   const float b1 = float(a.beta1), b2 = float(a.beta2), e = float(a.eps);
-  float gi = g[i];
-  for (const BiasSums& b : a.bias) {
-    if (b.partials && i >= b.offset && i < b.offset + b.width) {
-      float sum = 0.f;
-      for (int k = 0; k < b.chunks; ++k) sum += b.partials[size_t(k) * b.width + size_t(i - b.offset)];
-      gi = sum;
-    }
-  }
+  const float gi = g[i];
   const float mi = __fadd_rn(__fmul_rn(b1, m[i]), __fmul_rn(__fsub_rn(1.0f, b1), gi));
   const float vi = __fadd_rn(__fmul_rn(b2, v[i]), __fmul_rn(__fmul_rn(__fsub_rn(1.0f, b2), gi), gi));
   const float denom = __fadd_rn(__fdiv_rn(__fsqrt_rn(vi), bias2_sqrt), e);
@@ -237,11 +222,8 @@ void launch_bias_silu(int64_t n, int N, float* h, float* z, const float* b, uint
   check_launch("train bias + SiLU kernel");
 }
 
-int bias_chunk_count(int B) { return (B + kBiasChunkRows - 1) / kBiasChunkRows; }
-
-void launch_silu_backward(int B, int N, const float* z, float* d, uint16_t* d16, float* partials, cudaStream_t s) {
-  const int threads = N >= kThreads ? kThreads : (N + 31) / 32 * 32;
-  kernel_silu_backward<<<bias_chunk_count(B), threads, 0, s>>>(B, N, z, d, d16, partials);
+void launch_silu_backward(int64_t n, const float* z, float* d, uint16_t* d16, cudaStream_t s) {
+  kernel_silu_backward<<<blocks(n), kThreads, 0, s>>>(n, z, d, d16);
   check_launch("train SiLU backward kernel");
 }
 

@@ -25,20 +25,10 @@ struct BatchArgs {
   uint64_t seed = 0;
 };
 
-// A bias gradient given as per-chunk column sums (launch_silu_backward's `partials`, (chunks, width) row-major): the
-// Adam kernel sums the chunks in order for the parameters [offset, offset + width) instead of reading g.
-struct BiasSums {
-  const float* partials = nullptr;
-  int64_t offset = 0;
-  int width = 0, chunks = 0;
-};
-
-// The schedule and Adam's constants of train::TrainConfig (learning_rate and adam_step's arithmetic), and the bias
-// gradients that come as chunk sums.
+// The schedule and Adam's constants of train::TrainConfig (learning_rate and adam_step's arithmetic).
 struct AdamArgs {
   double lr = 1e-3, final_lr_frac = 0.01, beta1 = 0.9, beta2 = 0.999, eps = 1e-8, ema = 0.9995;
   int64_t warmup = 0, steps = 1;
-  BiasSums bias[2];
 };
 
 // The batch of step *step: u (B, dim+1) = [alpha x0 + sigma eps, time], y (B, dim) the targets, w (B) the loss
@@ -49,11 +39,8 @@ void launch_train_batch(const BatchArgs& a, const int64_t* step, float* u, uint1
 // z = h + b (bias of N columns) kept, and h = SiLU(z) in place, for n = rows N values; h16 (optional) a bf16 copy.
 void launch_bias_silu(int64_t n, int N, float* h, float* z, const float* b, uint16_t* h16, cudaStream_t s);
 
-// d *= SiLU'(z) = s (1 + z (1 - s)), s = sigmoid(z), for d (B, N); d16 (optional) a bf16 copy; and the column sums of
-// the new d per chunk of kBiasChunkRows rows (in row order) into partials (bias_chunk_count(B), N): the bias gradient.
-constexpr int kBiasChunkRows = 32;
-int bias_chunk_count(int B);
-void launch_silu_backward(int B, int N, const float* z, float* d, uint16_t* d16, float* partials, cudaStream_t s);
+// d *= SiLU'(z) = s (1 + z (1 - s)), s = sigmoid(z), for n values; d16 (optional) a bf16 copy.
+void launch_silu_backward(int64_t n, const float* z, float* d, uint16_t* d16, cudaStream_t s);
 
 // The loss's gradient: d_out = (o + b3 - y) 2 w / (B dim) in place of o (B, dim), and per-block partial sums of
 // w |o + b3 - y|^2 / (B dim) in `partials` (loss_partial_count(B) values, in row order); d16 optional bf16 copy.
@@ -61,9 +48,8 @@ int loss_partial_count(int B);
 void launch_loss_grad(int B, int dim, float* o, const float* b3, const float* y, const float* w, bool weighted,
                       float* partials, uint16_t* d16, cudaStream_t s);
 
-// One Adam step t = *step + 1 at learning_rate(*step) on n parameters with gradients g (a.bias's ranges: their chunk
-// sums), then the EMA with its decay at *step (train/adam.h's float arithmetic, the same roundings); p16 (optional)
-// a bf16 copy of the new parameters.
+// One Adam step t = *step + 1 at learning_rate(*step) on n parameters, then the EMA with its decay at *step
+// (train/adam.h's float arithmetic, the same roundings); p16 (optional) a bf16 copy of the new parameters.
 void launch_adam_ema(const AdamArgs& a, const int64_t* step, int64_t n, float* p, const float* g, float* m, float* v,
                      float* ema, uint16_t* p16, cudaStream_t s);
 

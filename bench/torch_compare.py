@@ -14,11 +14,21 @@ Weights: written here with torch.manual_seed and passed to our CLI as .safetenso
 Inputs: standard normal on both sides (ours: Philox, here: torch.randn) — the same distribution, not the same
 numbers; each side reports its own error against float64 on its own input.
 
+Training rows (--train, instead of the rows above): one training step of the moons network (hidden 256, dim 2) at
+batch 4,096 and 65,536, fp32 and bf16 autocast (fp32 master weights): the batch drawn on the GPU (data rows, t, noise),
+forward, the MSE, backward, torch.optim.Adam(fused=True, capturable=True), the EMA (torch._foreach_lerp_), in
+eager, a CUDA graph of the step, torch.compile of the loss (forward + backward; Adam eager) and that step in a CUDA
+graph. The learning rate is a constant tensor inside the step (the schedule's one scalar is not timed). Ours: the
+steps/s of `diffscope train --backend cuda` at two step counts, their difference (start-up and the first, eager,
+step cancel): microseconds per step.
+
 Usage (repository root, H200): python3 bench/torch_compare.py --diffscope .gpu/bin-k/diffscope [--out DIR] [--compile]
+       [--train]
 """
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -230,6 +240,95 @@ def bench_mlp3(model, B, args, rows):
         print("  ", row, flush=True)
 
 
+TRAIN_BATCHES = (4096, 65536)
+
+
+def train_step(B, p, data, sqrt_ab, sqrt_1mab, loss_fn, params, opt, ema):
+    """One training step (the batch, loss, backward, Adam, EMA) as a callable without host synchronisation."""
+    def step():
+        x0 = data[torch.randint(0, data.shape[0], (B,), device="cuda")]
+        t = torch.randint(0, 1000, (B,), device="cuda")
+        eps = torch.randn(B, data.shape[1], device="cuda")
+        u = torch.cat([sqrt_ab[t, None] * x0 + sqrt_1mab[t, None] * eps, (t.float() / 1000)[:, None]], 1)
+        with ctx(p):
+            loss = loss_fn(u, eps)
+        loss.backward()
+        opt.step()
+        opt.zero_grad(set_to_none=False)  # the gradients stay where a CUDA graph wrote them
+        with torch.no_grad():
+            torch._foreach_lerp_(ema, params, 1 - 0.9995)
+    return step
+
+
+def bench_train(B, args, rows):
+    """Training-step rows of one batch size (--train), every precision of fp32 / bf16 asked for."""
+    name = "train moons H=256 B=%d" % B
+    print("torch:", name, flush=True)
+    g = torch.Generator(device="cuda").manual_seed(9)
+    data = torch.randn(2048, 2, device="cuda", generator=g)  # the cost does not depend on the values
+    betas = torch.linspace(1e-4, 0.02, 1000, dtype=torch.float64)
+    abar = torch.cumprod(1 - betas, 0)
+    sqrt_ab, sqrt_1mab = abar.sqrt().float().cuda(), (1 - abar).sqrt().float().cuda()
+    for p in [q for q in PRECISIONS if q in ("fp32", "bf16")]:
+        set_precision(p)
+        row = {"workload": name, "precision": p}
+        for mode in ("eager", "graph", "compile", "compile_graph"):
+            if mode.startswith("compile") and not args.compile:
+                continue
+            torch.manual_seed(2)
+            net = ReferenceDenoiser(2, 256).cuda().eps_net
+            params = list(net.parameters())
+            opt = torch.optim.Adam(params, lr=torch.tensor(1e-3, device="cuda"), fused=True, capturable=True)
+            ema = [q.detach().clone() for q in params]
+
+            def loss_fn(u, target):
+                return ((net(u).float() - target) ** 2).mean()
+            if mode.startswith("compile"):
+                loss_fn = torch.compile(loss_fn, mode="max-autotune-no-cudagraphs", dynamic=False)
+            step = train_step(B, p, data, sqrt_ab, sqrt_1mab, loss_fn, params, opt, ema)
+            try:
+                if mode.endswith("graph"):
+                    row[mode + "_us"] = graph_time(step, 30, calls=10)
+                else:
+                    row[mode + "_us"] = events_time(lambda: [step() for _ in range(10)], 3, 30) / 10  # noqa: B023
+            except Exception as e:  # noqa: BLE001 — a mode PyTorch cannot run is reported, the others still run
+                row[mode + "_error"] = str(e).splitlines()[0][:200]
+        rows.append(row)
+        print("  ", row, flush=True)
+
+
+def our_train_us(diffscope, B, p, wdir):
+    """Microseconds per step of `diffscope train --backend cuda`: two runs, 200 and 200 + n steps, the difference of
+    their step times (the trainer's own timer: its steps, not the process start, data or files)."""
+    n = 5000 if B <= 4096 else 1000
+    secs = []
+    for steps in (200, 200 + n):
+        cmd = [diffscope, "train", "--quiet", "--data", "moons", "--backend", "cuda", "--precision", p, "--hidden",
+               "256", "--batch", str(B), "--steps", str(steps), "--out", os.path.join(wdir, "train_bench.safetensors")]
+        res = subprocess.run(cmd, capture_output=True, text=True)
+        m = re.search(r"(\d+)/\d+ steps in .*\(([0-9.]+) steps/s\)", res.stderr)
+        if res.returncode != 0 or not m:
+            print("ours: train B=%d %s failed (rc %d): %s" % (B, p, res.returncode, res.stderr[-500:]), flush=True)
+            return None
+        secs.append(int(m.group(1)) / float(m.group(2)))
+    return (secs[1] - secs[0]) / n * 1e6
+
+
+def run_train_rows(args, wdir):
+    """--train: PyTorch's training-step rows and ours (`impl` "fused": the CUDA trainer)."""
+    rows, ours = [], []
+    for B in TRAIN_BATCHES:
+        bench_train(B, args, rows)
+        for p in [q for q in PRECISIONS if q in ("fp32", "bf16")]:
+            if not args.skip_ours:
+                us = our_train_us(args.diffscope, B, p, wdir)
+                if us is not None:
+                    ours.append({"workload": "train moons H=256 B=%d" % B, "precision": p, "impl": "fused",
+                                 "median_us": us, "rel_err": float("nan")})
+                    print("   ours", ours[-1], flush=True)
+    return rows, ours
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--diffscope", default=os.path.join(ROOT, ".gpu/bin-k/diffscope"))
@@ -238,6 +337,7 @@ def main():
     ap.add_argument("--skip-ours", action="store_true")
     ap.add_argument("--warm-cache", action="store_true", help="only compile every workload (fills --cache-dir)")
     ap.add_argument("--only", default="")
+    ap.add_argument("--train", action="store_true", help="the training-step rows only (fp32, bf16)")
     ap.add_argument("--precisions", default="fp32,tf32,bf16,fp16", help="comma-separated, of fp32, tf32, bf16, fp16")
     ap.add_argument("--cache-dir", default=os.environ["TORCHINDUCTOR_CACHE_DIR"],
                     help="inductor's cache (read before torch is imported; default bench/.inductor_cache)")
@@ -267,7 +367,10 @@ def main():
     safetensors_io.save({k: v.cpu() for k, v in mlp.state_dict().items()}, paths["mlp3"])
 
     ours = []
-    if not args.skip_ours:
+    rows = []
+    if args.train:
+        rows, ours = run_train_rows(args, wdir)
+    elif not args.skip_ours:
         cmd = [args.diffscope, "bench", "--json", "--model64", paths["m64"], "--model2", paths["m2"], "--mlp3", paths["mlp3"]]
         if args.only:
             cmd += ["--only", args.only]
@@ -280,15 +383,13 @@ def main():
             with open(os.path.join(args.out, "ours_bench.json"), "w") as f:
                 f.write(res.stdout)
 
-    rows = []
-
     def save():  # after every workload, so a run cut short keeps what it measured
         with open(os.path.join(args.out, "torch_compare.json"), "w") as f:
             json.dump({"torch": rows, "ours": ours, "torch_version": torch.__version__,
                        "device": torch.cuda.get_device_name()}, f, indent=1)
 
     def want(name):
-        return not args.only or args.only in name
+        return not args.train and (not args.only or args.only in name)
     if want("denoise B=8 dim=64 H=256 S=16"):
         bench_denoiser(m64, 8, 16, args, rows)
         save()
@@ -310,15 +411,15 @@ def main():
         "workload", "prec", "torch_eager", "torch_graph", "torch_comp", "ours_fused", "ours_unfus", "speedup",
         "err_torch", "err_ours"))
     for r in rows:
-        best = min(v for k, v in r.items() if k.endswith("_us"))
+        best = min((v for k, v in r.items() if k.endswith("_us")), default=float("nan"))
         f = [o for o in ours if o["workload"] == r["workload"] and o["precision"] == r["precision"]]
         fused = next((o for o in f if o["impl"] == "fused"), None)
         unf = next((o for o in f if o["impl"].startswith("unfused")), None)
         comp = r.get("compile_graph_us", r.get("compile_us", float("nan")))
         print("%-36s %-5s %11.1f %11.1f %11.1f %11.1f %11.1f %7.1fx %9.2e %9.2e" % (
-            r["workload"], r["precision"], r["eager_us"], r["graph_us"], comp,
+            r["workload"], r["precision"], r.get("eager_us", float("nan")), r.get("graph_us", float("nan")), comp,
             fused["median_us"] if fused else float("nan"), unf["median_us"] if unf else float("nan"),
-            best / fused["median_us"] if fused else float("nan"), r["rel_err"],
+            best / fused["median_us"] if fused else float("nan"), r.get("rel_err", float("nan")),
             fused["rel_err"] if fused else float("nan")))
 
 

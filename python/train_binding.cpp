@@ -1,5 +1,5 @@
 // train_binding.cpp — diffscope.train: keyword arguments -> TrainConfig and DataOptions (None: the default), the
-// data from a path, a bundled name or a numpy array, run_training on the CPU with Ctrl+C between steps (the last
+// data from a path, a bundled name or a numpy array, run_training on the CPU or the GPU (`backend`) with Ctrl+C between steps (the last
 // complete step written, then KeyboardInterrupt), and the written model loaded.
 #include "python/train_binding.h"
 
@@ -10,6 +10,11 @@
 #include "base/errors.h"
 #include "python/module_util.h"
 #include "train/train_run.h"
+
+#ifdef DIFFSCOPE_HAVE_CUDA
+#include "gpu/cuda_backend.h"
+#include "gpu/cuda_trainer.h"
+#endif
 
 namespace py = pybind11;
 
@@ -74,8 +79,33 @@ train::TrainData data_of(const py::object& data, const train::DataOptions& o) {
   return train::load_train_data(with_source, key_name);
 }
 
+// The trainer of `backend` and `precision` (as the CLI's --backend, --precision): InvalidInput for a name that is
+// not one or bf16 on the CPU; ResourceUnavailable for cuda without CUDA support or a device.
+train::TrainerFactory trainer_of(const std::string& backend, const std::string& precision) {
+  if (precision != "fp32" && precision != "bf16")
+    throw InvalidInput("precision = '" + precision + "' is not a training precision; valid: 'fp32', 'bf16'");
+  if (backend == "cpu") {
+    if (precision != "fp32")
+      throw InvalidInput("precision = '" + precision + "' needs backend = 'cuda'; valid with backend = 'cpu': 'fp32'");
+    return train::make_cpu_trainer;
+  }
+  if (backend != "cuda") throw InvalidInput("backend = '" + backend + "' is not a training backend; valid: 'cpu', 'cuda'");
+#ifdef DIFFSCOPE_HAVE_CUDA
+  check_cuda_process("backend = 'cuda'");
+  note_cuda_process();
+  if (!gpu::cuda_device_available())
+    throw ResourceUnavailable("backend = 'cuda': no CUDA device is usable here; use backend = 'cpu'");
+  gpu::CudaTrainerOptions o;
+  o.precision = gpu::parse_train_precision(precision, "precision");
+  return [o](const train::TrainConfig& c, const train::TrainData& d) { return gpu::make_cuda_trainer(c, d, o); };
+#else
+  throw ResourceUnavailable("backend = 'cuda': this build has no CUDA support; use backend = 'cpu'");
+#endif
+}
+
 std::string train_call(const py::object& data, const py::object& out_arg, const py::dict& kw) {
   train::RunOptions run;
+  run.make_trainer = trainer_of(text_arg(kw["backend"], "backend"), text_arg(kw["precision"], "precision"));
   run.out = path_text(out_arg, "out");
   run.out_arg = "out";
   run.checkpoint_arg = "checkpoint";
@@ -141,7 +171,8 @@ void register_train(py::module_& m, const std::function<py::object(const std::st
                         const py::object& snr_gamma, const py::object& schedule, const py::object& beta_start,
                         const py::object& beta_end, const py::object& holdout, const py::object& normalize,
                         const py::object& mixture_rows, const py::object& checkpoint,
-                        const py::object& checkpoint_every, const py::object& resume, const py::object& progress) {
+                        const py::object& checkpoint_every, const py::object& resume, const py::object& progress,
+                        const py::object& backend, const py::object& precision) {
     const py::object values[] = {objective, steps, hidden, batch, lr, warmup, final_lr_frac, ema, seed,
                                  time_sampling, logit_mean, logit_std, loss_weighting, snr_gamma, schedule,
                                  beta_start, beta_end};
@@ -154,6 +185,8 @@ void register_train(py::module_& m, const std::function<py::object(const std::st
     kw["checkpoint_every"] = checkpoint_every;
     kw["resume"] = resume;
     kw["progress"] = progress;
+    kw["backend"] = backend;
+    kw["precision"] = precision;
     return load(train_call(data, out, kw));
   }, py::arg("data"), py::arg("out"), py::arg("objective") = py::none(), py::arg("steps") = py::none(),
         py::arg("hidden") = py::none(), py::arg("batch") = py::none(), py::arg("lr") = py::none(),
@@ -163,16 +196,17 @@ void register_train(py::module_& m, const std::function<py::object(const std::st
         py::arg("schedule") = py::none(), py::arg("beta_start") = py::none(), py::arg("beta_end") = py::none(),
         py::arg("holdout") = 0.1, py::arg("normalize") = "standard", py::arg("mixture_rows") = 20000,
         py::arg("checkpoint") = py::none(), py::arg("checkpoint_every") = 0, py::arg("resume") = py::none(),
-        py::arg("progress") = py::none(),
-        "Trains the eps-network of docs/SEMANTICS.md §2 on the CPU, as `diffscope train`, writes the model file\n"
-        "`out` and its checkpoint, and returns the trained Model. data: a numpy array (N, dim) of floats (dim <= 64,\n"
-        "N <= 10^7), a .npy path, a bundled model's name or a model file (its data_samples), or a gaussian_mixture\n"
-        "file. Keywords (None: the default of `diffscope train --help`): objective, steps, hidden, batch, lr, warmup,\n"
-        "final_lr_frac, ema, seed, time_sampling, logit_mean, logit_std, loss_weighting, snr_gamma, schedule,\n"
-        "beta_start, beta_end; holdout (0.1), normalize ('standard'), mixture_rows (20000), checkpoint (None:\n"
-        "OUT.ckpt.safetensors), checkpoint_every (0), resume (a checkpoint path: its settings, the same data),\n"
-        "progress (a callable(step, total, loss), called about 100 times). Ctrl+C writes the last complete step's\n"
-        "files and raises KeyboardInterrupt.\n"
+        py::arg("progress") = py::none(), py::arg("backend") = "cpu", py::arg("precision") = "fp32",
+        "Trains the eps-network of docs/SEMANTICS.md §2 on the CPU or the GPU, as `diffscope train`, writes the model\n"
+        "file `out` and its checkpoint, and returns the trained Model. data: a numpy array (N, dim) of floats (dim <=\n"
+        "64, N <= 10^7), a .npy path, a bundled model's name or a model file (its data_samples), or a\n"
+        "gaussian_mixture file. Keywords (None: the default of `diffscope train --help`): objective, steps, hidden,\n"
+        "batch, lr, warmup, final_lr_frac, ema, seed, time_sampling, logit_mean, logit_std, loss_weighting,\n"
+        "snr_gamma, schedule, beta_start, beta_end; holdout (0.1), normalize ('standard'), mixture_rows (20000),\n"
+        "checkpoint (None: OUT.ckpt.safetensors), checkpoint_every (0), resume (a checkpoint path: its settings, the\n"
+        "same data), progress (a callable(step, total, loss), called about 100 times), backend ('cpu' or 'cuda': the\n"
+        "same maths and random numbers), precision ('fp32'; 'bf16': cuda only, PyTorch's autocast). Ctrl+C writes the\n"
+        "last complete step's files and raises KeyboardInterrupt.\n"
         "See README.md \"Python\" and docs/SEMANTICS.md §11 (installed with the package: help(diffscope)).");
 }
 

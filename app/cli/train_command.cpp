@@ -1,9 +1,10 @@
-// train_command.cpp — `diffscope train`: trains the eps-network of SEMANTICS §2 on a data set on the CPU
-// (app/train/, SEMANTICS §11) and writes a model file and its checkpoint; SIGINT / SIGTERM write the last complete
+// train_command.cpp — `diffscope train`: trains the eps-network of SEMANTICS §2 on a data set on the CPU (app/train/)
+// or the GPU (gpu/cuda_trainer.h; `--backend cuda`, SEMANTICS §11) and writes a model file and its checkpoint; SIGINT / SIGTERM write the last complete
 // step's files and exit 130 / 143.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -14,6 +15,12 @@
 #include "platform/stop_signal.h"
 #include "train/train_run.h"
 
+#if defined(DIFFSCOPE_HAVE_CUDA) && __has_include("gpu/cuda_trainer.h")
+#include "gpu/cuda_backend.h"
+#include "gpu/cuda_trainer.h"
+#define DIFFSCOPE_CLI_HAS_CUDA_TRAINER 1
+#endif
+
 namespace diffscope::cli {
 namespace {
 
@@ -22,6 +29,7 @@ struct TrainOptions {
   train::DataOptions data;
   std::string objective = "epsilon", time_sampling = "uniform", weighting = "none";
   std::string out, checkpoint, resume;
+  std::string backend = "cpu", precision = "fp32";
   int64_t checkpoint_every = 0;
   bool quiet = false;
 };
@@ -56,18 +64,48 @@ train::TrainConfig resolve_config(TrainOptions& o, const CLI::App& sub, std::opt
   return c;
 }
 
-void print_summary(const train::TrainConfig& c, const train::TrainData& d) {
+// The trainer of --backend and --precision; checked before the data are read. InvalidInput for a name that is not
+// one or bf16 on the CPU (its trainer is float32); ResourceUnavailable (exit 3, as `sample --backend cuda`) for
+// cuda in a build without CUDA or on a machine without a device.
+train::TrainerFactory trainer_factory(const std::string& backend, const std::string& precision) {
+  if (precision != "fp32" && precision != "bf16")
+    throw InvalidInput("--precision = '" + precision + "' is not a training precision; valid: fp32, bf16");
+  if (backend == "cpu") {
+    if (precision != "fp32")
+      throw InvalidInput("--precision = '" + precision + "' needs --backend cuda; valid with --backend cpu: fp32 "
+                         "(the CPU trainer is float32)");
+    return train::make_cpu_trainer;
+  }
+  if (backend != "cuda") throw InvalidInput("--backend = '" + backend + "' is not a training backend; valid: cpu, cuda");
+#ifdef DIFFSCOPE_CLI_HAS_CUDA_TRAINER
+  if (!gpu::cuda_device_available())
+    throw ResourceUnavailable("--backend cuda: no CUDA device is usable here; use --backend cpu");
+  gpu::CudaTrainerOptions o;
+  o.precision = gpu::parse_train_precision(precision, "--precision");
+  return [o](const train::TrainConfig& c, const train::TrainData& d) {
+    try {
+      return gpu::make_cuda_trainer(c, d, o);
+    } catch (const ResourceUnavailable& e) {
+      throw ResourceUnavailable(std::string("--backend cuda: ") + e.what() + "; use --backend cpu");
+    }
+  };
+#else
+  throw ResourceUnavailable("--backend cuda: this build has no CUDA support; use --backend cpu");
+#endif
+}
+
+void print_summary(const train::TrainConfig& c, const train::TrainData& d, const std::string& backend) {
   std::string offset;
   for (double v : d.offset) offset += (offset.empty() ? "" : ", ") + std::to_string(v);
   std::fprintf(stderr,
                "train: %s, %lld training rows, %lld held out (data_samples), dim %d; normalization %s "
                "(x = (raw - [%s]) * %.6g)\n"
                "train: %s objective, hidden %d, batch %d, %lld steps, lr %g (%lld warm-up, cosine to %g x), EMA %g, "
-               "time %s, loss weighting %s, seed %llu, cpu backend\n",
+               "time %s, loss weighting %s, seed %llu, %s backend\n",
                d.source.c_str(), (long long)d.n_train, (long long)d.n_held, d.dim, d.normalization.c_str(),
                offset.c_str(), d.scale, train::objective_name(c.objective), c.hidden, c.batch, (long long)c.steps,
                c.lr, (long long)c.warmup_steps(), c.final_lr_frac, c.ema, train::time_sampling_name(c.time_sampling),
-               train::loss_weighting_name(c.weighting), (unsigned long long)c.seed);
+               train::loss_weighting_name(c.weighting), (unsigned long long)c.seed, backend.c_str());
 }
 
 void run_train(TrainOptions& o, const CLI::App& sub) {
@@ -75,6 +113,7 @@ void run_train(TrainOptions& o, const CLI::App& sub) {
   const train::TrainConfig c = resolve_config(o, sub, resume);
   check_output_path("--out", o.out);
   train::RunOptions run;
+  run.make_trainer = trainer_factory(o.backend, o.precision);
   run.out = o.out;
   run.checkpoint = o.checkpoint.empty() ? train::default_checkpoint_path(o.out) : o.checkpoint;
   check_output_path("--checkpoint", run.checkpoint);
@@ -89,7 +128,7 @@ void run_train(TrainOptions& o, const CLI::App& sub) {
   o.data.seed = c.seed;
   const train::TrainData d = train::load_train_data(o.data, train_flag);
   run.resume = resume;
-  if (!o.quiet) print_summary(c, d);
+  if (!o.quiet) print_summary(c, d, o.backend == "cpu" ? "cpu" : "cuda " + o.precision);
   Progress progress("train", c.steps);
   auto on_step = [&](int64_t done, int64_t, double loss, double) {
     char label[64];
@@ -114,7 +153,7 @@ void run_train(TrainOptions& o, const CLI::App& sub) {
 
 void register_train(CLI::App& app, Action& action) {
   auto o = std::make_shared<TrainOptions>();
-  CLI::App* sub = app.add_subcommand("train", "train the eps-network of SEMANTICS §2 on a data set (CPU; SEMANTICS §11)");
+  CLI::App* sub = app.add_subcommand("train", "train the eps-network of SEMANTICS §2 on a data set (CPU or CUDA; SEMANTICS §11)");
   train::TrainConfig& c = o->config;
   sub->add_option("--data", o->data.source, "a .npy (N, dim) float array (dim <= 64, N <= 10^7), a bundled model's "
                   "name or a model file (its data_samples), or a gaussian_mixture file (sampled)")->required();
@@ -145,6 +184,10 @@ void register_train(CLI::App& app, Action& action) {
   sub->add_option("--checkpoint-every", o->checkpoint_every, "also write both files every N steps (0: at the end)")
       ->capture_default_str();
   sub->add_option("--resume", o->resume, "continue the run of this checkpoint (its settings; the same --data)");
+  sub->add_option("--backend", o->backend, "cpu | cuda: the trainer (the same maths and random numbers; cuda needs "
+                  "a CUDA device, else exit 3)")->capture_default_str();
+  sub->add_option("--precision", o->precision, "fp32 | bf16 (cuda only: bf16 GEMM operands, fp32 accumulation and "
+                  "master weights, as PyTorch's autocast)")->capture_default_str();
   sub->add_flag("--quiet", o->quiet, "no summary or progress line (the final line stays)");
   sub->callback([o, sub, &action] { action = [o, sub] { run_train(*o, *sub); }; });
 }

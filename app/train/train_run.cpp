@@ -1,6 +1,7 @@
 // train_run.cpp — the training loop of train_run.h.
 #include "train/train_run.h"
 
+#include <algorithm>
 #include <chrono>
 #include <deque>
 
@@ -20,6 +21,21 @@ void write_outputs(const TrainConfig& c, const TrainData& d, const TrainState& s
   if (!o.checkpoint.empty()) set.add(o.checkpoint, o.checkpoint_arg, checkpoint_bytes(c, d, s));
   set.commit();
 }
+
+// The mean of the last up to 100 batch losses.
+struct RecentLoss {
+  std::deque<double> values;
+  double sum = 0;
+  double add(double loss) {
+    values.push_back(loss);
+    sum += loss;
+    if (values.size() > 100) {
+      sum -= values.front();
+      values.pop_front();
+    }
+    return sum / double(values.size());
+  }
+};
 
 }  // namespace
 
@@ -43,24 +59,25 @@ RunResult run_training(const TrainConfig& c, const TrainData& d, const RunOption
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
   RunResult r;
-  std::deque<double> recent;
-  double recent_sum = 0;
+  RecentLoss recent;
+  std::vector<double> losses;
   while (trainer->steps_done() < c.steps) {
     if (stop && stop()) {
       r.stopped = true;
       break;
     }
-    const int64_t k = trainer->steps_done();
-    const double loss = trainer->step();
-    recent.push_back(loss);
-    recent_sum += loss;
-    if (recent.size() > 100) {
-      recent_sum -= recent.front();
-      recent.pop_front();
+    // The steps of one call: up to the trainer's chunk, the end, and the next periodic checkpoint.
+    const int64_t k0 = trainer->steps_done();
+    int64_t n = std::min(c.steps - k0, std::max<int64_t>(1, trainer->steps_per_call()));
+    if (o.checkpoint_every > 0) n = std::min(n, o.checkpoint_every - k0 % o.checkpoint_every);
+    losses.resize(size_t(n));
+    trainer->run_steps(n, losses.data());
+    for (int64_t i = 0; i < n; ++i) {
+      r.last_loss = recent.add(losses[size_t(i)]);
+      if (progress) progress(k0 + i + 1, c.steps, r.last_loss, learning_rate(c, k0 + i));
     }
-    r.last_loss = recent_sum / double(recent.size());
-    if (progress) progress(k + 1, c.steps, r.last_loss, learning_rate(c, k));
-    if (o.checkpoint_every > 0 && (k + 1) % o.checkpoint_every == 0 && k + 1 < c.steps)
+    const int64_t done = k0 + n;
+    if (o.checkpoint_every > 0 && done % o.checkpoint_every == 0 && done < c.steps)
       write_outputs(c, d, trainer->state(), o, trainer->backend(), elapsed());
   }
   const TrainState s = trainer->state();

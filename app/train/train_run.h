@@ -13,6 +13,9 @@
 
 namespace diffscope::train {
 
+// A trainer for a run's settings and data (make_cpu_trainer, gpu::make_cuda_trainer).
+using TrainerFactory = std::function<std::unique_ptr<Trainer>(const TrainConfig&, const TrainData&)>;
+
 struct RunOptions {
   std::string out;                   // the model file (.safetensors)
   std::string checkpoint;            // the checkpoint written beside it ("": none)
@@ -20,7 +23,7 @@ struct RunOptions {
   std::optional<Checkpoint> resume;  // the state to continue from (its settings are the run's)
   std::string out_arg = "--out", checkpoint_arg = "--checkpoint";  // how messages name them
   // The backend: the CPU trainer, or another Trainer with the same state and random numbers (trainer.h).
-  std::function<std::unique_ptr<Trainer>(const TrainConfig&, const TrainData&)> make_trainer = make_cpu_trainer;
+  TrainerFactory make_trainer = make_cpu_trainer;
 };
 
 struct RunResult {

@@ -29,6 +29,13 @@ class Trainer {
   virtual const char* backend() const = 0;
   // Runs step state().step and returns its batch loss (the weighted MSE before the update).
   virtual double step() = 0;
+  // Runs n steps and writes their batch losses to losses[0, n): the same as n calls of step(), which a backend may
+  // run without waiting between them (the CUDA trainer reads the losses back once at the end).
+  virtual void run_steps(int64_t n, double* losses) {
+    for (int64_t i = 0; i < n; ++i) losses[i] = step();
+  }
+  // How many steps run_training gives one run_steps call at most (between its progress reports and stop polls).
+  virtual int64_t steps_per_call() const { return 1; }
   virtual TrainState state() const = 0;
   virtual int64_t steps_done() const = 0;
   // Replaces the state (a resumed checkpoint); throws InvalidInput when its sizes do not fit the layout.

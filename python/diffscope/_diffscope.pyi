@@ -219,16 +219,18 @@ def train(data: _HostMatrix | _Path, out: _Path, objective: str | None = None, s
           schedule: str | None = None, beta_start: float | None = None, beta_end: float | None = None,
           holdout: float = 0.1, normalize: str = "standard", mixture_rows: _Int = 20000,
           checkpoint: _Path | None = None, checkpoint_every: _Int = 0, resume: _Path | None = None,
-          progress: Callable[[int, int, float], object] | None = None) -> Model:
-    """Trains the eps-network of docs/SEMANTICS.md §2 on the CPU, as `diffscope train`, writes the model file
-`out` and its checkpoint, and returns the trained Model. data: a numpy array (N, dim) of floats (dim <= 64,
-N <= 10^7), a .npy path, a bundled model's name or a model file (its data_samples), or a gaussian_mixture
-file. Keywords (None: the default of `diffscope train --help`): objective, steps, hidden, batch, lr, warmup,
-final_lr_frac, ema, seed, time_sampling, logit_mean, logit_std, loss_weighting, snr_gamma, schedule,
-beta_start, beta_end; holdout (0.1), normalize ('standard'), mixture_rows (20000), checkpoint (None:
-OUT.ckpt.safetensors), checkpoint_every (0), resume (a checkpoint path: its settings, the same data),
-progress (a callable(step, total, loss), called about 100 times). Ctrl+C writes the last complete step's
-files and raises KeyboardInterrupt.
+          progress: Callable[[int, int, float], object] | None = None, backend: str = "cpu",
+          precision: str = "fp32") -> Model:
+    """Trains the eps-network of docs/SEMANTICS.md §2 on the CPU or the GPU, as `diffscope train`, writes the model
+file `out` and its checkpoint, and returns the trained Model. data: a numpy array (N, dim) of floats (dim <=
+64, N <= 10^7), a .npy path, a bundled model's name or a model file (its data_samples), or a
+gaussian_mixture file. Keywords (None: the default of `diffscope train --help`): objective, steps, hidden,
+batch, lr, warmup, final_lr_frac, ema, seed, time_sampling, logit_mean, logit_std, loss_weighting,
+snr_gamma, schedule, beta_start, beta_end; holdout (0.1), normalize ('standard'), mixture_rows (20000),
+checkpoint (None: OUT.ckpt.safetensors), checkpoint_every (0), resume (a checkpoint path: its settings, the
+same data), progress (a callable(step, total, loss), called about 100 times), backend ('cpu' or 'cuda': the
+same maths and random numbers), precision ('fp32'; 'bf16': cuda only, PyTorch's autocast). Ctrl+C writes the
+last complete step's files and raises KeyboardInterrupt.
 See README.md "Python" and docs/SEMANTICS.md §11 (installed with the package: help(diffscope))."""
 
 def _set_data_root(root: str) -> None:

@@ -62,6 +62,21 @@ TEST_F(TrainCli, BadDataIsRefusedWithExit2AndNothingWritten) {
   expect_refused("train --data '" + good + "' --out '" + good + "'", 2, {"--out", "--data"});
 }
 
+// --backend and --precision: a name that is not one, and bf16 on the CPU (whose trainer is float32), are refused
+// with exit 2 naming the flag; --backend cuda where no device is usable (CI) with exit 3, as `sample --backend cuda`,
+// saying what to use instead. Nothing is written. (Where a device runs it, tests/gpu/test_cuda_trainer.cpp covers it.)
+TEST_F(TrainCli, BackendAndPrecisionAreCheckedBeforeTraining) {
+  expect_refused(train_args("moons", "--backend gpu"), 2, {"--backend", "'gpu'", "valid: cpu, cuda"});
+  expect_refused(train_args("moons", "--precision fp16"), 2, {"--precision", "'fp16'", "valid: fp32, bf16"});
+  expect_refused(train_args("moons", "--precision bf16"), 2, {"--precision", "'bf16'", "--backend cuda"});
+  const CliResult r = run(train_args("moons", "--backend cuda --hidden 64 --batch 64 --steps 2"));
+  if (r.code == 0) GTEST_SKIP() << "a CUDA device ran it";
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("--backend cuda"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("use --backend cpu"), std::string::npos) << r.err;
+  EXPECT_TRUE(m_dir.entries().empty());
+}
+
 TEST_F(TrainCli, AMixtureIsSampledAndResumingNeedsTheSameData) {
   const std::string args = "--hidden 64 --batch 32 --steps 4 --mixture-rows 500";
   const CliResult r = run(train_args("gaussians8-exact", args));

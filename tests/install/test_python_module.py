@@ -838,12 +838,31 @@ class Train(unittest.TestCase):
                               (dict(data=np.zeros((5, 65))), ["dim 65", "[1, 64]"]),
                               (dict(data="moons", hidden=32), ["hidden", "32", "[64, 512]"]),
                               (dict(data="moons", objective="edm"), ["objective", "edm"]),
-                              (dict(data="moons", resume=out, lr=0.1), ["lr", "resume"])):
+                              (dict(data="moons", resume=out, lr=0.1), ["lr", "resume"]),
+                              (dict(data="moons", backend="gpu"), ["backend", "'gpu'", "'cpu', 'cuda'"]),
+                              (dict(data="moons", precision="fp16"), ["precision", "'fp16'", "'fp32', 'bf16'"]),
+                              (dict(data="moons", precision="bf16"), ["precision", "'bf16'", "backend = 'cuda'"])):
                 with self.assertRaises(ValueError) as e:
                     diffscope.train(out=out, **kw)
                 for w in words:
                     self.assertIn(w, str(e.exception))
             self.assertEqual(os.listdir(d), [])
+
+    def test_cuda_backend_trains_or_says_why_not(self):
+        """backend='cuda': where no device is usable a RuntimeError naming backend and what to use, nothing
+        written; on a GPU the model the CPU trainer gives, to float32 rounding (SEMANTICS §11 "Backends")."""
+        with tempfile.TemporaryDirectory() as d:
+            kw = dict(objective="flow", hidden=64, batch=64, steps=12, seed=3)
+            if not diffscope.cuda_available():
+                with self.assertRaises(RuntimeError) as e:
+                    diffscope.train("moons", os.path.join(d, "g.safetensors"), backend="cuda", **kw)
+                self.assertIn("backend = 'cpu'", str(e.exception))
+                self.assertEqual(os.listdir(d), [])
+                return
+            g = diffscope.train("moons", os.path.join(d, "g.safetensors"), backend="cuda", **kw)
+            c = diffscope.train("moons", os.path.join(d, "c.safetensors"), **kw)
+            a, b = g.sample(64, steps=4, seed=0), c.sample(64, steps=4, seed=0)
+            np.testing.assert_allclose(a, b, rtol=0, atol=5e-3)
 
 
 class Gil(unittest.TestCase):

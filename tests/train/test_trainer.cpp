@@ -18,6 +18,7 @@
 #include "train/objective.h"
 #include "train/train_file.h"
 #include "train/train_rng.h"
+#include "train/train_run.h"
 #include "train/trainer.h"
 
 namespace diffscope::train {
@@ -266,6 +267,55 @@ TEST(Trainer, TheWeightsDoNotDependOnTheThreadCount) {
   }
   set_cpu_threads(0);
   EXPECT_EQ(params[0], params[1]);
+}
+
+// A backend that runs several steps a call (as the CUDA trainer does): the CPU trainer behind run_steps with a chunk of
+// 4, recording the calls' sizes.
+class ChunkedTrainer final : public Trainer {
+ public:
+  ChunkedTrainer(const TrainConfig& c, const TrainData& d, std::vector<int64_t>* calls)
+      : m_inner(make_cpu_trainer(c, d)), m_calls(calls) {}
+  const char* backend() const override { return "chunked"; }
+  double step() override { return m_inner->step(); }
+  void run_steps(int64_t n, double* losses) override {
+    m_calls->push_back(n);
+    Trainer::run_steps(n, losses);
+  }
+  int64_t steps_per_call() const override { return 4; }
+  TrainState state() const override { return m_inner->state(); }
+  int64_t steps_done() const override { return m_inner->steps_done(); }
+  void set_state(const TrainState& s) override { m_inner->set_state(s); }
+
+ private:
+  std::unique_ptr<Trainer> m_inner;
+  std::vector<int64_t>* m_calls;
+};
+
+// run_training gives a trainer up to its steps_per_call steps a call, stops each call at a periodic checkpoint, and
+// still reports every step's progress in order; the weights are the step-by-step run's.
+TEST(Trainer, RunTrainingChunksStepsAtCheckpointsAndReportsEveryStep) {
+  const TrainData d = small_data();
+  TrainConfig c;
+  c.hidden = 64;
+  c.batch = 64;
+  c.steps = 10;
+  test::TempDir dir;
+  RunOptions o;
+  o.out = dir.file("m.safetensors");
+  o.checkpoint = dir.file("m.ckpt.safetensors");
+  o.checkpoint_every = 3;
+  std::vector<int64_t> calls, reported;
+  o.make_trainer = [&](const TrainConfig& cc, const TrainData& dd) {
+    return std::make_unique<ChunkedTrainer>(cc, dd, &calls);
+  };
+  const RunResult r = run_training(c, d, o, [&](int64_t done, int64_t, double, double) { reported.push_back(done); },
+                                   nullptr);
+  EXPECT_EQ(r.steps, 10);
+  EXPECT_EQ(calls, (std::vector<int64_t>{3, 3, 3, 1}));
+  EXPECT_EQ(reported, (std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
+  auto plain = make_cpu_trainer(c, d);
+  for (int k = 0; k < 10; ++k) plain->step();
+  EXPECT_EQ(read_checkpoint(o.checkpoint, "checkpoint").state.params, plain->state().params);
 }
 
 TEST(Trainer, TheModelFileLoadsAndItsNetworkIsTheTrainersForward) {

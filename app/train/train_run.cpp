@@ -8,20 +8,16 @@
 #include "platform/atomic_write.h"
 
 namespace diffscope::train {
-namespace {
-
-void write_outputs(const TrainConfig& c, const TrainData& d, const TrainState& s, const RunOptions& o,
-                   const char* backend, double seconds) {
+void write_run_outputs(const TrainConfig& c, const TrainData& d, const TrainState& s, const RunOptions& o,
+                       const char* backend, double seconds) {
   const std::map<std::string, std::string> extra = {
       {"trained_with", std::string("diffscope train (") + backend + " backend)"},
       {"train_seconds", std::to_string(seconds)}};
   AtomicFileSet set;
   set.add(o.out, o.out_arg, model_file_bytes(c, d, s, extra));
-  if (!o.checkpoint.empty()) set.add(o.checkpoint, o.checkpoint_arg, checkpoint_bytes(c, d, s));
+  if (!o.checkpoint.empty()) set.add(o.checkpoint, o.checkpoint_arg, checkpoint_bytes(c, d, s, seconds));
   set.commit();
 }
-
-}  // namespace
 
 std::string default_checkpoint_path(const std::string& out) {
   const std::string ext = ".safetensors";
@@ -42,6 +38,10 @@ RunResult run_training(const TrainConfig& c, const TrainData& d, const RunOption
   }
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  const double before = o.resume ? o.resume->seconds : 0.0;  // a resumed run's earlier time
+  auto write_outputs = [&](const TrainState& s, double seconds) {
+    if (!o.out.empty()) write_run_outputs(c, d, s, o, trainer->backend(), before + seconds);
+  };
   RunResult r;
   std::deque<double> recent;
   double recent_sum = 0;
@@ -59,14 +59,18 @@ RunResult run_training(const TrainConfig& c, const TrainData& d, const RunOption
       recent.pop_front();
     }
     r.last_loss = recent_sum / double(recent.size());
+    if (o.on_step) o.on_step(k + 1, loss);
     if (progress) progress(k + 1, c.steps, r.last_loss, learning_rate(c, k));
     if (o.checkpoint_every > 0 && (k + 1) % o.checkpoint_every == 0 && k + 1 < c.steps)
-      write_outputs(c, d, trainer->state(), o, trainer->backend(), elapsed());
+      write_outputs(trainer->state(), elapsed());
+    if (o.observe && o.observe_every > 0 && (k + 1) % o.observe_every == 0 && k + 1 < c.steps)
+      o.observe(trainer->state());
   }
   const TrainState s = trainer->state();
   r.steps = s.step;
   r.seconds = elapsed();
-  write_outputs(c, d, s, o, trainer->backend(), r.seconds);
+  write_outputs(s, r.seconds);
+  if (o.observe) o.observe(s);
   return r;
 }
 

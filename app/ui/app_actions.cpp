@@ -27,6 +27,7 @@ std::optional<Action> key_action(const KeyPress& p) {
     case kKeyV: return p.ctrl ? std::nullopt : std::optional<Action>(Action::simple(ActionKind::Video));
     case kKeyH: return Action::simple(ActionKind::ToggleUi);
     case kKeyD: return p.ctrl ? std::nullopt : std::optional<Action>(Action::simple(ActionKind::CycleViewMode));
+    case kKeyZ: return p.ctrl ? std::optional<Action>(Action::train("brush_undo")) : std::nullopt;
     default: return std::nullopt;
   }
 }
@@ -97,6 +98,7 @@ void App::apply(const Action& a) {
       pick_at(std::stod(a.text.substr(0, comma)), std::stod(a.text.substr(comma + 1)), a.number != 0);
       break;
     }
+    case ActionKind::Train: train_action(a); break;
   }
   if (changes_settings(a.kind)) mark_settings_dirty();
 }

@@ -15,6 +15,7 @@
 #include "base/errors.h"
 #include "platform/atomic_write.h"
 #include "platform/model_paths.h"
+#include "session/training/level_loss.h"
 #include "ui/app.h"
 #include "ui/mini_plot.h"
 #include "ui/panels.h"
@@ -247,6 +248,43 @@ void train_loss_ui(Panel& p) {
   draw_plot(spec, {raw, smooth});
 }
 
+// The loss per noise level of each kept checkpoint (session/training/level_loss.h) as a strip: a column per
+// checkpoint (oldest left), a row per level (noisiest on top), colour from dark blue (the lowest log loss of the
+// strip) to yellow (the highest); the values under the mouse as a tooltip.
+void train_level_strip(Panel& p) {
+  const std::vector<std::vector<float>> cols = p.app.training().level_losses();
+  const std::vector<int64_t> steps = p.app.training().checkpoint_steps();
+  if (cols.empty() || cols.size() != steps.size()) return;
+  double lo = 1e300, hi = -1e300;
+  for (const auto& c : cols)
+    for (float v : c)
+      if (v > 0) lo = std::min(lo, std::log10(double(v))), hi = std::max(hi, std::log10(double(v)));
+  if (!(hi >= lo)) return;
+  ImGui::TextUnformatted("loss per noise level");
+  tip("each kept checkpoint's EMA weights on the same rows and noise at 16 levels (noisiest on top): the plain MSE "
+      "of the objective's target; colour: log loss, dark = low, yellow = high");
+  const float w = ImGui::GetContentRegionAvail().x, h = 48 * p.app.content_scale();
+  const ImVec2 at = ImGui::GetCursorScreenPos();
+  ImGui::Dummy(ImVec2(w, h));
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float cw = w / float(cols.size()), rh = h / float(kLevelBins);
+  for (size_t i = 0; i < cols.size(); ++i)
+    for (int j = 0; j < kLevelBins && j < int(cols[i].size()); ++j) {
+      const double v = cols[i][size_t(j)] > 0 ? std::log10(double(cols[i][size_t(j)])) : lo;
+      const float f = float(hi > lo ? (v - lo) / (hi - lo) : 0.5);
+      const ImU32 col = IM_COL32(int(30 + 225 * f), int(40 + 180 * f), int(120 - 90 * f), 255);
+      const ImVec2 a(at.x + cw * float(i), at.y + rh * float(j));
+      dl->AddRectFilled(a, ImVec2(a.x + cw, a.y + rh), col);
+    }
+  if (ImGui::IsItemHovered()) {
+    const ImVec2 m = ImGui::GetIO().MousePos;
+    const int i = std::clamp(int((m.x - at.x) / cw), 0, int(cols.size()) - 1);
+    const int j = std::clamp(int((m.y - at.y) / rh), 0, kLevelBins - 1);
+    ImGui::SetTooltip("step %lld, level %d of %d from the noisiest: loss %.4g", (long long)steps[size_t(i)], j + 1,
+                      kLevelBins, double(cols[size_t(i)][size_t(j)]));
+  }
+}
+
 }  // namespace
 
 namespace {
@@ -282,6 +320,7 @@ void panel_train(Panel& p) {
   ImGui::Separator();
   train_run_ui(p);
   train_loss_ui(p);
+  train_level_strip(p);
   train_checkpoints_ui(p);
 }
 

@@ -11,8 +11,11 @@
 
 #include "base/errors.h"
 #include "session/training/brush_points.h"
+#include "base/philox_normal.h"
 #include "session/training/ideal_denoiser.h"
+#include "session/training/level_loss.h"
 #include "session/training/training_session.h"
+#include "train/mlp.h"
 
 namespace diffscope {
 namespace {
@@ -69,6 +72,34 @@ TEST(IdealDenoiser, AtATinyNoiseLevelGivesTheNearestRowAndSamplesOfOneRowAreThat
   for (size_t r = 0; r < 3; ++r) {
     EXPECT_FLOAT_EQ(s[2 * r], 0.5f);
     EXPECT_FLOAT_EQ(s[2 * r + 1], -1.25f);
+  }
+}
+
+// A network whose weights are all 0 outputs 0, so its loss at every level is the mean square of the target: eps
+// (epsilon; the documented noise stream) or x0 (sample), computed here.
+TEST(LevelLoss, ZeroWeightsGiveTheMeanSquareOfTheTargetAtEveryLevel) {
+  train::TrainData d;
+  d.dim = 3;
+  d.n_train = 300;
+  for (int i = 0; i < 300 * 3; ++i) d.train.push_back(float(std::sin(0.37 * i)));
+  train::TrainConfig c;
+  c.hidden = 64;
+  c.seed = 7;
+  const std::vector<float> zero(train::MlpLayout(3, 64).size, 0.0f);
+  double eps2 = 0, x2 = 0;
+  for (int r = 0; r < kLevelRows; ++r) {
+    float z[3];
+    philox_normal_row(7, uint32_t(r), 0xC0FFEEu, 3, z);
+    for (int k = 0; k < 3; ++k) eps2 += double(z[k]) * z[k], x2 += double(d.train[size_t(r) * 3 + k]) * d.train[size_t(r) * 3 + k];
+  }
+  eps2 /= kLevelRows * 3.0, x2 /= kLevelRows * 3.0;
+  const std::vector<float> e = loss_per_level(c, d, zero);
+  c.objective = train::Objective::Sample;
+  const std::vector<float> x = loss_per_level(c, d, zero);
+  ASSERT_EQ(e.size(), size_t(kLevelBins));
+  for (int j = 0; j < kLevelBins; ++j) {
+    EXPECT_NEAR(e[size_t(j)], eps2, 1e-6 * eps2) << j;
+    EXPECT_NEAR(x[size_t(j)], x2, 1e-6 * x2) << j;
   }
 }
 
@@ -146,6 +177,9 @@ TEST(TrainingSession, ABrushRunOnTheCpuLowersTheLossKeepsCheckpointsAndAStoppedR
   for (int64_t k = 50; k <= 300; k += 50) EXPECT_NE(std::find(ck.begin(), ck.end(), k), ck.end()) << k;
   EXPECT_EQ(ck.back(), 300);
   EXPECT_LE(ck.size(), 7u);
+  const std::vector<std::vector<float>> levels = t.level_losses();
+  ASSERT_EQ(levels.size(), ck.size());
+  for (const auto& l : levels) EXPECT_EQ(l.size(), size_t(kLevelBins));
   EXPECT_EQ(t.ideal().size(), size_t(TrainingSession::kIdealSamples) * 2);  // 360 rows <= kIdealMaxRows
   EXPECT_FALSE(t.resume());  // a finished run is done
   EXPECT_TRUE(t.progress().error.empty());

@@ -11,6 +11,7 @@
 #include "base/errors.h"
 #include "base/philox_normal.h"
 #include "session/training/ideal_denoiser.h"
+#include "session/training/level_loss.h"
 #include "train/objective.h"
 #include "train/train_file.h"
 
@@ -139,6 +140,7 @@ void TrainingSession::start(const TrainSettings& s) {
     m_losses.clear();
     m_ideal.clear();
     m_checkpoints.clear();
+    m_level_losses.clear();
     m_last = train::TrainState();
     m_progress = Progress();
     m_progress.total = c.steps;
@@ -210,7 +212,8 @@ void TrainingSession::launch(std::optional<train::Checkpoint> resume) {
       m_progress.eta_seconds = s / double(k - first) * double(c.steps - k);
     };
     o.observe_every = std::max<int64_t>(1, m_preview_every);
-    o.observe = [this](const train::TrainState& s) {
+    o.observe = [this, data, c](const train::TrainState& s) {
+      std::vector<float> levels = loss_per_level(c, *data, s.ema);  // outside the lock: the frame never waits
       std::lock_guard<std::mutex> lock(m_mutex);
       m_last = s;
       if (!m_checkpoints.empty() && m_checkpoints.back().step == s.step) return;
@@ -218,7 +221,8 @@ void TrainingSession::launch(std::optional<train::Checkpoint> resume) {
       kept.step = s.step;
       kept.ema = s.ema;
       m_checkpoints.push_back(std::move(kept));
-      if (int(m_checkpoints.size()) > kMaxCheckpoints) m_checkpoints.pop_front();
+      m_level_losses.push_back(std::move(levels));
+      if (int(m_checkpoints.size()) > kMaxCheckpoints) m_checkpoints.pop_front(), m_level_losses.pop_front();
       ++m_generation;
     };
     if (!resume && data->n_train <= kIdealMaxRows) {
@@ -252,6 +256,11 @@ std::vector<float> TrainingSession::losses() const {
 std::vector<float> TrainingSession::ideal() const {
   std::lock_guard<std::mutex> lock(m_mutex);
   return m_ideal;
+}
+
+std::vector<std::vector<float>> TrainingSession::level_losses() const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  return {m_level_losses.begin(), m_level_losses.end()};
 }
 
 std::vector<int64_t> TrainingSession::checkpoint_steps() const {

@@ -76,6 +76,9 @@ class TrainingSession {
   // The kept EMA weights' steps, oldest first; a counter that grows with each new one.
   std::vector<int64_t> checkpoint_steps() const;
   int64_t checkpoint_generation() const { return m_generation; }
+  // The kept checkpoints' EMA weights' loss per noise level (level_loss.h: kLevelBins values each, noisiest
+  // first), in checkpoint_steps() order; computed on the run's thread as each is kept.
+  std::vector<std::vector<float>> level_losses() const;
   // The model file of kept checkpoint i (-1: the newest), in the CLI's layout; "" when none.
   std::string model_bytes(int i) const;
   // Writes the newest state's model file and its checkpoint (the CLI's files; train_run write_run_outputs).
@@ -108,6 +111,7 @@ class TrainingSession {
   std::string m_backend = "cpu";  // the trainer's backend()
   std::vector<float> m_losses, m_ideal;
   std::deque<train::TrainState> m_checkpoints;  // ema and step only
+  std::deque<std::vector<float>> m_level_losses;  // one per kept checkpoint
   train::TrainState m_last;                    // the newest full state (resume, save)
   Progress m_progress;
   double m_seconds_before = 0;                 // the resumed parts' wall time

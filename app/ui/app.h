@@ -387,6 +387,9 @@ class App {
   int64_t m_train_generation_shown = 0;
   std::deque<std::string> m_train_files;
   int m_train_file_count = 0;
+  // The preview files' folder, and the model shown before the first preview (what the settings file keeps: a
+  // preview is a temporary file).
+  std::string m_train_dir, m_model_before_training;
   double m_brush_x = 1e300, m_brush_y = 1e300;  // the last dab of this stroke (data units)
 };
 

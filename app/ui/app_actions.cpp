@@ -165,6 +165,9 @@ AppSettings App::settings_to_persist() const {
   // A family override is for the session, as a scheduler config is: a relaunch reads every file's own family (an
   // override saved would make the next session's default model, which names no family, run as another).
   s.sampling.prediction_type.reset();
+  // A training preview is a temporary file: the model shown before the first one is kept instead.
+  if (!m_train_dir.empty() && s.sampling.model_path.rfind(m_train_dir, 0) == 0)
+    s.sampling.model_path = m_model_before_training;
   return s;
 }
 

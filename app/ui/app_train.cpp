@@ -90,6 +90,7 @@ void App::show_train_checkpoint(int i) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("diffscope-train-" + std::to_string(getpid()));
   fs::create_directories(dir);
+  if (m_train_dir.empty()) m_train_dir = dir.string(), m_model_before_training = m_settings.sampling.model_path;
   const std::string path = (dir / ("model-" + std::to_string(++m_train_file_count) + ".safetensors")).string();
   write_file_atomic(path, bytes, "train preview");
   load_model(path, false);

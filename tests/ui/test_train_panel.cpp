@@ -70,6 +70,27 @@ TEST_F(TrainPanel, DrawnPointsAreLearntTheLossFallsAndThePreviewMovesOntoTheDisc
   EXPECT_TRUE(std::filesystem::exists(file("m.ckpt.safetensors")));
 }
 
+// The previews are temporary model files: the settings file keeps the model shown before training.
+TEST_F(TrainPanel, TheSettingsFileKeepsTheModelFromBeforeTheTrainingPreviews) {
+  auto run_in = [&](const std::string& cfg, const std::string& lines) {
+    write("s.txt", "model moons_flow\n" + lines);
+    const guitest::Result r = guitest::run_cli("gui --headless --backend cpu --config-dir '" + dir.path() + "/" +
+                                                   cfg + "' --size 640x480 --script '" + file("s.txt") + "'",
+                                               logs.path());
+    EXPECT_EQ(r.code, 0) << r.out << r.err;
+    return r;
+  };
+  const guitest::Result r = run_in("trained", "brush 0 0 0.5 100\ntrain_set steps 20\ntrain_set batch 16\n"
+                                              "train_set hidden 64\ntrain_set preview_every 10\ntrain start\ntrain wait\n");
+  EXPECT_TRUE(has(r.out, "\"checkpoints\": [10,20]")) << r.out;
+  run_in("plain", "frames 2\n");
+  const auto model = [&](const std::string& cfg) {
+    return sidecar(dir.path() + "/" + cfg + "/settings.json")["sampling"]["model_path"];
+  };
+  EXPECT_EQ(model("trained"), model("plain"));
+  EXPECT_NE(model("plain"), "");
+}
+
 TEST_F(TrainPanel, CtrlZUndoesTheLastBrushStepButNotWhileATextFieldHasTheKeyboard) {
   const guitest::Result r = run_gui("model " + guitest::model_2d() +
                                     "\nbrush 0 0 0.5 100\nbrush 1 1 0.2 50\nbrush_erase 0 0 10\n"

@@ -329,7 +329,7 @@ void draw_train_overlay(const App& app) {
   if (!app.session().has_model() || app.session().dim() != 2 || app.fb_h() <= 0) return;
   const TrainingSession& ts = app.training();
   const bool brush = app.ui().train.source == "brush";
-  const std::vector<float> ideal = ts.ideal();
+  const std::vector<float> ideal = ts.has_data() && ts.data().dim == 2 ? ts.ideal() : std::vector<float>();
   if ((!brush || ts.brush().size() == 0) && ideal.empty() && app.ui().brush_mode == 0) return;
   const render::Rect r = app.scatter_pane();
   const ViewSettings& v = app.settings().view;

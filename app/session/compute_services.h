@@ -9,6 +9,7 @@
 
 #include "run/compute_path.h"
 #include "run/kernel_bench.h"
+#include "train/trainer.h"
 
 namespace diffscope {
 
@@ -23,6 +24,10 @@ struct ComputeServices {
   std::function<std::vector<BenchRow>(const std::string& filter)> gpu_bench;
   // Why there are no GPU rows when gpu_bench is empty or no device is present.
   std::string gpu_missing = "GPU rows (fused / unfused CUDA) need a CUDA build and device";
+  // The training panel's trainer (train/train_run.h RunOptions::make_trainer): the CPU trainer unless the shell
+  // plugs in another backend's with the same state and random numbers.
+  std::function<std::unique_ptr<train::Trainer>(const train::TrainConfig&, const train::TrainData&)> make_trainer =
+      train::make_cpu_trainer;
 };
 
 // The CPU path only; no GPU rows.

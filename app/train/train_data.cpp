@@ -132,7 +132,14 @@ TrainData load_train_data(const DataOptions& o, const std::function<std::string(
     return prepare_train_data(std::move(a.data), a.shape[0], int(a.shape[1]), o, o.source, arg_name);
   }
   const std::string path = resolve_model_arg(arg, o.source);
-  const DiffusionModel m = load_diffusion_model(path);
+  const DiffusionModel m = [&] {
+    try {
+      return load_diffusion_model(path);
+    } catch (const InvalidInput& e) {  // the reader's message names the file, not the argument
+      const std::string what = e.what();
+      throw InvalidInput(what.rfind(arg, 0) == 0 ? what : arg + " " + what);
+    }
+  }();
   if (m.mixture) {
     if (o.mixture_rows < 2 || o.mixture_rows > kMaxDataRows)
       throw InvalidInput(arg_name("mixture_rows") + " = " + std::to_string(o.mixture_rows) +

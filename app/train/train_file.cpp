@@ -1,6 +1,7 @@
 // train_file.cpp — the model file and the checkpoint of a training run.
 #include "train/train_file.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -81,7 +82,7 @@ std::string data_digest(const TrainData& d) {
   return sha256_hex(bytes);
 }
 
-std::string checkpoint_bytes(const TrainConfig& c, const TrainData& d, const TrainState& s) {
+std::string checkpoint_bytes(const TrainConfig& c, const TrainData& d, const TrainState& s, double seconds) {
   const int64_t P = int64_t(s.params.size());
   const std::vector<float>* parts[] = {&s.params, &s.adam_m, &s.adam_v, &s.ema};
   std::vector<TensorOut> t;
@@ -91,6 +92,7 @@ std::string checkpoint_bytes(const TrainConfig& c, const TrainData& d, const Tra
   meta["kind"] = kCheckpointKind;
   meta["step"] = std::to_string(s.step);
   meta["data_sha256"] = data_digest(d);
+  meta["train_seconds"] = std::to_string(seconds);
   meta["rng"] = "Philox4x32-10, key = seed, counter-based: the state is the step";
   return safetensors_bytes(t, meta);
 }
@@ -114,6 +116,8 @@ Checkpoint read_checkpoint(const std::string& path, const std::string& arg) {
   ck.dim = std::atoi(meta.count("dim") ? meta.at("dim").c_str() : "0");
   ck.state.step = std::atoll(meta.count("step") ? meta.at("step").c_str() : "-1");
   ck.data_sha256 = meta.count("data_sha256") ? meta.at("data_sha256") : "";
+  ck.seconds = meta.count("train_seconds") ? std::atof(meta.at("train_seconds").c_str()) : 0.0;
+  if (!(ck.seconds >= 0) || !std::isfinite(ck.seconds)) ck.seconds = 0;
   std::vector<float>* parts[] = {&ck.state.params, &ck.state.adam_m, &ck.state.adam_v, &ck.state.ema};
   for (int i = 0; i < 4; ++i) *parts[i] = f.read_float(kStateTensors[i]);
   const MlpLayout L(ck.dim, ck.config.hidden);

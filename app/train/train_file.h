@@ -20,8 +20,9 @@ std::string model_file_bytes(const TrainConfig& c, const TrainData& d, const Tra
                              const std::map<std::string, std::string>& extra);
 
 // The checkpoint's bytes: tensors train.params, train.adam_m, train.adam_v, train.ema (F32, (P,)); metadata kind
-// diffscope_train_checkpoint, the settings, step, dim, data_sha256 (data_digest) and the normalisation.
-std::string checkpoint_bytes(const TrainConfig& c, const TrainData& d, const TrainState& s);
+// diffscope_train_checkpoint, the settings, step, dim, data_sha256 (data_digest), the normalisation and
+// train_seconds (the run's wall time so far, which a resumed run adds to).
+std::string checkpoint_bytes(const TrainConfig& c, const TrainData& d, const TrainState& s, double seconds = 0);
 
 // The digest of the prepared data (the rows trained on and held out, after normalisation): a resumed run must
 // train on the same rows.
@@ -32,6 +33,7 @@ struct Checkpoint {
   TrainState state;
   int dim = 0;
   std::string data_sha256;
+  double seconds = 0;  // train_seconds of the run so far (0 in a checkpoint written without it)
 };
 // Reads a checkpoint; InvalidInput naming `arg` and the file when it is not one (or is malformed).
 Checkpoint read_checkpoint(const std::string& path, const std::string& arg);

@@ -9,18 +9,18 @@
 #include "platform/atomic_write.h"
 
 namespace diffscope::train {
-namespace {
-
-void write_outputs(const TrainConfig& c, const TrainData& d, const TrainState& s, const RunOptions& o,
-                   const char* backend, double seconds) {
+void write_run_outputs(const TrainConfig& c, const TrainData& d, const TrainState& s, const RunOptions& o,
+                       const char* backend, double seconds) {
   const std::map<std::string, std::string> extra = {
       {"trained_with", std::string("diffscope train (") + backend + " backend)"},
       {"train_seconds", std::to_string(seconds)}};
   AtomicFileSet set;
   set.add(o.out, o.out_arg, model_file_bytes(c, d, s, extra));
-  if (!o.checkpoint.empty()) set.add(o.checkpoint, o.checkpoint_arg, checkpoint_bytes(c, d, s));
+  if (!o.checkpoint.empty()) set.add(o.checkpoint, o.checkpoint_arg, checkpoint_bytes(c, d, s, seconds));
   set.commit();
 }
+
+namespace {
 
 // The mean of the last up to 100 batch losses.
 struct RecentLoss {
@@ -58,6 +58,10 @@ RunResult run_training(const TrainConfig& c, const TrainData& d, const RunOption
   }
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+  const double before = o.resume ? o.resume->seconds : 0.0;  // a resumed run's earlier time
+  auto write_outputs = [&](const TrainState& s, double seconds) {
+    if (!o.out.empty()) write_run_outputs(c, d, s, o, trainer->backend(), before + seconds);
+  };
   RunResult r;
   RecentLoss recent;
   std::vector<double> losses;
@@ -66,24 +70,29 @@ RunResult run_training(const TrainConfig& c, const TrainData& d, const RunOption
       r.stopped = true;
       break;
     }
-    // The steps of one call: up to the trainer's chunk, the end, and the next periodic checkpoint.
+    // The steps of one call: up to the trainer's chunk, the end, the next periodic checkpoint and observation.
     const int64_t k0 = trainer->steps_done();
     int64_t n = std::min(c.steps - k0, std::max<int64_t>(1, trainer->steps_per_call()));
     if (o.checkpoint_every > 0) n = std::min(n, o.checkpoint_every - k0 % o.checkpoint_every);
+    if (o.observe && o.observe_every > 0) n = std::min(n, o.observe_every - k0 % o.observe_every);
     losses.resize(size_t(n));
     trainer->run_steps(n, losses.data());
     for (int64_t i = 0; i < n; ++i) {
       r.last_loss = recent.add(losses[size_t(i)]);
+      if (o.on_step) o.on_step(k0 + i + 1, losses[size_t(i)]);
       if (progress) progress(k0 + i + 1, c.steps, r.last_loss, learning_rate(c, k0 + i));
     }
     const int64_t done = k0 + n;
     if (o.checkpoint_every > 0 && done % o.checkpoint_every == 0 && done < c.steps)
-      write_outputs(c, d, trainer->state(), o, trainer->backend(), elapsed());
+      write_outputs(trainer->state(), elapsed());
+    if (o.observe && o.observe_every > 0 && done % o.observe_every == 0 && done < c.steps)
+      o.observe(trainer->state());
   }
   const TrainState s = trainer->state();
   r.steps = s.step;
   r.seconds = elapsed();
-  write_outputs(c, d, s, o, trainer->backend(), r.seconds);
+  write_outputs(s, r.seconds);
+  if (o.observe) o.observe(s);
   return r;
 }
 

@@ -24,11 +24,16 @@ struct RunOptions {
   std::string out_arg = "--out", checkpoint_arg = "--checkpoint";  // how messages name them
   // The backend: the CPU trainer, or another Trainer with the same state and random numbers (trainer.h).
   TrainerFactory make_trainer = make_cpu_trainer;
+  // Optional watchers (the app's training panel): every step's own batch loss (step k + 1, not averaged), and the
+  // state every observe_every steps and after the last step or a stop (0: only then).
+  std::function<void(int64_t step, double loss)> on_step;
+  int64_t observe_every = 0;
+  std::function<void(const TrainState&)> observe;
 };
 
 struct RunResult {
   int64_t steps = 0;        // steps completed (the state's step)
-  double seconds = 0;       // wall time of this call's steps
+  double seconds = 0;       // wall time of this call's steps (a resumed run's earlier time not included)
   double last_loss = 0;     // mean batch loss over the last up to 100 steps
   bool stopped = false;     // `stop` asked for the end before the last step
 };
@@ -36,8 +41,14 @@ struct RunResult {
 // Progress: steps done, the total, the recent mean loss and the learning rate; called after every step.
 using TrainProgress = std::function<void(int64_t done, int64_t total, double loss, double lr)>;
 
+// Writes the model file `out` (EMA weights, train_seconds = `seconds`) and, unless `checkpoint` is "", the
+// checkpoint beside it, both or neither (AtomicFileSet); the CLI's layout, used by every front end.
+void write_run_outputs(const TrainConfig& c, const TrainData& d, const TrainState& s, const RunOptions& o,
+                       const char* backend, double seconds);
+
 // Runs config.steps steps (minus a resumed checkpoint's) on o.make_trainer's trainer. `stop` is polled between steps: when it
-// returns true the outputs of the last complete step are written and the result says stopped. InvalidInput when the
+// returns true the outputs of the last complete step are written and the result says stopped (o.out "": nothing is
+// written; the observers have the state). The files' train_seconds adds a resumed checkpoint's own. InvalidInput when the
 // resumed checkpoint's data digest differs from `d`'s; the writes' errors as AtomicFileSet::commit's.
 RunResult run_training(const TrainConfig& c, const TrainData& d, const RunOptions& o, const TrainProgress& progress,
                        const std::function<bool()>& stop);

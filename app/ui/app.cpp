@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 
 #include "base/errors.h"
@@ -67,6 +68,7 @@ std::string model_clamp_note(const SamplingSettings& s, const Schedule& schedule
 
 App::App(AppOptions o, ComputeServices s) : m_opts(std::move(o)), m_services(std::move(s)) {
   m_bench.set_gpu(m_services.cuda_available, m_services.gpu_bench, m_services.gpu_missing);
+  m_training = std::make_unique<TrainingSession>(m_services.make_trainer);
 }
 App::~App() = default;
 
@@ -321,7 +323,8 @@ ExportView App::export_view() const {
 }
 
 const std::vector<std::string>& named_item_names() {
-  static const std::vector<std::string> names{"model_path", "scheduler_config", "export_folder"};
+  static const std::vector<std::string> names{"model_path", "scheduler_config", "export_folder", "train_npy",
+                                              "train_save_path"};
   return names;
 }
 
@@ -504,8 +507,11 @@ void App::handle_view_input() {
     m_restored_camera_aspect = 0;
     mark_settings_dirty();
   }
-  const bool holds_start = handle_pick_input(v.cam_x + (mx - (r.x + 0.5 * r.w)) * px_to_data,
-                                             v.cam_y + (my - (r.y + 0.5 * r.h)) * px_to_data);
+  const double wx = v.cam_x + (mx - (r.x + 0.5 * r.w)) * px_to_data;
+  const double wy = v.cam_y + (my - (r.y + 0.5 * r.h)) * px_to_data;
+  // The brush (training panel, 2D) takes the left button from picking.
+  const bool holds_start = m_ui.brush_mode != 0 && m_session->dim() == 2 ? handle_brush_input(wx, wy)
+                                                                          : handle_pick_input(wx, wy);
   if (!holds_start &&
       (ImGui::IsMouseDragging(ImGuiMouseButton_Left, 0.0f) || ImGui::IsMouseDragging(ImGuiMouseButton_Right, 0.0f))) {
     v.cam_x -= io.MouseDelta.x * sx * px_to_data;
@@ -542,6 +548,7 @@ void App::frame(int w, int h) {
   const double dt = t - m_last_time;
   m_last_time = t;
   apply_actions();  // pushed since the last frame: a dropped file, a script line
+  poll_training();
 
   apply_settings();
   m_probe.mark(FramePhase::apply);
@@ -622,6 +629,8 @@ void App::record_stats(double dt, const ComputeTimings& ct) {
 }
 
 void App::shutdown() {
+  m_training->stop_and_join();
+  for (const std::string& f : m_train_files) std::remove(f.c_str());
   save_settings();
   if (m_opts.persist && ImGui::GetIO().IniFilename) ImGui::SaveIniSettingsToDisk(ImGui::GetIO().IniFilename);
   m_session.reset();

@@ -20,6 +20,7 @@
 #include "session/run_only.h"
 #include "session/sampling_session.h"
 #include "session/settings_io.h"
+#include "session/training/training_session.h"
 #include "ui/key_queue.h"
 #include "ui/layout_audit.h"
 
@@ -60,7 +61,8 @@ struct FrameStats {
 struct ItemRect {
   float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
 };
-// The items UiState::name_item records: the model path field, the scheduler config field, the export folder field.
+// The items UiState::name_item records: the model path field, the scheduler config field, the export folder field,
+// the training panel's .npy and save-path fields.
 const std::vector<std::string>& named_item_names();
 
 // What the user asks the app to do. A widget, a shortcut key (key_action), a dropped file and a headless script
@@ -88,6 +90,10 @@ enum class ActionKind {
   RunBench,             // text: cpu | gpu, value: the GPU rows' filter: the kernel panel's rows, the panel opened
   Pick,                 // text: "X,Y" in the 2D view's data units; number 1: add to the picks (Shift+click), 0: pick
                         // only it; the nearest sample of the shown frame within kPickRadiusPx (App::pick_at)
+  Train,                // the training panel (ui/app_train.cpp App::train_action): text start | stop | resume |
+                        // save (value: the path) | checkpoint (number: the kept checkpoint shown, -1: follow the
+                        // newest) | set:KEY (value) | brush_add (value "X,Y,R", number: points) | brush_erase
+                        // (value "X,Y,R") | brush_undo | brush_clear
 };
 
 // What the last applied action made of itself: false and why when it failed (a restore, a GPU bench), and the
@@ -120,10 +126,13 @@ struct Action {
     return {ActionKind::RunBench, backend, filter};
   }
   static Action pick(double x, double y, bool add);
+  static Action train(const std::string& what, const std::string& value = "", int number = 0) {
+    return {ActionKind::Train, what, value, number};
+  }
 };
 
-// The action of one shortcut key (Space, arrows, Home / End, S, V, H); none for other keys, for Ctrl+S / Ctrl+V and
-// for an auto-repeat of a key other than the arrows.
+// The action of one shortcut key (Space, arrows, Home / End, S, V, H, D, Ctrl+Z: the brush's undo); none for other
+// keys, for Ctrl+S / Ctrl+V and for an auto-repeat of a key other than the arrows.
 std::optional<Action> key_action(const KeyPress& p);
 
 // The panels' own state (not settings, not saved with them): the text fields, what the last frame drew where
@@ -145,6 +154,15 @@ struct UiState {
   // Analytic models: errors vs the exact ODE, in the background (made by panel_schedule when first shown).
   std::unique_ptr<ExactLab> exact_lab;
   void name_item(const std::string& name);  // records the last ImGui item's rectangle under `name`
+  // The Train section: its settings, the brush (0 off, 1 add, 2 erase; radius in data units, points a dab), the
+  // save path, and the last train action's message.
+  TrainSettings train;
+  int brush_mode = 0;
+  float brush_radius = 0.15f;
+  int brush_density = 8;
+  std::string train_save_path = "trained.safetensors";
+  std::string train_message;
+  bool train_message_error = false;
 };
 
 class App;
@@ -193,6 +211,9 @@ class App {
   // --- read-only state ---
   const AppSettings& settings() const { return m_settings; }
   const SamplingSession& session() const { return *m_session; }
+  const TrainingSession& training() const { return *m_training; }
+  // The kept checkpoint the main view shows (-1: it follows the newest as the run makes them).
+  int train_checkpoint_shown() const { return m_train_checkpoint; }
   const Exporter& exporter() const { return *m_exporter; }
   const KernelBench& bench() const { return m_bench; }
   const UiState& ui() const { return m_ui; }
@@ -283,6 +304,13 @@ class App {
   // Which picked row's start (slot 0) is within the pick radius of (x, y) (-1: none).
   int start_handle_at(double x, double y) const;
   void handle_keys();
+  // The training panel (ui/app_train.cpp): its actions; each frame, the newest kept EMA weights into the main view
+  // (a model file written to a temporary folder and loaded, so the sampler runs its fixed noise through them);
+  // the brush in the 2D view (true while it holds the mouse: no pan, no pick).
+  void train_action(const Action& a);
+  void poll_training();
+  void show_train_checkpoint(int i);
+  bool handle_brush_input(double wx, double wy);
   void update_projection();
   void draw_ui();
   void record_stats(double dt, const ComputeTimings& ct);
@@ -353,6 +381,16 @@ class App {
   double m_press_x = 0, m_press_y = 0;
   mutable std::map<int, std::vector<float>> m_pick_paths;
   mutable std::string m_pick_paths_key;
+  // Training: the run, the checkpoint shown (-1: the newest), the generation last shown, the preview files.
+  std::unique_ptr<TrainingSession> m_training;
+  int m_train_checkpoint = -1;
+  int64_t m_train_generation_shown = 0;
+  std::deque<std::string> m_train_files;
+  int m_train_file_count = 0;
+  // The preview files' folder, and the model shown before the first preview (what the settings file keeps: a
+  // preview is a temporary file).
+  std::string m_train_dir, m_model_before_training;
+  double m_brush_x = 1e300, m_brush_y = 1e300;  // the last dab of this stroke (data units)
 };
 
 }  // namespace diffscope::ui

@@ -27,6 +27,7 @@ std::optional<Action> key_action(const KeyPress& p) {
     case kKeyV: return p.ctrl ? std::nullopt : std::optional<Action>(Action::simple(ActionKind::Video));
     case kKeyH: return Action::simple(ActionKind::ToggleUi);
     case kKeyD: return p.ctrl ? std::nullopt : std::optional<Action>(Action::simple(ActionKind::CycleViewMode));
+    case kKeyZ: return p.ctrl ? std::optional<Action>(Action::train("brush_undo")) : std::nullopt;
     default: return std::nullopt;
   }
 }
@@ -97,6 +98,7 @@ void App::apply(const Action& a) {
       pick_at(std::stod(a.text.substr(0, comma)), std::stod(a.text.substr(comma + 1)), a.number != 0);
       break;
     }
+    case ActionKind::Train: train_action(a); break;
   }
   if (changes_settings(a.kind)) mark_settings_dirty();
 }
@@ -163,6 +165,9 @@ AppSettings App::settings_to_persist() const {
   // A family override is for the session, as a scheduler config is: a relaunch reads every file's own family (an
   // override saved would make the next session's default model, which names no family, run as another).
   s.sampling.prediction_type.reset();
+  // A training preview is a temporary file: the model shown before the first one is kept instead.
+  if (!m_train_dir.empty() && s.sampling.model_path.rfind(m_train_dir, 0) == 0)
+    s.sampling.model_path = m_model_before_training;
   return s;
 }
 

@@ -15,7 +15,7 @@ std::vector<KeyPress> KeyQueue::take() {
   }
   const ImGuiIO& io = ImGui::GetIO();
   std::vector<KeyPress> out;
-  for (const int k : {kKeySpace, kKeyLeft, kKeyRight, kKeyHome, kKeyEnd, kKeyS, kKeyV, kKeyH, kKeyD}) {
+  for (const int k : {kKeySpace, kKeyLeft, kKeyRight, kKeyHome, kKeyEnd, kKeyS, kKeyV, kKeyH, kKeyD, kKeyZ}) {
     const bool pressed = ImGui::IsKeyPressed(k, false);
     if (pressed || ImGui::IsKeyPressed(k, true)) out.push_back({k, io.KeyShift, io.KeyCtrl, !pressed});
   }

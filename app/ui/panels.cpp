@@ -50,6 +50,8 @@ float left_panel(Panel& p, float pad) {
     };
     if (header("Model", ImGuiTreeNodeFlags_DefaultOpen)) panel_model(p);
     p.ui.layout_audit.check_window("diffscope", "Model");
+    if (header("Train")) panel_train(p);
+    p.ui.layout_audit.check_window("diffscope", "Train");
     if (header("Sampling", ImGuiTreeNodeFlags_DefaultOpen)) panel_sampling(p);
     p.ui.layout_audit.check_window("diffscope", "Sampling");
     if (p.ui.open_schedule) ImGui::SetNextItemOpen(true);
@@ -154,7 +156,8 @@ void draw_panels(Panel& p) {
 }
 
 const std::vector<std::string>& section_names() {
-  static const std::vector<std::string> names{"Model", "Sampling", "Schedule", "View", "Picks", "Export", "Kernels"};
+  static const std::vector<std::string> names{"Model", "Train", "Sampling", "Schedule", "View", "Picks", "Export",
+                                                "Kernels"};
   return names;
 }
 
@@ -179,6 +182,7 @@ void draw_windows(Panel& p) {
 
   p.ui.inset_top = status_strip(p, x0, w, pad) + pad;
   draw_view_legend(p.app);  // after the insets: it labels the views where they are drawn
+  draw_train_overlay(p.app);
 }
 
 }  // namespace

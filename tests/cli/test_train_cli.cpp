@@ -49,6 +49,7 @@ TEST_F(TrainCli, BadDataIsRefusedWithExit2AndNothingWritten) {
   expect_refused(train_args(npy("const.npy", {10, 2}, std::vector<float>(20, 1.0f))), 2,
                  {"--data", "zero variance"});
   expect_refused(train_args(m_in.file("missing.npy")), 2, {"--data", "missing.npy"});
+  expect_refused(train_args(m_in.path()), 2, {"--data " + m_in.path(), "not a regular file"});
   expect_refused(train_args("reference_random"), 2, {"--data", "no data_samples"});
   const std::string good = npy("good.npy", {10, 2}, ok);
   expect_refused(train_args(good, "--hidden 32"), 2, {"--hidden", "32", "[64, 512]"});
@@ -93,6 +94,20 @@ TEST_F(TrainCli, AMixtureIsSampledAndResumingNeedsTheSameData) {
   EXPECT_TRUE(has(lr.err, "--lr cannot be given with --resume")) << lr.err;
   const CliResult same = run("train --quiet --data gaussians8-exact --mixture-rows 500 " + resume);
   EXPECT_EQ(same.code, 0) << same.err;
+}
+
+// train_seconds counts the whole run: a resumed run adds the checkpoint's time to its own.
+TEST_F(TrainCli, TrainSecondsAfterResumeIncludeTheCheckpointsTime) {
+  const CliResult r = run(train_args("moons", "--hidden 64 --batch 256 --steps 60"));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const double first = std::stod(SafetensorsFile::open(out("m.safetensors")).metadata().at("train_seconds"));
+  const double in_ckpt = std::stod(SafetensorsFile::open(out("m.ckpt.safetensors")).metadata().at("train_seconds"));
+  EXPECT_GT(first, 0);
+  EXPECT_DOUBLE_EQ(in_ckpt, first);
+  const CliResult again = run("train --quiet --data moons --resume '" + out("m.ckpt.safetensors") + "' --out '" +
+                              out("r.safetensors") + "'");
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_GE(std::stod(SafetensorsFile::open(out("r.safetensors")).metadata().at("train_seconds")), first);
 }
 
 TEST_F(TrainCli, MoreRowsThanTheCapAreRefused) {

@@ -66,7 +66,7 @@ TEST_F(ScriptFailures, FramesNotANumberOrOutOfRangeExit2AtOnce) {
       {"wait_complete 0", "script:1: wait_complete: MAX = 0 is out of range; valid: an integer in [1, 1000000]"},
       {"measure x", "script:1: measure: FRAMES = 'x' is not an integer"},
       {"mouse 10", "script:1: mouse: missing Y"},
-      {"key Left ctrl", "script:1: key: MODIFIER = 'ctrl' is not valid; valid: one of: shift"},
+      {"key Left alt", "script:1: key: MODIFIER = 'alt' is not valid; valid: one of: shift ctrl"},
       {"sett n 5", "script:1: unknown command 'sett' (did you mean 'set'?); the commands: diffscope gui --script-help"},
       {"expect fram == 1", "script:1: expect: QUANTITY = 'fram' is not valid; valid: one of: frame computed"},
   };
@@ -88,7 +88,7 @@ TEST_F(ScriptFailures, ScriptHelpListsEveryCommandWithItsArguments) {
        {"\n  frames [N]\n", "N: an integer in [0, 1000000]; default 1", "\n  wait_complete [MAX]\n",
         "MAX: an integer in [1, 1000000]; default 100000", "\n  set KEY VALUE\n", "steps, t_start, n, sampler",
         "\n  restore FILE\n", "\n  model NAME|PATH\n", "\n  backend BACKEND\n", "BACKEND: one of: auto cpu cuda",
-        "\n  key KEY [MODIFIER]\n", "KEY: one of: Space Left Right Home End S V H", "MODIFIER: one of: shift; optional",
+        "\n  key KEY [MODIFIER]\n", "KEY: one of: Space Left Right Home End S V H", "MODIFIER: one of: shift ctrl; optional",
         "\n  mouse X Y [BUTTON]\n", "BUTTON: one of: down up; optional", "\n  click ITEM [KEY]\n",
         "ITEM: one of: model_path scheduler_config export_folder", "\n  wheel X Y CLICKS\n",
         "CLICKS: a number in [-1000, 1000]", "\n  drag_timeline FROM TO [FRAMES]\n", "FROM: a number in [-1, 2]",
@@ -100,9 +100,11 @@ TEST_F(ScriptFailures, ScriptHelpListsEveryCommandWithItsArguments) {
         "\n  bench [BACKEND] [FILTER]\n", "BACKEND: one of: cpu gpu; default cpu", "\n  measure [FRAMES]\n",
         "FRAMES: an integer in [1, 1000000]; default 120", "\n  stop_after SECONDS\n", "SECONDS: a number in [0, 1e+07]",
         "\n  size W H\n", "W: an integer in [0, 16384]", "\n  open SECTION\n",
-        "SECTION: one of: Model Sampling Schedule View Picks Export Kernels", "\n  schedule [WAIT]\n",
+        "SECTION: one of: Model Train Sampling Schedule View Picks Export Kernels", "\n  schedule [WAIT]\n",
         "WAIT: one of: wait; optional", "\n  pick X Y [MODE]\n", "MODE: one of: only add (add: Shift+click); default only",
-        "\n  pin INDEX\n", "\n  unpin INDEX\n", "\n  move_start INDEX X Y\n", "\n  scheduler_config [PATH]\n", "\n  reset_counts\n", "\n  print\n"})
+        "\n  pin INDEX\n", "\n  unpin INDEX\n", "\n  move_start INDEX X Y\n", "\n  scheduler_config [PATH]\n", "\n  reset_counts\n", "\n  print\n",
+        "\n  train_data SOURCE\n", "\n  brush X Y R N\n", "\n  brush_erase X Y R\n", "\n  brush_undo\n",
+        "\n  train_set KEY VALUE\n", "\n  train WHAT\n", "WHAT: one of: start stop resume wait until save checkpoint print"})
     EXPECT_TRUE(has(r.out, part)) << "missing: " << part << "\n" << r.out;
   EXPECT_EQ(r.err, "");
 }

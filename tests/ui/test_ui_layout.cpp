@@ -102,7 +102,7 @@ TEST(ExportDir, PicturesFolderWhenThereIsOneElseHome) {
 }
 
 // Every label readable at 1280x800 at UI scale 1.0, 1.5 and 2.0 (the default window of a laptop): with every
-// section open, a scheduler config applied (its long warning and Clear), a one-step run, the kernel rows run and
+// section open (the Train section in a run of its own, trained), a scheduler config applied (its long warning and Clear), a one-step run, the kernel rows run and
 // the video row shown, no window's items reach past its content region and no text is wider than its box (the
 // app's layout audit, ui/layout_audit.h: `expect clipped == 0` lists what it found). A window far too narrow for
 // the panels must be reported, so the audit is known to see clipping.
@@ -125,6 +125,16 @@ TEST(UiLayout, NothingClippedAt1280x800FromUiScale1To2) {
                                                logs.path(), "DIFFSCOPE_UI_SCALE=" + scale);
     EXPECT_EQ(r.code, 0) << model << " at UI scale " << scale << ":\n" << r.out << r.err;
     EXPECT_TRUE(std::filesystem::exists(shot)) << scale;
+  }
+  // The Train section during and after a short run: progress, loss curve, an older checkpoint shown.
+  std::ofstream(dir.file("train.txt")) << "open Train\nbrush 0 0 0.5 50\nbrush 1 1 0.5 50\ntrain_set steps 30\n"
+                                          "train_set batch 16\ntrain_set hidden 64\ntrain_set preview_every 10\n"
+                                          "train start\ntrain wait\ntrain checkpoint 0\nframes 3\nexpect clipped == 0\n";
+  for (const char* scale : {"1.0", "2.0"}) {
+    const guitest::Result t = guitest::run_cli("gui --headless --backend cpu --no-persist --size 1280x800 --script '" +
+                                                   dir.file("train.txt") + "'",
+                                               logs.path(), std::string("DIFFSCOPE_UI_SCALE=") + scale);
+    EXPECT_EQ(t.code, 0) << "the Train section at UI scale " << scale << ":\n" << t.out << t.err;
   }
   std::ofstream(dir.file("narrow.txt")) << common << "expect clipped > 0\n";
   const guitest::Result r = guitest::run_cli("gui --headless --backend cpu --no-persist --size 420x800 --model '" +

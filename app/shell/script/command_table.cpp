@@ -20,7 +20,8 @@ constexpr ScriptCommand kCommands[] = {
                          "goes on and the run exits 2"},
     {"backend", cmd_backend, "switch the compute backend"},
     {"key", cmd_key,
-     "press and release a key (with its character, as a window types it); an export S / V started that fails "
+     "press and release a key (with its character, as a window types it; with ctrl: none, Ctrl+Z undoes the brush); "
+     "an export S / V started that fails "
      "counts as a failed export"},
     {"mouse", cmd_mouse, "move the mouse to (X, Y) pixels and set the left button"},
     {"click", cmd_click, "a left click in the middle of a named item, the KEYs pressed in the same frame (a text "
@@ -36,6 +37,19 @@ constexpr ScriptCommand kCommands[] = {
     {"move_start", cmd_move_start,
      "start sample INDEX at (X, Y) instead of its start noise (settings key start_edits; a 2D model): only its "
      "trajectory is re-run"},
+    {"train_data", cmd_train_data,
+     "the training panel's data: brush (the brush's points), bundled NAME (a bundled model's data_samples), npy PATH "
+     "(a (N, dim) .npy file); clear: remove the drawn points (one undo step)"},
+    {"brush", cmd_brush, "draw N points uniform in the disc of radius R around (X, Y) (data units), one undo step"},
+    {"brush_erase", cmd_brush_erase, "erase the drawn points within R of (X, Y), one undo step"},
+    {"brush_undo", cmd_brush_undo, "undo the last brush step (as Ctrl+Z)"},
+    {"train_set", cmd_train_set, "a training setting (the Train section's): a bad key or value is exit 2"},
+    {"train", cmd_train,
+     "the training run: start (a refused start prints why and the run exits non-zero), stop, resume, wait (frames "
+     "until it ends and the last kept weights' samples are complete; then as print), until STEP (frames until the "
+     "run has done STEP steps, then until the view's samples are complete), save [PATH] (the model file and "
+     "its checkpoint), checkpoint I (show a kept one; -1: follow the newest), print (one JSON line: steps, losses, "
+     "checkpoints)"},
     {"export", cmd_export,
      "an export as the Export section's buttons; video: frames 0 .. the shown one; a failed export prints its "
      "error, the script goes on and the run exits non-zero"},

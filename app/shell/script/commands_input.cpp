@@ -40,7 +40,7 @@ struct ScriptKey {
 constexpr ScriptKey kScriptKeys[] = {{"Space", kKeySpace, ' '}, {"Left", kKeyLeft, 0}, {"Right", kKeyRight, 0},
                                      {"Home", kKeyHome, 0},     {"End", kKeyEnd, 0},   {"S", kKeyS, 's'},
                                      {"V", kKeyV, 'v'},         {"H", kKeyH, 'h'},
-                                     {"D", kKeyD, 'd'}};
+                                     {"D", kKeyD, 'd'},         {"Z", kKeyZ, 'z'}};
 
 std::vector<std::string> script_key_names() {
   std::vector<std::string> names;
@@ -52,26 +52,28 @@ const ScriptKey& script_key(const std::string& name) {
   return *std::find_if(std::begin(kScriptKeys), std::end(kScriptKeys), [&](const ScriptKey& k) { return name == k.name; });
 }
 
-// Holds `keys` down for one frame (with their characters, as a window's char callback adds them).
-void keys_down(Script& sc, const std::vector<ScriptKey>& keys, bool shift, bool down) {
+// Holds `keys` down for one frame (with their characters, as a window's char callback adds them; none with Ctrl).
+void keys_down(Script& sc, const std::vector<ScriptKey>& keys, bool shift, bool down, bool ctrl = false) {
   sc.io.KeyShift = down && shift;
+  sc.io.KeyCtrl = down && ctrl;
   for (const ScriptKey& k : keys) {
     sc.io.KeysDown[k.code] = down;
-    if (down && k.character)
+    if (down && k.character && !ctrl)
       sc.io.AddInputCharacter(shift ? unsigned(std::toupper(k.character)) : unsigned(k.character));
   }
 }
 
 ScriptAction cmd_key(ScriptArgs& a) {
   const ScriptKey key = script_key(a.choice("KEY", script_key_names()));
-  const bool shift = a.choice_or("MODIFIER", {"shift"}, "") == "shift";
+  const std::string mod = a.choice_or("MODIFIER", {"shift", "ctrl"}, "");
+  const bool shift = mod == "shift", ctrl = mod == "ctrl";
   a.end();
-  return [key, shift](Script& sc) {
-    const bool exports = key.code == kKeyS || key.code == kKeyV;
+  return [key, shift, ctrl](Script& sc) {
+    const bool exports = !ctrl && (key.code == kKeyS || key.code == kKeyV);
     if (exports) sc.watch_key_export();
-    keys_down(sc, {key}, shift, true);
+    keys_down(sc, {key}, shift, true, ctrl);
     sc.frame();
-    keys_down(sc, {key}, shift, false);
+    keys_down(sc, {key}, shift, false, ctrl);
     sc.frame();
     if (exports) sc.check_key_export();  // a snapshot is written by now; a video is checked when it ends
   };

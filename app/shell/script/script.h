@@ -104,6 +104,13 @@ ScriptAction cmd_move_start(ScriptArgs& a);
 ScriptAction cmd_export(ScriptArgs& a);
 ScriptAction cmd_screenshot(ScriptArgs& a);
 ScriptAction cmd_expect(ScriptArgs& a);
+// commands_train.cpp: the training panel: data, brush, settings, the run
+ScriptAction cmd_train_data(ScriptArgs& a);
+ScriptAction cmd_brush(ScriptArgs& a);
+ScriptAction cmd_brush_erase(ScriptArgs& a);
+ScriptAction cmd_brush_undo(ScriptArgs& a);
+ScriptAction cmd_train_set(ScriptArgs& a);
+ScriptAction cmd_train(ScriptArgs& a);
 // commands_measure.cpp: the kernel panel's rows and the loop's frames/s
 ScriptAction cmd_bench(ScriptArgs& a);
 ScriptAction cmd_measure(ScriptArgs& a);

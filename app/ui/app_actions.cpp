@@ -41,6 +41,7 @@ bool changes_settings(ActionKind k) {
     case ActionKind::Restore:
     case ActionKind::SetSetting:
     case ActionKind::Pick:
+    case ActionKind::GridClick:
     case ActionKind::ToggleUi:
     case ActionKind::CycleViewMode:
     case ActionKind::FitView: return true;
@@ -97,6 +98,7 @@ void App::apply(const Action& a) {
       pick_at(std::stod(a.text.substr(0, comma)), std::stod(a.text.substr(comma + 1)), a.number != 0);
       break;
     }
+    case ActionKind::GridClick: click_grid(a.number); break;
   }
   if (changes_settings(a.kind)) mark_settings_dirty();
 }

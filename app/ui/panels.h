@@ -30,6 +30,8 @@ void panel_schedule(Panel& p);         // per-step t, abar, sigma, logSNR, step 
 // The two docked windows: draw_panels sets their place and size; each returns its window's top edge.
 float panel_timeline(Panel& p);        // play / pause / speed / scrubber
 float panel_kernels(Panel& p);         // kernel timings + per-frame figures (collapsed: a title bar)
-void panel_export(Panel& p);           // snapshot, grid, npy, frame sequence
+void panel_export(Panel& p);
+void panel_grid(Panel& p);             // the comparison grid: axes, values, metric, sorting, alignment, plot
+void draw_grid_labels(const App& app);  // over the grid's cells: labels and each cell's metric (app_grid.cpp)           // snapshot, grid, npy, frame sequence
 void draw_view_legend(const App& app);  // on the views: tick labels, axis names, legend, grid caption (view_legend.cpp)
 }  // namespace diffscope::ui

@@ -47,3 +47,11 @@ TEST(Words, AfterLabelDropsTheLabelTheMessageStartsWith) {
 
 }  // namespace
 }  // namespace diffscope
+
+TEST(Words, SplitKeepsEveryPartBetweenTheSeparators) {
+  EXPECT_EQ(split("a,,b", ','), (std::vector<std::string>{"a", "", "b"}));
+  EXPECT_EQ(split("", ','), (std::vector<std::string>{""}));
+  EXPECT_EQ(split("ddim", ','), (std::vector<std::string>{"ddim"}));
+  EXPECT_EQ(split(",x,", ','), (std::vector<std::string>{"", "x", ""}));
+  EXPECT_EQ(split("rows=a cols=b", ' '), (std::vector<std::string>{"rows=a", "cols=b"}));
+}

@@ -61,12 +61,12 @@ std::string grid_metric_text(double v, const std::string& name) {
   return b;
 }
 
-void GridLive::run(const GridRequest& request, DenoiserBackend& backend) {
+void GridLive::run(const GridRequest& request, DenoiserBackend& backend, std::optional<GridPosition> position) {
   GridPlan plan = plan_grid(request);
   SequentialGridExecutor seq(backend);
   std::vector<std::vector<float>> frames;
   RecordingExecutor rec(seq, frames);
-  GridResult result = run_grid(plan, rec);
+  GridResult result = run_grid(plan, rec, {}, position);
   m_plan = std::move(plan);
   m_result = std::move(result);
   m_frames = std::move(frames);

@@ -3,6 +3,7 @@
 // kept frames held for the timeline, each cell's state at a timeline position (grid_metrics.h aligned_frame), the
 // metric a cell shows by name, and the order cells are drawn in when sorted by it. No CUDA, no GL.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,10 +24,10 @@ std::string grid_metric_text(double v, const std::string& name);
 
 class GridLive {
  public:
-  // Plans and runs every cell of `request` on `backend` (every frame of each cell kept for the timeline), then
-  // measures them (run_grid's metrics on the final samples). Throws InvalidInput as plan_grid; the previous grid
-  // stays when it throws.
-  void run(const GridRequest& request, DenoiserBackend& backend);
+  // Plans and runs every cell of `request` on `backend` (the kept frames of each cell held for the timeline), then
+  // measures them (run_grid's metrics on the final samples; result().x the final samples, or with `position` each
+  // cell's state there). Throws InvalidInput as plan_grid; the previous grid stays when it throws.
+  void run(const GridRequest& request, DenoiserBackend& backend, std::optional<GridPosition> position = {});
   void clear();
 
   bool has_grid() const { return !m_plan.cells.empty(); }

@@ -149,14 +149,14 @@ GridSpec parse_file(const std::string& path, const std::string& arg) {
   try {
     const bool png = path.size() > 4 && path.compare(path.size() - 4, 4, ".png") == 0;
     if (png) {
-      const std::optional<std::string> text = read_png_text(path, "diffscope", arg);
+      const std::optional<std::string> text = read_png_text(path, "diffscope", where);
       if (!text) throw InvalidInput(where + " carries no sidecar; valid: a grid PNG written by sample --grid --png");
       j = parse_json_bounded(*text);
       if (!j.is_object() || !j.contains("grid") || !j["grid"].is_object() || !j["grid"].contains("spec"))
         throw InvalidInput(where + "'s sidecar holds no grid; valid: a grid PNG written by sample --grid --png");
       j = j["grid"]["spec"];
     } else {
-      j = parse_json_bounded(read_file_bytes(path, arg, "grid spec file"));
+      j = parse_json_bounded(read_file_bytes(path, where, "grid spec file"));
       // a grid PNG's sidecar beside it: its spec
       if (j.is_object() && j.contains("kind") && j["kind"] == "grid" && j.contains("grid") && j["grid"].is_object() &&
           j["grid"].contains("spec"))

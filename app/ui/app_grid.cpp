@@ -86,7 +86,10 @@ App::GridPane App::grid_pane() const {
   const int rows = p.spec.n_rows(), cols = p.spec.n_cols();
   const float line = ImGui::GetTextLineHeight() * ImGui::GetIO().DisplayFramebufferScale.y;
   g.label_top = p.spec.cols.axis == GridAxis::None ? 0 : static_cast<int>(line * 1.6f);
-  g.label_left = p.spec.rows.axis == GridAxis::None ? 0 : static_cast<int>(std::min(line * 7.0f, g.area.w * 0.2f));
+  float widest = ImGui::CalcTextSize(grid_axis_name(p.spec.rows.axis)).x;  // the row values, up to a quarter
+  for (const std::string& v : p.spec.rows.values) widest = std::max(widest, ImGui::CalcTextSize(v.c_str()).x);
+  widest = (widest + ImGui::GetFontSize()) * ImGui::GetIO().DisplayFramebufferScale.x;
+  g.label_left = p.spec.rows.axis == GridAxis::None ? 0 : static_cast<int>(std::min(widest, g.area.w * 0.25f));
   const int gap = std::max(2, static_cast<int>(line * 0.25f));
   const int cw = (g.area.w - g.label_left) / cols, ch = (g.area.h - g.label_top) / rows;
   g.cols = cols;
@@ -197,7 +200,7 @@ void grid_plot(const App& app) {
     PlotLine l;
     l.color = colours[r % 8];
     l.points = true;
-    l.name = p.row_label(r);
+    l.name = p.spec.rows.axis == GridAxis::None ? "" : p.spec.rows.values[static_cast<size_t>(r)];
     for (int c = 0; c < p.spec.n_cols(); ++c) {
       l.x.push_back(numeric ? std::stod(p.spec.cols.values[c]) : c);
       l.y.push_back(grid_metric_value(g.result().metrics[static_cast<size_t>(r) * p.spec.n_cols() + c], metric));
@@ -210,6 +213,7 @@ void grid_plot(const App& app) {
   spec.help = "the metric each cell shows, against the column axis (one line per row)";
   spec.x_label = numeric ? grid_axis_name(p.spec.cols.axis) : "column";
   spec.log_x = numeric && p.spec.cols.axis == GridAxis::Steps;
+  spec.log_y = metric != "straightness" && metric != "evaluations";  // errors over decades (0: not drawn)
   spec.height = 90;
   draw_plot(spec, lines);
 }
@@ -289,11 +293,17 @@ void draw_grid_labels(const App& app) {
     const float f = n > 1 ? static_cast<float>(rank) / (n - 1) : 0.0f;
     const ImU32 colour = std::isfinite(value) ? ImGui::GetColorU32(ImVec4(0.25f + 0.7f * f, 0.45f, 0.95f - 0.7f * f, 0.85f))
                                               : IM_COL32(90, 90, 90, 200);
-    std::string text = metric + " " + grid_metric_text(value, metric);
-    if (sorted) text += "  " + p.row_label(c.row) + (p.row_label(c.row).empty() ? "" : " ") + p.col_label(c.col);
-    const std::string shown = elide_middle(text, w - 6);
-    dl->AddRectFilled(a, ImVec2(a.x + w, a.y + line + 4), colour);
+    // The metric's name while it fits, else the number alone; sorted cells name their values on a second line.
+    const std::string number = grid_metric_text(value, metric), named = metric + " " + number;
+    const std::string shown = ImGui::CalcTextSize(named.c_str()).x <= w - 6 ? named : elide_middle(number, w - 6);
+    std::string values;
+    for (const GridLine* l : {&p.spec.rows, &p.spec.cols})
+      if (l->axis != GridAxis::None) values += (values.empty() ? "" : " ") + l->values[l == &p.spec.rows ? c.row : c.col];
+    const int lines = sorted ? 2 : 1;
+    dl->AddRectFilled(a, ImVec2(a.x + w, a.y + lines * line + 4), colour);
     dl->AddText(ImVec2(a.x + 3, a.y + 2), IM_COL32(255, 255, 255, 255), shown.c_str());
+    if (sorted)
+      dl->AddText(ImVec2(a.x + 3, a.y + 2 + line), IM_COL32(235, 235, 240, 255), elide_middle(values, w - 6).c_str());
   }
   if (sorted) return;  // sorted cells carry their own values
   for (int c = 0; c < g.cols && p.spec.cols.axis != GridAxis::None; ++c) {

@@ -49,9 +49,9 @@ TEST(Words, AfterLabelDropsTheLabelTheMessageStartsWith) {
 }  // namespace diffscope
 
 TEST(Words, SplitKeepsEveryPartBetweenTheSeparators) {
-  EXPECT_EQ(split("a,,b", ','), (std::vector<std::string>{"a", "", "b"}));
-  EXPECT_EQ(split("", ','), (std::vector<std::string>{""}));
-  EXPECT_EQ(split("ddim", ','), (std::vector<std::string>{"ddim"}));
-  EXPECT_EQ(split(",x,", ','), (std::vector<std::string>{"", "x", ""}));
-  EXPECT_EQ(split("rows=a cols=b", ' '), (std::vector<std::string>{"rows=a", "cols=b"}));
+  EXPECT_EQ(diffscope::split("a,,b", ','), (std::vector<std::string>{"a", "", "b"}));
+  EXPECT_EQ(diffscope::split("", ','), (std::vector<std::string>{""}));
+  EXPECT_EQ(diffscope::split("ddim", ','), (std::vector<std::string>{"ddim"}));
+  EXPECT_EQ(diffscope::split(",x,", ','), (std::vector<std::string>{"", "x", ""}));
+  EXPECT_EQ(diffscope::split("rows=a cols=b", ' '), (std::vector<std::string>{"rows=a", "cols=b"}));
 }

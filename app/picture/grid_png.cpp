@@ -10,6 +10,7 @@
 
 #include "base/errors.h"
 #include "formats/png_write.h"
+#include "formats/video_writer.h"
 #include "picture/sample_png.h"
 
 namespace diffscope {
@@ -124,19 +125,20 @@ GridLayout grid_png_layout(const GridSpec& spec, int w, int h) {
   return g;
 }
 
-GridPngFiles render_grid_png(const GridPng& r) {
+namespace {
+
+// The whole picture: the cells' states of slots slot0 .. slot0 + cells - 1 of `renderer`, captions and labels.
+Canvas draw_grid(const GridPng& r, RunRenderer& renderer, int slot0) {
   const GridPlan& p = *r.plan;
   const int rows = p.spec.n_rows();
   const bool row_axis = p.spec.rows.axis != GridAxis::None, col_axis = p.spec.cols.axis != GridAxis::None;
   const GridLayout lay = grid_png_layout(p.spec, r.width, r.height);
   const int left = lay.left, top = lay.top, cw = lay.cw, ch = lay.ch;
-  const SamplePng req = cells_as_frames(r);
-  RunRenderer renderer(req);
   Canvas cv{r.width, r.height, std::vector<uint8_t>(static_cast<size_t>(r.width) * r.height * 3)};
   cv.fill(0, 0, r.width, r.height, kPaper);
   for (int i = 0; i < static_cast<int>(p.cells.size()); ++i) {
     const GridCell& c = p.cells[static_cast<size_t>(i)];
-    const std::vector<uint8_t> px = renderer.render(i, cw - 2, ch - 2);
+    const std::vector<uint8_t> px = renderer.render(slot0 + i, cw - 2, ch - 2);
     const int x0 = left + c.col * cw + 1, y0 = top + c.row * ch + 1;
     for (int y = 0; y < ch - 2; ++y)
       for (int x = 0; x < cw - 2; ++x)
@@ -147,17 +149,73 @@ GridPngFiles render_grid_png(const GridPng& r) {
   if (col_axis) draw_column_labels(cv, p, left, cw);
   for (int rr = 0; rr < rows && row_axis; ++rr)
     cv.text(4, top + rr * ch + ch / 2 - kLineHeight / 2, p.row_label(rr), kInk, left);
-  nlohmann::json grid = grid_metrics_json(p, *r.result);
-  grid["models"] = p.model_names;
-  const nlohmann::json side = {{"kind", "grid"}, {"generator", "diffscope sample --grid"}, {"png", r.png},
-                               {"backend", r.backend}, {"render_device", renderer.device()},
-                               {"command_line", r.command_line}, {"grid", grid}};
+  return cv;
+}
+
+nlohmann::json grid_sidecar(const GridPng& r, const std::string& render_device) {
+  nlohmann::json grid = grid_metrics_json(*r.plan, *r.result);
+  grid["models"] = r.plan->model_names;
+  return {{"kind", "grid"}, {"generator", "diffscope sample --grid"}, {"png", r.png}, {"backend", r.backend},
+          {"render_device", render_device}, {"command_line", r.command_line}, {"grid", grid}};
+}
+
+}  // namespace
+
+GridPngFiles render_grid_png(const GridPng& r) {
+  const SamplePng req = cells_as_frames(r);
+  RunRenderer renderer(req);
+  const Canvas cv = draw_grid(r, renderer, 0);
+  const nlohmann::json side = grid_sidecar(r, renderer.device());
   GridPngFiles out;
   out.sidecar = side.dump(2) + "\n";
   std::vector<std::pair<std::string, std::string>> text;
   if (r.png_text) text.emplace_back("diffscope", out.sidecar);
   out.png = encode_png(cv.rgb.data(), r.width, r.height, 3, text, "--png");
   return out;
+}
+
+std::string write_grid_video(const GridLive& live, const GridPng& picture, const GridVideo& video) {
+  const GridPlan& p = live.plan();
+  const int cells = live.cells();
+  const size_t cell = static_cast<size_t>(p.n) * p.dim;
+  const int steps = p.cells[static_cast<size_t>(timeline_cell(p))].plan.steps;
+  const int budget = static_cast<int>(std::max<size_t>(2, (size_t(64) << 20) / (cell * cells)));
+  const int frames = std::max(2, std::min(steps + 1, budget));
+  std::vector<float> states(cell * cells * frames);
+  std::vector<double> positions;
+  for (int k = 0; k < frames; ++k) {
+    positions.push_back(static_cast<double>(k) / (frames - 1));
+    for (int i = 0; i < cells; ++i) {
+      const float* s = live.state_at(i, positions.back(), video.align);
+      std::copy(s, s + cell, states.begin() + static_cast<std::ptrdiff_t>(cell * (static_cast<size_t>(k) * cells + i)));
+    }
+  }
+  SamplePng req = cells_as_frames(picture);
+  req.frames = states.data();
+  req.n_frames = frames * cells;
+  req.frame_numbers.clear();
+  for (int i = 0; i < req.n_frames; ++i) req.frame_numbers.push_back(i);
+  RunRenderer renderer(req);
+  int w = picture.width, h = picture.height;
+  const VideoFormat f = video_format_of("--video", video.path);
+  video_frame_size(f, &w, &h);
+  GridPng sized = picture;
+  sized.width = w, sized.height = h;
+  VideoWriter writer(VideoOptions{video.path, w, h, video.fps, video.lossless, "--video", video.yuv420});
+  std::vector<uint8_t> rgba(static_cast<size_t>(w) * h * 4, 255);
+  for (int k = 0; k < frames; ++k) {
+    const Canvas cv = draw_grid(sized, renderer, k * cells);
+    for (size_t q = 0; q < static_cast<size_t>(w) * h; ++q) std::memcpy(&rgba[q * 4], &cv.rgb[q * 3], 3);
+    writer.add_frame(rgba.data());
+  }
+  writer.finish();
+  nlohmann::json side = grid_sidecar(picture, renderer.device());
+  side.erase("png");
+  side["video"] = video.path;
+  side["fps"] = video.fps;
+  side["positions"] = positions;
+  side["align"] = video.align == GridAlign::Step ? "step" : "noise";
+  return side.dump(2) + "\n";
 }
 
 }  // namespace diffscope

@@ -12,6 +12,7 @@
 #include "model/model.h"
 #include "picture/picture.h"
 #include "platform/paths.h"
+#include "session/field_view.h"
 #include "session/settings_keys.h"
 #include "ui/app.h"
 #include "ui/mini_plot.h"
@@ -128,8 +129,9 @@ void App::handle_grid_input(double mx, double my) {
   }
 }
 
-// The cell's settings become the single view's: a model axis loads its model first, then the other axis (t_start
-// before steps, as steps is clamped by t_start); the grid is hidden (its spec stays).
+// The cell's settings become the single view's: a model axis loads its model first (and its default t_start, as
+// the cell ran), then the other axis (t_start before steps, as steps is clamped by t_start); the grid is hidden
+// (its spec stays).
 void App::click_grid(int cell) {
   if (!m_grid || cell < 0 || cell >= m_grid->cells()) {
     m_outcome = {false, "grid_click: no cell " + std::to_string(cell) + " in the grid shown"};
@@ -144,9 +146,15 @@ void App::click_grid(int cell) {
     const auto rank = [](GridAxis x) { return x == GridAxis::Model ? 0 : x == GridAxis::TStart ? 1 : 2; };
     return rank(a.first) < rank(b.first);
   });
+  const bool t_start_axis = p.spec.rows.axis == GridAxis::TStart || p.spec.cols.axis == GridAxis::TStart;
   for (const auto& [axis, value] : values) {
-    if (axis == GridAxis::Model) load_model(value, false);
-    else set_setting(grid_axis_name(axis), value);
+    if (axis != GridAxis::Model) {
+      set_setting(grid_axis_name(axis), value);
+      continue;
+    }
+    load_model(value, false);  // the cell ran from its model's default t_start (a t_start axis: its own)
+    if (!t_start_axis && m_session->has_model())
+      m_settings.sampling.t_start = family_default_t_start(m_session->model(), m_settings.sampling.prediction_type);
   }
   m_settings.view.grid_show = false;
   m_outcome = {true, "the single view runs cell (" + std::to_string(c.row) + ", " + std::to_string(c.col) + "): " +

@@ -71,6 +71,12 @@ TEST_F(GridView, AClickOnACellRunsItsSettingsInTheSingleView) {
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_TRUE(has(r.out, "the single view runs cell (1, 0): sampler=heun steps=6")) << r.out;
   expect_cell(read_npy_float(file("g.npy"), "g"), 1, 0, read_npy_float(file("state.npy"), "state"), "clicked cell");
+  // A model axis: the clicked cell's model with its own default t_start (a flow list's index 0), after t_start 500.
+  const guitest::Result m = run_gui(prefix() + "set t_start 500\ngrid rows=model:moons,moons_flow cols=steps:6,15\n"
+                                    "wait_complete 5000\ngrid_export " + file("m.npy") + "\ngrid_click 1 1\nwait_complete 5000\n"
+                                    "export state " + file("m_state.npy") + "\n");
+  ASSERT_EQ(m.code, 0) << m.out << m.err;
+  expect_cell(read_npy_float(file("m.npy"), "m"), 1, 1, read_npy_float(file("m_state.npy"), "m_state"), "flow cell");
 }
 
 TEST_F(GridView, BadGridInputIsRefusedNamingTheAxisAndTheValue) {

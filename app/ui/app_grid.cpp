@@ -81,7 +81,7 @@ void App::update_grid() {
 
 App::GridPane App::grid_pane() const {
   GridPane g;
-  g.area = scatter_pane();
+  g.area = render::Renderer::layout(m_fb_w, m_fb_h, false, ui_insets_px()).scatter;  // image models: no image grid
   if (!m_grid || !m_grid->has_grid()) return g;
   const GridPlan& p = m_grid->plan();
   const int rows = p.spec.n_rows(), cols = p.spec.n_cols();

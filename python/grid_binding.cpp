@@ -14,6 +14,7 @@
 #include "base/ranges.h"
 #include "diffusion/input_checks.h"
 #include "formats/json_bounded.h"
+#include "grid/grid_live.h"
 #include "grid/grid_metrics.h"
 #include "grid/grid_run.h"
 #include "platform/model_paths.h"
@@ -42,7 +43,7 @@ GridSpec spec_of(const py::object& spec) {
 py::dict grid(const py::object& spec_arg, const std::string& model, const py::object& n, const std::string& sampler,
               const py::object& steps, const py::object& t_start, const py::object& spacing, double eta,
               const py::object& seed, const std::string& backend, const std::string& precision,
-              const py::object& position, const std::string& align) {
+              const py::object& position, const std::string& align, bool trajectories) {
   SampleArgs a;
   a.n = int_arg(n, "n", sample_count_range(backend == "cuda"), "an int");
   a.sampler = parse_sampler(sampler);
@@ -72,14 +73,20 @@ py::dict grid(const py::object& spec_arg, const std::string& model, const py::ob
   }
   if (align != "noise" && align != "step") throw InvalidInput("align = '" + align + "' is not valid; valid: noise, step");
   if (at && align == "step") at->align = GridAlign::Step;
+  GridLive live;  // keeps every cell's frames (trajectories=True)
   GridPlan plan;
   GridResult res;
   {
     py::gil_scoped_release release;
-    plan = plan_grid(g);
     std::lock_guard<std::mutex> lock(g_grid_mutex);
-    SequentialGridExecutor exec(g_grid_backends.get(backend));
-    res = run_grid(plan, exec, {}, at);
+    if (trajectories) {
+      live.run(g, g_grid_backends.get(backend), at);
+      plan = live.plan(), res = live.result();
+    } else {
+      plan = plan_grid(g);
+      SequentialGridExecutor exec(g_grid_backends.get(backend));
+      res = run_grid(plan, exec, {}, at);
+    }
   }
   py::array_t<float> x({plan.spec.n_rows(), plan.spec.n_cols(), plan.n, plan.dim});
   std::memcpy(x.mutable_data(), res.x.data(), res.x.size() * sizeof(float));
@@ -94,6 +101,19 @@ py::dict grid(const py::object& spec_arg, const std::string& model, const py::ob
   for (int c = 0; c < plan.spec.n_cols(); ++c) cols.push_back(plan.col_label(c));
   out["rows"] = rows;
   out["cols"] = cols;
+  if (trajectories) {  // per cell, row-major: its kept frames (n_kept, n, dim) and their indices
+    py::list traj, frames;
+    for (int i = 0; i < live.cells(); ++i) {
+      const std::vector<float>& f = live.frames(i);
+      const std::vector<int>& kept = plan.cells[static_cast<size_t>(i)].plan.frames;
+      py::array_t<float> t({static_cast<int>(kept.size()), plan.n, plan.dim});
+      std::memcpy(t.mutable_data(), f.data(), f.size() * sizeof(float));
+      traj.append(t);
+      frames.append(py::cast(kept));
+    }
+    out["trajectories"] = traj;
+    out["trajectory_frames"] = frames;
+  }
   return out;
 }
 
@@ -103,7 +123,7 @@ void register_grid(py::module_& m) {
   m.def("grid", &grid, py::arg("spec"), py::arg("model") = "", py::arg("n") = 4096, py::arg("sampler") = "ddim",
         py::arg("steps") = py::none(), py::arg("t_start") = py::none(), py::arg("spacing") = py::none(),
         py::arg("eta") = 0.0, py::arg("seed") = 0, py::arg("backend") = "cpu", py::arg("precision") = "fp32",
-        py::arg("position") = py::none(), py::arg("align") = "noise",
+        py::arg("position") = py::none(), py::arg("align") = "noise", py::arg("trajectories") = false,
         "The comparison grid, as `diffscope sample --grid`: spec 'rows=AXIS:V1,V2,... cols=AXIS:V1,...' (axes\n"
         "sampler, steps, spacing, eta, precision, model, t_start; at most 8 values each), '@spec.json' or a dict\n"
         "{'rows': {'axis': ..., 'values': [...]}, 'cols': {...}}; the other arguments are every cell's settings,\n"
@@ -113,7 +133,9 @@ void register_grid(py::module_& m) {
         "state there, cells aligned by noise level or, align='step', by step); 'cells' one dict of metrics per\n"
         "cell, row-major (evaluations, wall_ms, energy_distance and energy_floor, exact_ode_rms, displacement\n"
         "against ref_row/ref_col, path_length, straightness, frame); 'spec' the spec as a dict; 'rows' and 'cols'\n"
-        "the labels.\n"
+        "the labels; with trajectories=True also 'trajectories', per cell (row-major) its kept frames float32\n"
+        "(n_kept, n, dim), and 'trajectory_frames' their frame indices (every frame unless a cell's frames would\n"
+        "exceed 32 Mi floats, then every k-th and the last).\n"
         "See README.md \"Python\" and docs/SEMANTICS.md §10 (installed with the package: help(diffscope)).");
 }
 

@@ -38,4 +38,12 @@ std::string after_label(const std::string& message, const std::string& label) {
   return !label.empty() && message.rfind(head, 0) == 0 ? message.substr(head.size()) : message;
 }
 
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  size_t a = 0;
+  for (size_t b; (b = s.find(sep, a)) != std::string::npos; a = b + 1) out.push_back(s.substr(a, b - a));
+  out.push_back(s.substr(a));
+  return out;
+}
+
 }  // namespace diffscope

@@ -1,6 +1,6 @@
 // words.h — the words of messages: a count with its noun in the right number ("1 step", "3 steps"), the
 // known name nearest to a mistyped one (the CLI's options and commands, the headless script's commands), and a
-// message put after a label that it already starts with.
+// message put after a label that it already starts with, and a list split at its separators.
 #pragma once
 #include <string>
 #include <vector>
@@ -17,6 +17,9 @@ size_t edit_distance(const std::string& a, const std::string& b);
 // else the one name that starts with `word` (when `word` has more than `min_prefix` bytes and exactly one name
 // does); "" when none is near ("sett" -> "set", "setps" -> "steps").
 std::string nearest_name(const std::string& word, const std::vector<std::string>& names, size_t min_prefix = 2);
+
+// The parts of `s` between the separators `sep`, empty ones included: "a,,b" -> {"a", "", "b"}, "" -> {""}.
+std::vector<std::string> split(const std::string& s, char sep);
 
 // `message` without a leading "label: " (a loader's error names its file first; a caller that names the file
 // itself puts the rest after it: "model a.safetensors: __metadata__ ...", not "... a.safetensors: a.safetensors: ...").

@@ -11,6 +11,7 @@
 #include "base/words.h"
 #include "cli/cli_util.h"
 #include "formats/npy.h"
+#include "grid/grid_live.h"
 #include "grid/grid_metrics.h"
 #include "grid/grid_run.h"
 #include "model/model.h"
@@ -24,6 +25,7 @@
 #include "picture/command_line.h"
 #include "picture/grid_png.h"
 #include "picture/sample_png.h"
+#include "formats/video_writer.h"
 #define DIFFSCOPE_GRID_PNG 1
 #endif
 
@@ -34,6 +36,19 @@ std::string real_text(double v) {
   char b[32];
   std::snprintf(b, sizeof b, "%g", v);
   return b;
+}
+
+// --video: its path, format and fps, ffmpeg present; not with --grid-position (the video holds every position).
+void check_grid_video(const GridSampleArgs& a) {
+#ifdef DIFFSCOPE_GRID_PNG
+  check_output_path("--video", a.video);
+  video_format_of("--video", a.video);
+  check_video_fps("--fps", a.fps);
+  if (a.position) throw InvalidInput("--grid-position cannot be combined with --video; valid: one of them");
+  check_ffmpeg_available("--video", a.video);
+#else
+  throw InvalidInput("--video = " + a.video + ": this build has no GUI (headless GL); valid: --out and the metrics");
+#endif
 }
 
 // Every check that needs no model: the flags a grid cannot honour, the outputs, the spec.
@@ -49,6 +64,7 @@ GridSpec check_grid_args(const GridSampleArgs& a) {
   if (!a.metrics_csv.empty()) check_output_path("--metrics-csv", a.metrics_csv);
   if (!a.metrics_json.empty()) check_output_path("--metrics-json", a.metrics_json);
   if (!a.png.empty()) check_output_path("--png", a.png);
+  if (!a.video.empty()) check_grid_video(a);
   check_backend_precision(a.backend, a.base.precision);
   check_sample_request(a.base);
 #ifdef DIFFSCOPE_GRID_PNG
@@ -75,7 +91,10 @@ std::string grid_command_line(const GridSampleArgs& a, const GridSpec& spec) {
   if (q.eta_named) c += " --eta " + std::to_string(q.eta);
   if (q.from_data) c += " --from-data";
   if (a.position) c += " --grid-position " + real_text(*a.position) + " --grid-align " + a.align;
-  c += " --out " + shell_quote(a.out) + " --png " + shell_quote(a.png) + " --size " + a.size;
+  c += " --out " + shell_quote(a.out);
+  if (!a.png.empty()) c += " --png " + shell_quote(a.png);
+  if (!a.video.empty()) c += " --video " + shell_quote(a.video) + " --fps " + real_text(a.fps);
+  c += " --size " + a.size;
   if (!a.metrics_csv.empty()) c += " --metrics-csv " + shell_quote(a.metrics_csv);
   if (!a.metrics_json.empty()) c += " --metrics-json " + shell_quote(a.metrics_json);
   return c;
@@ -104,10 +123,13 @@ void run_grid_sample(const GridSampleArgs& a) {
   const GridPlan plan = plan_grid(g, [](const RunNote& n) { std::fprintf(stderr, "note: %s\n", n.text.c_str()); });
   auto backend = make_backend(a.backend);
   const auto t0 = std::chrono::steady_clock::now();
-  SequentialGridExecutor exec(*backend);
+  const GridAlign align = a.align == "step" ? GridAlign::Step : GridAlign::NoiseLevel;
   std::optional<GridPosition> position;
-  if (a.position) position = GridPosition{*a.position, a.align == "step" ? GridAlign::Step : GridAlign::NoiseLevel};
-  const GridResult res = run_grid(plan, exec, [] { throw_if_stopped(); }, position);
+  if (a.position) position = GridPosition{*a.position, align};
+  GridLive live;  // --video: every cell's frames kept
+  if (!a.video.empty()) live.run(g, *backend);
+  SequentialGridExecutor exec(*backend);
+  const GridResult res = a.video.empty() ? run_grid(plan, exec, [] { throw_if_stopped(); }, position) : live.result();
   const int64_t cells = static_cast<int64_t>(plan.cells.size());
   check_output_finite("--out", res.x.data(), cells, plan.n, plan.dim);
   AtomicFileSet files;
@@ -125,6 +147,13 @@ void run_grid_sample(const GridSampleArgs& a) {
     files.add(a.png, "--png", std::move(png.png));
     files.add(png_sidecar_path(a.png), "--png", std::move(png.sidecar));
     wrote += ", " + a.png;
+  }
+  if (!a.video.empty()) {  // the video is moved into place first; its sidecar goes with the other files
+    GridPng req{&plan, &res, 0, 0, "", false, backend->name(), grid_command_line(a, plan.spec)};
+    parse_png_size("--size", a.size, &req.width, &req.height);
+    files.add(video_sidecar_path(a.video), "--video",
+              write_grid_video(live, req, GridVideo{a.video, a.fps, a.video_lossless, a.video_yuv420, align}));
+    wrote += ", " + a.video;
   }
 #endif
   throw_if_stopped();

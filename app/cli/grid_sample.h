@@ -1,6 +1,6 @@
 // grid_sample.h — `diffscope sample --grid SPEC`: the comparison grid headless (SEMANTICS §10): every cell planned
 // by the run plan from the sample command's other flags, run on the backend, measured, and written as .npy
-// (rows, cols, n, dim), metrics CSV / JSON and a labelled grid PNG with its sidecar (GUI builds).
+// (rows, cols, n, dim), metrics CSV / JSON, a labelled grid PNG with its sidecar and the grid as a video (GUI builds).
 #pragma once
 #include <optional>
 #include <string>
@@ -19,6 +19,9 @@ struct GridSampleArgs {
   bool png_text = true;
   std::optional<double> position;  // --grid-position, in [0, 1]
   std::string align = "noise";     // --grid-align: noise | step
+  std::string video;                 // --video: the grid over its timeline (GUI builds; picture/grid_png.h)
+  double fps = 30;
+  bool video_lossless = false, video_yuv420 = false;
   std::vector<std::string> refused;  // flags given that a grid run cannot honour (refused, exit 2)
 };
 

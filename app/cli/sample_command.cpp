@@ -712,7 +712,8 @@ void run_grid_of(SampleOptions& o) {
   GridSampleArgs a;
   a.spec = o.grid, a.model = o.model, a.backend = o.backend, a.out = o.out, a.png = o.png, a.size = o.size;
   a.metrics_csv = o.metrics_csv, a.metrics_json = o.metrics_json, a.png_text = !o.no_png_text;
-  for (const char* f : {"--config", "--trajectory", "--trajectory-stride", "--video", "--noise", "--frame",
+  a.video = o.video, a.fps = o.fps, a.video_lossless = o.video_lossless, a.video_yuv420 = o.video_yuv420;
+  for (const char* f : {"--config", "--trajectory", "--trajectory-stride", "--video-frames", "--noise", "--frame",
                         "--scheduler-config", "--write-scheduler-config", "--sigmas", "--prediction-type",
                         "--flow-shift", "--flow-mu", "--camera-aspect", "--ui-scale", "--svg", "--pdf"})
     if (o.given(f)) a.refused.push_back(f);

@@ -39,7 +39,7 @@ std::string not_json_kind(const std::string& text) {
 bool has_a_sidecar_key(const nlohmann::json& j) {
   for (const char* k : {"format", "model", "sampler", "steps", "t_start", "seed"})
     if (j.contains(k)) return true;
-  return false;
+  return j.contains("kind") && j["kind"] == "grid" && j.contains("grid");  // a grid PNG's (picture/grid_png.h)
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "base/errors.h"
+#include "base/words.h"
 #include "base/precision.h"
 #include "diffusion/step_table.h"
 #include "formats/json_bounded.h"
@@ -85,6 +86,13 @@ GridAxis parse_axis(const std::string& arg, const char* dim, const std::string& 
   throw InvalidInput(arg + ": " + dim + " axis '" + name + "' is not an axis; valid: " + grid_axis_choices());
 }
 
+// Two values of one axis that are the same setting: the same text, or the same number on a numeric axis.
+bool same_value(GridAxis axis, const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  if (axis != GridAxis::Steps && axis != GridAxis::Eta && axis != GridAxis::TStart) return false;
+  return std::strtod(a.c_str(), nullptr) == std::strtod(b.c_str(), nullptr);
+}
+
 GridLine make_line(const std::string& arg, const char* dim, GridAxis axis, std::vector<std::string> values) {
   if (values.empty())
     throw InvalidInput(arg + ": " + dim + "=" + grid_axis_name(axis) + " has no values; valid: 1 to " +
@@ -92,7 +100,14 @@ GridLine make_line(const std::string& arg, const char* dim, GridAxis axis, std::
   if (values.size() > static_cast<size_t>(kMaxGridValues))
     throw InvalidInput(arg + ": " + dim + "=" + grid_axis_name(axis) + " has " + std::to_string(values.size()) +
                        " values; valid: 1 to " + std::to_string(kMaxGridValues));
-  for (const std::string& v : values) check_value(arg, dim, axis, v);
+  for (size_t i = 0; i < values.size(); ++i) {
+    check_value(arg, dim, axis, values[i]);
+    for (size_t k = 0; k < i; ++k)
+      if (same_value(axis, values[k], values[i]))
+        throw InvalidInput(arg + ": " + dim + "=" + grid_axis_name(axis) + " value '" + values[i] +
+                           "' is given twice" + (values[k] == values[i] ? "" : " (as '" + values[k] + "')") +
+                           "; valid: distinct values");
+  }
   return {axis, std::move(values)};
 }
 
@@ -103,14 +118,6 @@ void check_axes(const GridSpec& s, const std::string& arg) {
   if (s.rows.axis == s.cols.axis)
     throw InvalidInput(arg + ": the axis '" + std::string(grid_axis_name(s.rows.axis)) +
                        "' is both rows and cols; valid: two different axes");
-}
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  size_t a = 0;
-  for (size_t b; (b = s.find(sep, a)) != std::string::npos; a = b + 1) out.push_back(s.substr(a, b - a));
-  out.push_back(s.substr(a));
-  return out;
 }
 
 GridSpec parse_text(const std::string& text, const std::string& arg) {
@@ -142,14 +149,14 @@ GridSpec parse_file(const std::string& path, const std::string& arg) {
   try {
     const bool png = path.size() > 4 && path.compare(path.size() - 4, 4, ".png") == 0;
     if (png) {
-      const std::optional<std::string> text = read_png_text(path, "diffscope", arg);
+      const std::optional<std::string> text = read_png_text(path, "diffscope", where);
       if (!text) throw InvalidInput(where + " carries no sidecar; valid: a grid PNG written by sample --grid --png");
       j = parse_json_bounded(*text);
       if (!j.is_object() || !j.contains("grid") || !j["grid"].is_object() || !j["grid"].contains("spec"))
         throw InvalidInput(where + "'s sidecar holds no grid; valid: a grid PNG written by sample --grid --png");
       j = j["grid"]["spec"];
     } else {
-      j = parse_json_bounded(read_file_bytes(path, arg, "grid spec file"));
+      j = parse_json_bounded(read_file_bytes(path, where, "grid spec file"));
       // a grid PNG's sidecar beside it: its spec
       if (j.is_object() && j.contains("kind") && j["kind"] == "grid" && j.contains("grid") && j["grid"].is_object() &&
           j["grid"].contains("spec"))

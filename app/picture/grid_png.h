@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "grid/grid_live.h"
 #include "grid/grid_metrics.h"
 #include "grid/grid_run.h"
 
@@ -35,6 +36,20 @@ struct GridLayout {
   int left = 0, top = 0, cw = 0, ch = 0;
 };
 GridLayout grid_png_layout(const GridSpec& spec, int w, int h);
+
+// The grid as a video (SEMANTICS §10): frame k shows each cell's state at timeline position u_k = k / (K - 1)
+// (GridLive::state_at, aligned as `align`), drawn as the PNG draws the final samples, the captions the final
+// metrics; K = the timeline cell's steps + 1, fewer (evenly spaced) when K x cells x n x dim exceeds 64 Mi floats.
+// Writes the video (formats/video_writer.h: atomically) and returns its sidecar's text (the PNG's, with the video's
+// name, fps and the frames' positions). Throws as render_grid_png, and VideoWriter's errors (no ffmpeg:
+// ResourceUnavailable).
+struct GridVideo {
+  std::string path;
+  double fps = 30;
+  bool lossless = false, yuv420 = false;
+  GridAlign align = GridAlign::NoiseLevel;
+};
+std::string write_grid_video(const GridLive& live, const GridPng& picture, const GridVideo& video);
 
 // Renders the grid and builds its sidecar; writes nothing. Throws ResourceUnavailable without a headless GL 4.3
 // context, InvalidInput as grid_png_layout.

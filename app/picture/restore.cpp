@@ -12,6 +12,7 @@
 #include "formats/png_text.h"
 #include "formats/sha256.h"
 #include "formats/sidecar_file.h"
+#include "grid/grid_spec.h"
 #include "picture/exporter.h"
 #include "picture/picture.h"
 #include "platform/model_paths.h"
@@ -58,9 +59,40 @@ std::string find_model(const nlohmann::json& m, std::string* note) {
   return "";
 }
 
+// A grid PNG's sidecar (picture/grid_png.h): the spec shown again (settings grid and grid_show), the model of
+// cells without a model axis, n and seed, and the first cell's settings of every axis the grid does not sweep
+// (t_start before steps, as steps is clamped by it).
+RestorePlan plan_grid_restore(const nlohmann::json& j) {
+  const nlohmann::json& g = j["grid"];
+  if (!g.is_object() || !g.contains("spec")) throw InvalidInput("restore: the grid sidecar has no grid.spec");
+  const GridSpec spec = grid_spec_from_json(g["spec"], "restore: grid.spec");
+  RestorePlan p;
+  const auto swept = [&](GridAxis a) { return spec.rows.axis == a || spec.cols.axis == a; };
+  if (!swept(GridAxis::Model) && g.contains("models") && g["models"].is_array() && !g["models"].empty() &&
+      g["models"][0].is_string())
+    p.model = resolve_model(g["models"][0].get<std::string>());
+  const auto set = [&](const char* key, const nlohmann::json& v) {
+    if (!v.is_null()) p.sets.emplace_back(key, v.is_string() ? v.get<std::string>() : v.dump());
+  };
+  if (g.contains("n")) set("n", g["n"]);
+  if (g.contains("seed")) set("seed", g["seed"]);
+  if (g.contains("cells") && g["cells"].is_array() && !g["cells"].empty() && g["cells"][0].is_object()) {
+    const nlohmann::json& c = g["cells"][0];
+    const std::pair<GridAxis, const char*> keys[] = {{GridAxis::Sampler, "sampler"}, {GridAxis::Spacing, "spacing"},
+                                                     {GridAxis::Eta, "eta"},         {GridAxis::Precision, "precision"},
+                                                     {GridAxis::TStart, "t_start"},  {GridAxis::Steps, "steps"}};
+    for (const auto& [axis, key] : keys)
+      if (!swept(axis) && c.contains(key) && !(axis == GridAxis::TStart && swept(GridAxis::Model))) set(key, c[key]);
+  }
+  p.sets.emplace_back("grid", grid_spec_text(spec));
+  p.sets.emplace_back("grid_show", "1");
+  return p;
+}
+
 }  // namespace
 
 RestorePlan plan_restore(const nlohmann::json& j) {
+  if (j.is_object() && j.contains("kind") && j["kind"] == "grid") return plan_grid_restore(j);
   RestorePlan p;
   if (j.contains("model") && j["model"].is_object()) p.model = find_model(j["model"], &p.note);
   // Every setting the sidecar holds, by the settings schema's keys (older sidecars' names are its aliases), in

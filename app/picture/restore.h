@@ -22,6 +22,8 @@ struct RestorePlan {
 // The model and settings of a sidecar. The model is found by its path and checked by SHA-256; when the path is
 // gone, a bundled model with the same SHA-256 is used; when the bytes differ, or nothing matches, `note` says
 // so (the file found by path is still opened, so the user sees what changed).
+// A grid PNG's sidecar (kind "grid", picture/grid_png.h) gives the grid back instead: settings grid (its spec) and
+// grid_show, the model, n, seed and the settings of the axes it does not sweep (SEMANTICS §10).
 RestorePlan plan_restore(const nlohmann::json& sidecar);
 
 // True for the files restore takes: .png, .json and the videos (.mp4, .gif, .webp: through their sidecar), any case.

@@ -119,6 +119,16 @@ void Renderer::draw_scene(const SceneInput& in, int w, int h) {
   glViewport(0, 0, w, h);
 }
 
+void Renderer::draw_pane(const SceneInput& in, const Rect& r) {
+  if (r.w <= 0 || r.h <= 0) return;
+  glEnable(GL_SCISSOR_TEST);
+  glScissor(r.x, r.y, r.w, r.h);
+  glClearColor(0.085f, 0.09f, 0.11f, 1.0f);
+  glClear(GL_COLOR_BUFFER_BIT);
+  if (in.trajectory && in.B > 0 && in.dim > 0 && in.trajectory->size_bytes() > 0) draw_scatter(in, r);
+  glDisable(GL_SCISSOR_TEST);
+}
+
 void Renderer::draw_image_grid(const SceneInput& in, const Rect& r, int rows) {
   glViewport(r.x, r.y, r.w, r.h);
   glDisable(GL_BLEND);

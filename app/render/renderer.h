@@ -88,6 +88,9 @@ class Renderer {
   static SceneLayout layout(int w, int h, bool image_model, const Insets& inset);
   // Clears and draws the whole scene into the bound framebuffer of size w x h.
   void draw_scene(const SceneInput& in, int w, int h);
+  // One pane of the comparison grid: the rect r (GL pixels) cleared to a panel shade, then the 2D view of `in`
+  // in it (axes, data overlay, points of in.slot) with in.cam; nothing outside r is touched.
+  void draw_pane(const SceneInput& in, const Rect& r);
   // Only the image grid, filling the viewport rect r.
   void draw_image_grid(const SceneInput& in, const Rect& r, int rows);
   static int grid_rows(int B, int cols, int max_rows);

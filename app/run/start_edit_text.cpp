@@ -6,17 +6,10 @@
 #include <set>
 
 #include "base/errors.h"
+#include "base/words.h"
 
 namespace diffscope {
 namespace {
-
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  size_t a = 0;
-  for (size_t b; (b = s.find(sep, a)) != std::string::npos; a = b + 1) out.push_back(s.substr(a, b - a));
-  out.push_back(s.substr(a));
-  return out;
-}
 
 bool empty_list(const std::string& t) { return t.empty() || t == "none"; }
 

@@ -11,6 +11,7 @@ ComputeServices cpu_only_services() {
     return make_cpu_compute_path(target);
   };
   s.cuda_available = [] { return false; };
+  s.make_backend = [](bool) { return make_cpu_backend(); };
   return s;
 }
 

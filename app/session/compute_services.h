@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "run/backend.h"
 #include "run/compute_path.h"
 #include "run/kernel_bench.h"
 #include "train/trainer.h"
@@ -20,6 +21,9 @@ struct ComputeServices {
       make_path;
   // True when the build has the CUDA backend and a device is present.
   std::function<bool()> cuda_available;
+  // The denoiser backend the comparison grid's cells run on (run/backend.h): the CUDA one when `gpu`, else the
+  // CPU reference. Throws ResourceUnavailable when the CUDA backend cannot start.
+  std::function<std::unique_ptr<DenoiserBackend>(bool gpu)> make_backend;
   // The kernel panel's GPU rows whose workload contains `filter` (throws on failure); empty without CUDA.
   std::function<std::vector<BenchRow>(const std::string& filter)> gpu_bench;
   // Why there are no GPU rows when gpu_bench is empty or no device is present.

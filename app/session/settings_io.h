@@ -85,6 +85,14 @@ struct ViewSettings {
   // whole trajectory, and the rows whose start state the user dragged (their trajectories re-run one row each).
   std::vector<int> picks;
   std::vector<StartEdit> start_edits;
+  // The comparison grid in the window (SEMANTICS §10 "The grid in the window"): its spec in the text form of
+  // grid/grid_spec.h ("" = none), whether it is shown in place of the single view, the metric its cells show and
+  // sort by (grid/grid_live.h grid_metric_names), the sorting, and the timeline's alignment (noise | step).
+  std::string grid;
+  bool grid_show = false;
+  std::string grid_metric = "energy";
+  bool grid_sort = false;
+  std::string grid_align = "noise";
 };
 
 struct AppSettings {

@@ -14,6 +14,8 @@
 #include "base/ranges.h"
 #include "diffusion/input_checks.h"
 #include "formats/json_path.h"
+#include "grid/grid_live.h"
+#include "grid/grid_spec.h"
 #include "session/field_quantity.h"
 
 namespace diffscope {
@@ -306,6 +308,44 @@ SettingField list_row(const char* key, T ViewSettings::*member, std::string (*te
   return f;
 }
 
+// The comparison grid's rows (SEMANTICS §10 "The grid in the window"): kept in the settings file, not in a single
+// view's sidecar (a grid PNG's sidecar carries its spec). grid: the spec's text form; "" or "off" clears it.
+void add_grid_rows(std::vector<SettingField>& t) {
+  using S = SettingSection;
+  {
+    SettingField f{"grid", S::View, {}, false, true, 0, 0, {}, {}, {}};
+    f.get = [](const AppSettings& s) { return nlohmann::json(s.view.grid); };
+    f.parse = [](AppSettings& s, const std::string& v, const std::string& arg) {
+      s.view.grid = v.empty() || v == "off" ? "" : grid_spec_text(parse_grid_spec(v, arg));
+    };
+    f.load = [](AppSettings& s, const nlohmann::json& v, std::string* note) {
+      try {
+        if (!v.is_string()) throw InvalidInput("not a string");
+        const std::string text = v.get<std::string>();
+        s.view.grid = text.empty() ? "" : grid_spec_text(parse_grid_spec(text, "grid"));
+      } catch (const InvalidInput& e) {
+        if (note) *note += std::string("settings: ignored field 'grid': ") + e.what() + "\n";
+      }
+    };
+    t.push_back(f);
+  }
+  t.push_back(flag("grid_show", S::View, {}, false, [](AppSettings& s) -> bool& { return s.view.grid_show; }));
+  t.push_back(choice<std::string>("grid_metric", S::View, false, [](AppSettings& s) -> std::string& { return s.view.grid_metric; },
+                                  [](std::string x) { return x; }, [](const std::string& x) {
+                                    for (const std::string& n : grid_metric_names())
+                                      if (n == x) return x;
+                                    throw InvalidInput("grid_metric = '" + x + "' is not a metric; valid: " +
+                                                       grid_metric_choices());
+                                  }));
+  t.push_back(flag("grid_sort", S::View, {}, false, [](AppSettings& s) -> bool& { return s.view.grid_sort; }));
+  t.push_back(choice<std::string>("grid_align", S::View, false, [](AppSettings& s) -> std::string& { return s.view.grid_align; },
+                                  [](std::string x) { return x; }, [](const std::string& x) {
+                                    if (x != "noise" && x != "step")
+                                      throw InvalidInput("grid_align = '" + x + "' is not valid; valid: noise, step");
+                                    return x;
+                                  }));
+}
+
 // The view rows: drawing only, never re-simulates.
 void add_view_rows(std::vector<SettingField>& t) {
   using S = SettingSection;
@@ -362,6 +402,7 @@ void add_view_rows(std::vector<SettingField>& t) {
   t.push_back(list_row<std::vector<int>>("picks", &ViewSettings::picks, picks_text, parse_picks));
   t.push_back(list_row<std::vector<StartEdit>>("start_edits", &ViewSettings::start_edits, start_edits_text,
                                                parse_start_edits));
+  add_grid_rows(t);
 }
 
 // The export rows: the exported picture's size and folder.

@@ -3,6 +3,7 @@
 
 #if defined(DIFFSCOPE_HAVE_CUDA)
 #include "gpu/bench/bench_row.h"
+#include "gpu/cuda_backend.h"
 #include "gpu/interop_compute.h"
 #endif
 
@@ -42,6 +43,13 @@ ComputeServices make_compute_services() {
   ComputeServices s;
   s.make_path = select_compute_path;
   s.cuda_available = cuda_available;
+  s.make_backend = [](bool gpu) -> std::unique_ptr<DenoiserBackend> {
+#if defined(DIFFSCOPE_HAVE_CUDA)
+    if (gpu) return gpu::make_cuda_backend();
+#endif
+    (void)gpu;
+    return make_cpu_backend();
+  };
 #if defined(DIFFSCOPE_HAVE_CUDA)
   s.gpu_bench = [](const std::string& filter) {
     bench::Options o;

@@ -494,6 +494,7 @@ void App::handle_view_input() {
   const double mx = io.MousePos.x * sx, my = m_fb_h - io.MousePos.y * sy;  // GL pixels
   if (mx < r.x || mx > r.x + r.w || my < r.y || my > r.y + r.h) return;
   ViewSettings& v = m_settings.view;
+  if (grid_shown()) return handle_grid_input(mx, my);  // a click makes a cell the single view
   const double px_to_data = 2.0 * v.cam_half_h / r.h;
   if (io.MouseWheel != 0) {
     // Zoom about the point under the mouse.
@@ -563,6 +564,7 @@ void App::frame(int w, int h) {
     if (pane.w != m_fit_w || pane.h != m_fit_h) fit_camera(false);
   }
   m_probe.mark(FramePhase::camera);
+  update_grid();
   update_field();
   m_probe.mark(FramePhase::field);
   handle_view_input();
@@ -577,7 +579,10 @@ void App::frame(int w, int h) {
   m_probe.mark(FramePhase::enqueue);
   const render::SavedFramebuffer target;
   m_draw_timer.begin();
-  m_renderer->draw_scene(scene_input(shown_slot()), w, h);
+  if (grid_shown())
+    draw_grid(w, h);
+  else
+    m_renderer->draw_scene(scene_input(shown_slot()), w, h);
   m_draw_timer.end();
   m_probe.mark(FramePhase::scene_draw);
   draw_ui();

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "grid/grid_live.h"
 #include "picture/exporter.h"
 #include "render/gl_buffers.h"
 #include "render/renderer.h"
@@ -94,6 +95,8 @@ enum class ActionKind {
                         // save (value: the path) | checkpoint (number: the kept checkpoint shown, -1: follow the
                         // newest) | set:KEY (value) | brush_add (value "X,Y,R", number: points) | brush_erase
                         // (value "X,Y,R") | brush_undo | brush_clear
+  GridClick,            // number: a cell of the comparison grid (row-major as planned): its settings become the
+                        // single view's (a model axis loads its model), the grid hidden (App::click_grid)
 };
 
 // What the last applied action made of itself: false and why when it failed (a restore, a GPU bench), and the
@@ -129,6 +132,7 @@ struct Action {
   static Action train(const std::string& what, const std::string& value = "", int number = 0) {
     return {ActionKind::Train, what, value, number};
   }
+  static Action grid_click(int cell) { return {ActionKind::GridClick, "", "", cell}; }
 };
 
 // The action of one shortcut key (Space, arrows, Home / End, S, V, H, D, Ctrl+Z: the brush's undo); none for other
@@ -153,6 +157,12 @@ struct UiState {
   bool open_schedule = false;  // expand the Schedule section and scroll to it on the next frame
   // Analytic models: errors vs the exact ODE, in the background (made by panel_schedule when first shown).
   std::unique_ptr<ExactLab> exact_lab;
+  // The Grid section's fields: each dimension's axis (an index into grid_axis_names(), 0: none) and values as
+  // typed, and why the last Apply was refused ("" when it was not).
+  int grid_axis[2] = {0, 0};
+  std::string grid_values[2];
+  std::string grid_field_error;
+  std::string grid_fields_from;  // the spec the fields were last filled from
   void name_item(const std::string& name);  // records the last ImGui item's rectangle under `name`
   // The Train section: its settings, the brush (0 off, 1 add, 2 erase; radius in data units, points a dab), the
   // save path, and the last train action's message.
@@ -264,6 +274,24 @@ class App {
   // Row `row`'s 2D positions in the kept slots computed so far ((slots, 2) floats), gathered on the GPU once per
   // change of the run (cached).
   const std::vector<float>& pick_path(int row) const;
+  // The comparison grid (ui/app_grid.cpp; SEMANTICS §10 "The grid in the window"): shown in place of the single
+  // view while the settings' grid_show is on and its spec is set. The grid as last run, why the last run of it
+  // failed ("" when it did not), the timeline position its cells show (the shown frame / the run's steps), and
+  // where its cells go (GL pixels, in drawing order) with the labels' margins.
+  bool grid_shown() const { return m_settings.view.grid_show && !m_settings.view.grid.empty(); }
+  const GridLive& grid() const { return *m_grid; }
+  const std::string& grid_error() const { return m_grid_error; }
+  int grid_runs() const { return m_grid_runs; }  // grids run since start (a change of settings re-runs it)
+  double grid_position() const;
+  GridAlign grid_align() const;
+  struct GridPane {
+    render::Rect area;              // the labels' margins and the cells
+    int label_left = 0, label_top = 0;
+    std::vector<render::Rect> cells;  // drawing position k: the cell order[k]
+    std::vector<int> order;           // grid().order(grid_metric, grid_sort)
+    int cols = 0;
+  };
+  GridPane grid_pane() const;
 
  private:
   void apply(const Action& a);
@@ -301,6 +329,12 @@ class App {
   bool handle_pick_input(double wx, double wy);
   // Action::pick: the nearest sample of the shown frame within pick_radius() of (x, y).
   void pick_at(double x, double y, bool add);
+  // The grid (ui/app_grid.cpp): re-run when its spec, the sampling settings or the model changed; its cells'
+  // states at the timeline position uploaded for drawing; drawn in place of the single view; a click on a cell.
+  void update_grid();
+  void draw_grid(int w, int h);
+  void handle_grid_input(double mx, double my);
+  void click_grid(int cell);
   // Which picked row's start (slot 0) is within the pick radius of (x, y) (-1: none).
   int start_handle_at(double x, double y) const;
   void handle_keys();
@@ -391,6 +425,16 @@ class App {
   // preview is a temporary file).
   std::string m_train_dir, m_model_before_training;
   double m_brush_x = 1e300, m_brush_y = 1e300;  // the last dab of this stroke (data units)
+  // The comparison grid: the grid, the buffer of its cells' shown states (one slot a cell), the backend it runs
+  // on, what it was run for and what was uploaded, the models its cells load (by name), its last error.
+  std::unique_ptr<GridLive> m_grid;
+  std::unique_ptr<render::GlTrajectoryBuffer> m_grid_points;
+  std::unique_ptr<DenoiserBackend> m_grid_backend;
+  bool m_grid_backend_gpu = false;
+  std::string m_grid_key, m_grid_error;
+  std::string m_grid_upload_key;
+  std::map<std::string, std::shared_ptr<const DiffusionModel>> m_grid_models;
+  int m_grid_runs = 0;
 };
 
 }  // namespace diffscope::ui

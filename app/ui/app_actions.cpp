@@ -42,6 +42,7 @@ bool changes_settings(ActionKind k) {
     case ActionKind::Restore:
     case ActionKind::SetSetting:
     case ActionKind::Pick:
+    case ActionKind::GridClick:
     case ActionKind::ToggleUi:
     case ActionKind::CycleViewMode:
     case ActionKind::FitView: return true;
@@ -99,6 +100,7 @@ void App::apply(const Action& a) {
       break;
     }
     case ActionKind::Train: train_action(a); break;
+    case ActionKind::GridClick: click_grid(a.number); break;
   }
   if (changes_settings(a.kind)) mark_settings_dirty();
 }

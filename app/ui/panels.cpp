@@ -65,6 +65,8 @@ float left_panel(Panel& p, float pad) {
     p.ui.layout_audit.check_window("diffscope", "View");
     if (header("Picks")) panel_pick(p);
     p.ui.layout_audit.check_window("diffscope", "Picks");
+    if (header("Grid")) panel_grid(p);
+    p.ui.layout_audit.check_window("diffscope", "Grid");
     if (header("Export")) panel_export(p);
     p.ui.layout_audit.check_window("diffscope", "Export");
     ImGui::PopItemWidth();
@@ -156,8 +158,8 @@ void draw_panels(Panel& p) {
 }
 
 const std::vector<std::string>& section_names() {
-  static const std::vector<std::string> names{"Model", "Train", "Sampling", "Schedule", "View", "Picks", "Export",
-                                                "Kernels"};
+  static const std::vector<std::string> names{"Model", "Train", "Sampling", "Schedule", "View", "Picks", "Grid",
+                                                "Export", "Kernels"};
   return names;
 }
 
@@ -181,7 +183,10 @@ void draw_windows(Panel& p) {
   p.ui.inset_bottom = std::max(0.0f, io.DisplaySize.y - kernels_top + pad);
 
   p.ui.inset_top = status_strip(p, x0, w, pad) + pad;
-  draw_view_legend(p.app);  // after the insets: it labels the views where they are drawn
+  if (p.app.grid_shown())
+    draw_grid_labels(p.app);
+  else
+    draw_view_legend(p.app);  // after the insets: it labels the views where they are drawn
   draw_train_overlay(p.app);
 }
 

@@ -31,8 +31,10 @@ void panel_schedule(Panel& p);         // per-step t, abar, sigma, logSNR, step 
 float panel_timeline(Panel& p);        // play / pause / speed / scrubber
 float panel_kernels(Panel& p);         // kernel timings + per-frame figures (collapsed: a title bar)
 void panel_export(Panel& p);           // snapshot, grid, npy, frame sequence
-void draw_view_legend(const App& app);
 void panel_train(Panel& p);            // training: data, brush, settings, run, loss, checkpoints, save (app_train.cpp)
+void panel_grid(Panel& p);             // the comparison grid: axes, values, metric, sorting, alignment, plot
 // On the 2D view: the brush's points and disc, the ideal denoiser's samples (app_train.cpp).
-void draw_train_overlay(const App& app);  // on the views: tick labels, axis names, legend, grid caption (view_legend.cpp)
+void draw_train_overlay(const App& app);
+void draw_grid_labels(const App& app);  // over the grid's cells: labels and each cell's metric (app_grid.cpp)
+void draw_view_legend(const App& app);  // on the views: tick labels, axis names, legend, grid caption (view_legend.cpp)
 }  // namespace diffscope::ui

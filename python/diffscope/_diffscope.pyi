@@ -171,7 +171,7 @@ def cuda_available() -> bool:
 def grid(spec: str | dict[str, Any], model: str = "", n: _Int = 4096, sampler: str = "ddim", steps: _Int | None = None,
          t_start: _Int | None = None, spacing: str | None = None, eta: float = 0.0, seed: _Int = 0,
          backend: str = "cpu", precision: str = "fp32", position: float | None = None,
-         align: str = "noise") -> dict[str, Any]:
+         align: str = "noise", trajectories: bool = False) -> dict[str, Any]:
     """The comparison grid, as `diffscope sample --grid`: spec 'rows=AXIS:V1,V2,... cols=AXIS:V1,...' (axes
 sampler, steps, spacing, eta, precision, model, t_start; at most 8 values each), '@spec.json' or a dict
 {'rows': {'axis': ..., 'values': [...]}, 'cols': {...}}; the other arguments are every cell's settings,
@@ -181,7 +181,9 @@ from the same noise (seed) and equals Model.sample with its settings. Returns a 
 state there, cells aligned by noise level or, align='step', by step); 'cells' one dict of metrics per
 cell, row-major (evaluations, wall_ms, energy_distance and energy_floor, exact_ode_rms, displacement
 against ref_row/ref_col, path_length, straightness, frame); 'spec' the spec as a dict; 'rows' and 'cols'
-the labels.
+the labels; with trajectories=True also 'trajectories', per cell (row-major) its kept frames float32
+(n_kept, n, dim), and 'trajectory_frames' their frame indices (every frame unless a cell's frames would
+exceed 32 Mi floats, then every k-th and the last).
 See README.md "Python" and docs/SEMANTICS.md §10 (installed with the package: help(diffscope))."""
 
 def load(path_or_name: _Path) -> Model:

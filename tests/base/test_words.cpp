@@ -47,3 +47,11 @@ TEST(Words, AfterLabelDropsTheLabelTheMessageStartsWith) {
 
 }  // namespace
 }  // namespace diffscope
+
+TEST(Words, SplitKeepsEveryPartBetweenTheSeparators) {
+  EXPECT_EQ(diffscope::split("a,,b", ','), (std::vector<std::string>{"a", "", "b"}));
+  EXPECT_EQ(diffscope::split("", ','), (std::vector<std::string>{""}));
+  EXPECT_EQ(diffscope::split("ddim", ','), (std::vector<std::string>{"ddim"}));
+  EXPECT_EQ(diffscope::split(",x,", ','), (std::vector<std::string>{"", "x", ""}));
+  EXPECT_EQ(diffscope::split("rows=a cols=b", ' '), (std::vector<std::string>{"rows=a", "cols=b"}));
+}

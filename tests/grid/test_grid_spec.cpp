@@ -67,7 +67,8 @@ TEST(GridSpec, ReadsAJsonFile) {
   std::ofstream(dir.file("bad.json")) << R"({"rows": {"axis": "colour", "values": [1]}})";
   const std::string m = refusal("@" + dir.file("bad.json"));
   EXPECT_NE(m.find("colour"), std::string::npos) << m;
-  EXPECT_NE(refusal("@" + dir.file("missing.json")), "");
+  const std::string missing = refusal("@" + dir.file("missing.json"));  // names the path it could not read
+  EXPECT_NE(missing.find(dir.file("missing.json")), std::string::npos) << missing;
   std::ofstream(dir.file("deep.json")) << std::string(200, '[');  // the bounded reader's depth limit
   EXPECT_NE(refusal("@" + dir.file("deep.json")), "");
 }
@@ -87,6 +88,9 @@ TEST(GridSpec, RefusesNamingAxisAndValue) {
   expect_refused("rows=sampler:ddim rows=steps:5", {"rows is given twice"});
   expect_refused("layers=steps:5", {"'layers=steps:5'", "rows=AXIS"});
   expect_refused("", {"names no axis"});
+  expect_refused("cols=steps:5,10,5", {"cols=steps", "value '5' is given twice", "valid: distinct values"});
+  expect_refused("rows=eta:0.5,0.50", {"rows=eta", "value '0.50' is given twice (as '0.5')"});
+  expect_refused("rows=sampler:heun,ddim,heun", {"rows=sampler", "'heun' is given twice"});
 }
 
 // 20,000 specs built from the grammar's pieces, values valid and not, and stray separators (a fixed seed): each parses or throws InvalidInput,

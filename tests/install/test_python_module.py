@@ -151,6 +151,17 @@ class Grid(unittest.TestCase):
         with self.assertRaises(ValueError):
             diffscope.grid("cols=steps:4", model="moons", n=10, position=0.5, align="time")
 
+    def test_trajectories(self):
+        g = diffscope.grid("rows=sampler:ddim,heun cols=steps:3,7", model="moons", n=80, seed=5, trajectories=True)
+        self.assertEqual(len(g["trajectories"]), 4)
+        model = diffscope.load("moons")
+        for i, (sampler, steps) in enumerate([("ddim", 3), ("ddim", 7), ("heun", 3), ("heun", 7)]):
+            x, traj = model.sample(80, sampler=sampler, steps=steps, seed=5, trajectory=True)
+            self.assertEqual(g["trajectory_frames"][i], list(range(steps + 1)))
+            self.assertTrue(np.array_equal(g["trajectories"][i], traj), (sampler, steps))
+            self.assertTrue(np.array_equal(g["x"][i // 2, i % 2], x))
+        self.assertNotIn("trajectories", diffscope.grid("cols=steps:3", model="moons", n=10))
+
     def test_dict_spec_and_refusals(self):
         g = diffscope.grid({"cols": {"axis": "eta", "values": [0, 1]}}, model="moons", n=50, steps=5)
         self.assertEqual(g["x"].shape, (1, 2, 50, 2))

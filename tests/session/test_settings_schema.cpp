@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <tuple>
 
 #include "base/errors.h"
 #include "session/settings_schema.h"
@@ -103,6 +104,40 @@ TEST(SettingsSchema, ValuesSetByNameRoundTripThroughTheFile) {
   other.steps_per_launch = 2;
   EXPECT_FALSE(same_sampling(other, s.sampling));
   EXPECT_EQ(describe_sampling_differences(other, s.sampling), "eta 0.5 (asked 0.125), steps_per_launch 2 (asked 10)");
+}
+
+// The comparison grid's keys (SEMANTICS §10 "The grid in the window"): kept in the file in the spec's text form,
+// a bad spec or metric refused naming the key's value, a bad spec in the file ignored with a note.
+TEST(SettingsSchema, GridKeysRoundTripAndRefuseBadValues) {
+  AppSettings s;
+  set_setting(s, "grid", "cols=steps:5,10  rows=sampler:ddim,heun");
+  set_setting(s, "grid_show", "1");
+  set_setting(s, "grid_metric", "displacement");
+  set_setting(s, "grid_sort", "1");
+  set_setting(s, "grid_align", "step");
+  EXPECT_EQ(s.view.grid, "rows=sampler:ddim,heun cols=steps:5,10");
+  std::string note;
+  const AppSettings back = settings_from_json(nlohmann::json::parse(settings_to_json(s).dump()), &note);
+  EXPECT_EQ(note, "");
+  EXPECT_EQ(settings_to_json(back), settings_to_json(s));
+  EXPECT_TRUE(back.view.grid_show && back.view.grid_sort);
+  EXPECT_EQ(back.view.grid_align, "step");
+  set_setting(s, "grid", "off");
+  EXPECT_EQ(s.view.grid, "");
+  for (const auto& [k, v, part] : {std::tuple<const char*, const char*, const char*>{"grid", "rows=steps:5,5", "value '5' is given twice"},
+                                   {"grid", "rows=colour:1", "'colour'"},
+                                   {"grid_metric", "speed", "'speed' is not a metric"},
+                                   {"grid_align", "time", "'time' is not valid"}}) {
+    try {
+      set_setting(s, k, v);
+      ADD_FAILURE() << k << " " << v << " accepted";
+    } catch (const InvalidInput& e) {
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+    }
+  }
+  const AppSettings bad = settings_from_json(nlohmann::json::parse(R"({"view": {"grid": "rows=steps:0"}})"), &note);
+  EXPECT_EQ(bad.view.grid, "");
+  EXPECT_NE(note.find("ignored field 'grid'"), std::string::npos) << note;
 }
 
 // Float settings are written as typed (a newcomer saw point_alpha 0.30000001192 in a sidecar): the JSON text is

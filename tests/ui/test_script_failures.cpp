@@ -100,11 +100,14 @@ TEST_F(ScriptFailures, ScriptHelpListsEveryCommandWithItsArguments) {
         "\n  bench [BACKEND] [FILTER]\n", "BACKEND: one of: cpu gpu; default cpu", "\n  measure [FRAMES]\n",
         "FRAMES: an integer in [1, 1000000]; default 120", "\n  stop_after SECONDS\n", "SECONDS: a number in [0, 1e+07]",
         "\n  size W H\n", "W: an integer in [0, 16384]", "\n  open SECTION\n",
-        "SECTION: one of: Model Train Sampling Schedule View Picks Export Kernels", "\n  schedule [WAIT]\n",
+        "SECTION: one of: Model Train Sampling Schedule View Picks Grid Export Kernels", "\n  schedule [WAIT]\n",
         "WAIT: one of: wait; optional", "\n  pick X Y [MODE]\n", "MODE: one of: only add (add: Shift+click); default only",
         "\n  pin INDEX\n", "\n  unpin INDEX\n", "\n  move_start INDEX X Y\n", "\n  scheduler_config [PATH]\n", "\n  reset_counts\n", "\n  print\n",
         "\n  train_data SOURCE\n", "\n  brush X Y R N\n", "\n  brush_erase X Y R\n", "\n  brush_undo\n",
-        "\n  train_set KEY VALUE\n", "\n  train WHAT\n", "WHAT: one of: start stop resume wait until save checkpoint print"})
+        "\n  train_set KEY VALUE\n", "\n  train WHAT\n", "WHAT: one of: start stop resume wait until save checkpoint print",
+        "\n  grid rows=AXIS:V1,V2,... cols=AXIS:V1,...\n", "\n  grid_metric NAME\n",
+        "NAME: one of: energy exact_rms displacement path_length straightness evaluations wall_ms",
+        "\n  grid_click ROW COL\n", "ROW: an integer in [0, 7]", "\n  grid_export NPY\n"})
     EXPECT_TRUE(has(r.out, part)) << "missing: " << part << "\n" << r.out;
   EXPECT_EQ(r.err, "");
 }

@@ -50,6 +50,14 @@ constexpr ScriptCommand kCommands[] = {
      "run has done STEP steps, then until the view's samples are complete), save [PATH] (the model file and "
      "its checkpoint), checkpoint I (show a kept one; -1: follow the newest), print (one JSON line: steps, losses, "
      "checkpoints)"},
+    {"grid", cmd_grid,
+     "show the comparison grid of this spec (rows=AXIS:V1,V2 cols=AXIS:V1,...; SEMANTICS §10) in place of the single "
+     "view, run at once; off: the single view again. A bad spec, or a cell the run plan refuses, is exit 2"},
+    {"grid_metric", cmd_grid_metric, "the metric the grid's cells show, sort and colour by"},
+    {"grid_click", cmd_grid_click,
+     "as a click on the grid's cell (ROW, COL): its settings become the single view's, the grid hidden"},
+    {"grid_export", cmd_grid_export,
+     "the grid's cells' shown states as NPY (rows, cols, n, dim) and their metrics as JSON beside it (NPY's name .json)"},
     {"export", cmd_export,
      "an export as the Export section's buttons; video: frames 0 .. the shown one; a failed export prints its "
      "error, the script goes on and the run exits non-zero"},

@@ -100,6 +100,11 @@ ScriptAction cmd_pick(ScriptArgs& a);
 ScriptAction cmd_pin(ScriptArgs& a);
 ScriptAction cmd_unpin(ScriptArgs& a);
 ScriptAction cmd_move_start(ScriptArgs& a);
+// commands_grid.cpp: the comparison grid
+ScriptAction cmd_grid(ScriptArgs& a);
+ScriptAction cmd_grid_metric(ScriptArgs& a);
+ScriptAction cmd_grid_click(ScriptArgs& a);
+ScriptAction cmd_grid_export(ScriptArgs& a);
 // commands_output.cpp: exports, screenshots, expectations
 ScriptAction cmd_export(ScriptArgs& a);
 ScriptAction cmd_screenshot(ScriptArgs& a);

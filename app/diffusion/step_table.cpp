@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cfenv>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 #include "base/arg_error.h"
 #include "base/errors.h"
@@ -362,6 +364,27 @@ bool denoise_takes(const FamilyParams& family) {
   const Family f = family.family;
   return (f == Family::Epsilon || f == Family::Sample || f == Family::VPrediction) &&
          family.time_input == TimeInput::TOverT;
+}
+
+StepTable t_indexed_run(const StepTable& ti, int t_start, int S) {
+  if (t_start < 0 || t_start >= ti.steps() || S < 1 || S > t_start + 1)
+    throw std::invalid_argument("t_indexed_run: t_start = " + std::to_string(t_start) + ", S = " + std::to_string(S) +
+                                "; valid: t_start in [0, " + std::to_string(ti.steps() - 1) + "], S in [1, t_start + 1]");
+  StepTable run;
+  run.sampler = ti.sampler;
+  run.T = ti.T;
+  run.family = ti.family;
+  for (int t = t_start; t > t_start - S; --t) {
+    run.t.push_back(ti.t[t]);
+    run.t_net.push_back(ti.t_net[t]);
+    run.noise_key.push_back(ti.noise_key[t]);
+    run.abar.push_back(ti.abar[t]);
+    run.A.push_back(ti.A[t]);
+    run.C.push_back(ti.C[t]);
+    run.S.push_back(ti.S[t]);
+  }
+  fill_float_copies(run);
+  return run;
 }
 
 StepTable build_t_indexed_ddpm_mean(const Schedule& sched, const FamilyParams& family) {

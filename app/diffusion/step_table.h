@@ -143,6 +143,11 @@ void fill_float_copies(StepTable& tab);
 // This is what `denoise` (SEMANTICS §4, per-row t_start) uses. Throws ArgumentError (Arg::PredictionType) for the
 // flow and edm families and for a time input other than t/T (denoise feeds the network t / T).
 StepTable build_t_indexed_ddpm_mean(const Schedule& sched, const FamilyParams& family = {});
+// The run of a denoise row starting at t_start for S steps as a table of its own: the entries t_start,
+// t_start - 1, ..., t_start - S + 1 of `t_indexed` (build_t_indexed_ddpm_mean's), with their float copies. When
+// every row starts at t_start this is the same run as denoise's per-row form (the kernel plan may run it on the
+// solver kernels). Throws std::invalid_argument unless 0 <= t_start < t_indexed.steps() and 1 <= S <= t_start + 1.
+StepTable t_indexed_run(const StepTable& t_indexed, int t_start, int S);
 // Whether build_t_indexed_ddpm_mean takes `family` (epsilon, sample, v_prediction with time input t/T).
 bool denoise_takes(const FamilyParams& family);
 

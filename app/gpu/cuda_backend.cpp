@@ -95,6 +95,7 @@ struct CudaBackend::Impl {
   // (kernels::plain_table_on_solver); plain_in_solver_table: solver_table holds it.
   StepTable plain_host;
   bool plain_in_solver_table = false;
+  StepTable t_indexed_host;  // the model's denoise table (build_t_indexed_ddpm_mean), for t_indexed_run
 
   // run_steps' previous data prediction (SEMANTICS §3): solver_state.prev holds what the caller's prev_x0 of the
   // last run_steps call would hold until a kernel writes it again, so it is uploaded only when a call does not
@@ -235,7 +236,10 @@ void CudaBackend::set_model(const DiffusionModel& model) {
   // denoise's per-t table in the model's family; a family denoise does not take (flow, edm, another time input)
   // keeps the epsilon table, which nothing reads: denoise refuses such a model first.
   const FamilyParams denoise_family = denoise_takes(model.family) ? model.family : FamilyParams{};
-  if (m->t_indexed.upload(build_t_indexed_ddpm_mean(model.schedule, denoise_family), s) || !same_net) {
+  StepTable t_indexed = build_t_indexed_ddpm_mean(model.schedule, denoise_family);
+  const bool new_table = m->t_indexed.upload(t_indexed, s);
+  if (new_table) m->t_indexed_host = std::move(t_indexed);
+  if (new_table || !same_net) {
     CUDA_CHECK_THROW(cudaStreamSynchronize(s));
     count_sync();
   }
@@ -370,9 +374,20 @@ void CudaBackend::run_steps_device_unfused(int k_begin, int k_end, float* d_x, i
 }
 
 void CudaBackend::denoise_device(float* d_x, const int32_t* d_t_start, int B, int S, float* d_frames, Precision p,
-                                 cudaStream_t stream, bool unfused) {
+                                 cudaStream_t stream, bool unfused, int uniform_t_start) {
   require_model(m->have_model);
   require_network(m->mixture_mode, "denoise");
+  if (!unfused && uniform_t_start >= 0 && S >= 1 && S <= uniform_t_start + 1 &&
+      uniform_t_start < m->t_indexed_host.steps()) {
+    const kernels::DeviceNet& net = m->net.view();
+    kernels::DenoiseProblem pr;
+    pr.B = B, pr.dim = net.dim, pr.hidden = net.hidden, pr.bf16_fragments = net.f1_bf16 != nullptr;
+    if (kernels::plain_table_on_solver(pr, p, m->caps, m->options, m->force)) {
+      set_step_table(t_indexed_run(m->t_indexed_host, uniform_t_start, S));  // no upload when it is the last one
+      run_steps_device(0, S, d_x, B, 0, d_frames, p, stream);
+      return;
+    }
+  }
   kernels::DenoiseArgs a = unfused ? kernels::DenoiseArgs{} : m->fused_args(B);
   a.net = m->net.view();
   a.tab = m->t_indexed.view();
@@ -440,7 +455,9 @@ void CudaBackend::denoise(const DiffusionModel& model, float* x, const int64_t* 
     m->d_frames.reserve(n * S);
     frames = m->d_frames.data();
   }
-  denoise_device(m->d_x.data(), m->d_tstart.data(), B, S, frames, precision, s);
+  const bool uniform = B > 0 && std::all_of(t_start, t_start + B, [&](int64_t t) { return t == t_start[0]; });
+  denoise_device(m->d_x.data(), m->d_tstart.data(), B, S, frames, precision, s, false,
+                 uniform ? static_cast<int>(t_start[0]) : -1);
   m->d_x.copy_to_host(x, n, s);
   if (trajectory) m->d_frames.copy_to_host(trajectory + n, n * S, s);
   CUDA_CHECK_THROW(cudaStreamSynchronize(s));

@@ -68,8 +68,11 @@ class CudaBackend : public DenoiserBackend {
                                 Precision p, cudaStream_t stream, uint32_t row_offset = 0);
   // denoise (SEMANTICS §4) on device pointers with the t-indexed ddpm-mean table of the current model:
   // d_x (B, dim) in place, d_t_start (B) int32, d_frames optional (S, B, dim) (frames after steps 1..S).
+  // uniform_t_start >= 0 tells that every row of d_t_start holds that value: the fused call may then run the
+  // same steps as a table (t_indexed_run) on the solver kernels where the kernel plan says so
+  // (kernels::plain_table_on_solver); the first such call of a table uploads it and waits (outside a graph capture).
   void denoise_device(float* d_x, const int32_t* d_t_start, int B, int S, float* d_frames, Precision p,
-                      cudaStream_t stream, bool unfused = false);
+                      cudaStream_t stream, bool unfused = false, int uniform_t_start = -1);
   // Forces a kernel path (kernels::DenoisePath::Auto by default); a call it cannot run throws
   // std::invalid_argument (kernels::plan_denoise).
   void force_denoise_path(kernels::DenoisePath path);

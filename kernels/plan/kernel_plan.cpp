@@ -259,7 +259,7 @@ bool plain_table_on_solver(const DenoiseProblem& pr, Precision p, const DeviceCa
     case PlainTables::Auto: break;
   }
   if (force != DenoisePath::Auto) return false;  // a forced denoiser path runs the denoiser
-  return p == Precision::Tf32 && plan_denoise(pr, p, caps, o).path == DenoisePath::TensorCore &&
+  return p == Precision::Tf32 && pr.B >= kWgmmaMinBatch && pr.dim <= 16 && plan_denoise(pr, p, caps, o).path == DenoisePath::TensorCore &&
          plan_solver(pr, p, caps, o).path == DenoisePath::TensorCore;
 }
 

@@ -113,8 +113,9 @@ std::string solver_kernel_name(const SolverPlan& plan);
 // for every row) runs on the fused denoiser or, equally exactly (SEMANTICS §3), on the solver kernels. Whether it
 // runs on the solver kernels (plan_solver then picks which): o.plain_tables = Solver where solver_shape holds,
 // Denoiser never; Auto (with force = Auto) where the measured solver kernel is faster than the denoiser's
-// (docs/PERFORMANCE.md "Plain tables"): tf32 where both would run their mma.sync kernels. Per-row starts (denoise's
-// t_start per row) always run the denoiser: the caller does not ask.
+// (docs/PERFORMANCE.md "Plain tables"): tf32 at B >= kWgmmaMinBatch and dim <= 16 where both would run their
+// mma.sync kernels (measured at B = 65,536, dim 2; other shapes keep the denoiser). Per-row starts (denoise's t_start per row) run the
+// denoiser: the caller asks only for a table with one start.
 bool plain_table_on_solver(const DenoiseProblem& pr, Precision p, const DeviceCaps& caps, const KernelOptions& o,
                            DenoisePath force = DenoisePath::Auto);
 

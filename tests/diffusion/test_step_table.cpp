@@ -84,6 +84,37 @@ TEST(StepTable, DdpmCoefficientsAreTheDirectFormulas) {
   }
 }
 
+// denoise's run from one t_start as a table: the steps t_start, t_start - 1, ... with the ddpm-mean coefficients
+// written out from the betas (SEMANTICS §4), the noise keys t, and the float copies.
+TEST(StepTable, TIndexedRunIsTheDescendingDdpmMeanRun) {
+  const Schedule s = Schedule::linear(1000);
+  const StepTable by_t = build_t_indexed_ddpm_mean(s);
+  const int t_start = 700, S = 300;
+  const StepTable run = t_indexed_run(by_t, t_start, S);
+  ASSERT_EQ(run.steps(), S);
+  EXPECT_EQ(run.T, 1000);
+  EXPECT_FALSE(run.uses_prev());
+  for (int k = 0; k < S; ++k) {
+    const int t = t_start - k;
+    double abar = 1;
+    for (int u = 0; u <= t; ++u) abar *= 1.0 - s.betas[u];
+    const double beta = s.betas[t], c1 = std::sqrt(1.0 / (1.0 - beta)), c2 = beta / std::sqrt(1.0 - abar);
+    EXPECT_EQ(run.t[k], t);
+    EXPECT_EQ(run.t_net[k], double(t));
+    EXPECT_EQ(run.noise_key[k], uint32_t(t));
+    EXPECT_NEAR(run.A[k], c1, 1e-14);
+    EXPECT_NEAR(run.C[k], -c1 * c2, 1e-12);
+    EXPECT_EQ(run.S[k], 0.0);
+    EXPECT_EQ(run.A32[k], static_cast<float>(run.A[k]));
+    EXPECT_EQ(run.C32[k], static_cast<float>(run.C[k]));
+  }
+  EXPECT_EQ(t_indexed_run(by_t, 0, 1).t, std::vector<int32_t>{0});
+  EXPECT_THROW(t_indexed_run(by_t, 700, 702), std::invalid_argument);  // more steps than t_start + 1
+  EXPECT_THROW(t_indexed_run(by_t, 1000, 1), std::invalid_argument);
+  EXPECT_THROW(t_indexed_run(by_t, -1, 1), std::invalid_argument);
+  EXPECT_THROW(t_indexed_run(by_t, 5, 0), std::invalid_argument);
+}
+
 // One DDIM step written as SEMANTICS §3 states it (x0, s, then the update) equals A x + B eps + S z.
 TEST(StepTable, DdimAffineFormEqualsTheX0Form) {
   const Schedule s = Schedule::linear(1000);

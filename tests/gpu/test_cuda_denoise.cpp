@@ -372,6 +372,34 @@ TEST(CudaPaths, LargeBf16BatchRunsWgmmaOnSm90a) {
   std::printf("[measured] compute capability major %d, wgmma path %s\n", major, wg ? "available" : "not available");
 }
 
+// A large tf32 denoise whose rows all start at one t runs that run's table on the mma.sync solver kernel
+// (kernels::plain_table_on_solver); per-row starts keep the denoiser. Both against float64, frames too.
+TEST(CudaPaths, UniformTf32DenoiseRunsTheSolverKernel) {
+  SKIP_WITHOUT_CUDA();
+  const DiffusionModel m = test::random_model(2, 256, 12);
+  const int B = kernels::kWgmmaMinBatch, S = 40, n_chk = 64;
+  for (bool uniform : {true, false}) {
+    std::vector<float> x = test::random_x(size_t(B) * 2, 13), traj(size_t(B) * 2 * (S + 1), test::nan_f());
+    std::vector<int64_t> t(B, 600);
+    if (!uniform) t[B - 1] = 599;
+    CudaBackend be;
+    std::vector<float> xg = x;
+    be.denoise(m, xg.data(), t.data(), B, S, traj.data(), T32);
+    EXPECT_EQ(be.last_kernel(), uniform ? "solver-tensor-core" : "tensor-core");
+    std::vector<double> xd(x.begin(), x.begin() + 2 * n_chk), trajd(size_t(n_chk) * 2 * (S + 1));
+    cpu_ref::denoise<double>(m, xd.data(), t.data(), n_chk, S, trajd.data());
+    std::vector<float> got(xg.begin(), xg.begin() + 2 * n_chk), tg(trajd.size());
+    for (int f = 0; f <= S; ++f)
+      for (int i = 0; i < 2 * n_chk; ++i) tg[size_t(f) * 2 * n_chk + i] = traj[size_t(f) * 2 * B + i];
+    const double err = rel_err(got, xd), err_frames = rel_err(tg, trajd);
+    std::printf("[measured] uniform=%d tf32 denoise B=%d S=%d (%s) rel_err=%.3e frames %.3e\n", uniform, B, S,
+                be.last_kernel().c_str(), err, err_frames);
+    EXPECT_LT(err, tolerance(T32, S));
+    EXPECT_LT(err_frames, 2 * tolerance(T32, S));
+    for (float v : traj) ASSERT_TRUE(std::isfinite(v)) << "unwritten trajectory element";
+  }
+}
+
 // Runs the wgmma kernel with kernel option `key` = `value` on a random dim-`dim` model, B rows (every 5th freezing
 // early), S steps; returns the relative error against float64.
 double wgmma_with_option(const char* key, const char* value, int B, int dim, int S) {

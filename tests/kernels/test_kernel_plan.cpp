@@ -173,9 +173,11 @@ TEST(KernelPlan, SolverRunsWgmmaForLarge16BitBatchesOnSm90a) {
 }
 
 TEST(KernelPlan, PlainTablesRunTheSolverKernelsOnlyWhereMeasuredFaster) {
-  // Auto: tf32 where the denoiser and the solver would both run mma.sync (B > 8, hidden 256, fragments built).
+  // Auto: tf32 at large batches where the denoiser and the solver would both run mma.sync (hidden 256, fragments).
   EXPECT_TRUE(plain_table_on_solver(problem(65536, 2), Precision::Tf32, h200(), {}));
-  EXPECT_TRUE(plain_table_on_solver(problem(100, 64), Precision::Tf32, ada(), {}));
+  EXPECT_TRUE(plain_table_on_solver(problem(kWgmmaMinBatch, 16), Precision::Tf32, ada(), {}));
+  EXPECT_FALSE(plain_table_on_solver(problem(65536, 17), Precision::Tf32, h200(), {}));  // the wide instances
+  EXPECT_FALSE(plain_table_on_solver(problem(kWgmmaMinBatch - 1, 2), Precision::Tf32, h200(), {}));  // not measured
   EXPECT_FALSE(plain_table_on_solver(problem(8, 2), Precision::Tf32, h200(), {}));   // the cluster kernel's batch
   EXPECT_FALSE(plain_table_on_solver(problem(100, 2, 256, false), Precision::Tf32, h200(), {}));  // no fragments
   for (Precision p : {Precision::Fp32, Precision::Bf16, Precision::F16})

@@ -7,9 +7,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <vector>
 
+#include "gui_test_util.h"
 #include "render/egl_display.h"
 #include "render/gl_buffers.h"
 #include "render/renderer.h"
@@ -209,6 +212,28 @@ TEST(SplatDraw, AgreesWithPrimitivesOnASmallScene) {
   EXPECT_LE(over8 / pixels, 0.01) << "pixels more than 8 levels apart";
   std::printf("splat vs primitives: mean %.3f levels, %.4f of the pixels > 8 levels, covered %.3f\n", sum / pixels,
               over8 / pixels, covered / pixels);
+}
+
+// The bench hook (bench/scale/gui_draw_modes.txt): a script's `measure` names the draw mode and gives the GL draw
+// time in its line and its JSON; the picture in each mode shows the samples.
+TEST(DrawModeScript, MeasureReportsTheDrawModeAndItsDrawTime) {
+  test::TempDir dir, logs;
+  std::ofstream(dir.file("s.txt")) << "set n 500\nset steps 8\nset trail 4\nwait_complete 5000\n"
+                                      "set draw_mode primitives\nmeasure 2\nset draw_mode splat\nmeasure 2\n"
+                                      "screenshot " + dir.file("splat.png") + "\n";
+  const guitest::Result r = guitest::run_cli("gui --headless --backend cpu --no-persist --size 480x320 --model '" +
+                                                 guitest::model_2d() + "' --script '" + dir.file("s.txt") + "'",
+                                             logs.path());
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  std::vector<nlohmann::json> lines;
+  for (size_t at = r.out.find("measure_json: "); at != std::string::npos; at = r.out.find("measure_json: ", at + 1))
+    lines.push_back(nlohmann::json::parse(r.out.substr(at + 14, r.out.find('\n', at) - at - 14)));
+  ASSERT_EQ(lines.size(), 2u) << r.out;
+  EXPECT_EQ(lines[0]["draw_mode"], "primitives");
+  EXPECT_EQ(lines[1]["draw_mode"], "splat");
+  for (const auto& j : lines) EXPECT_GE(j["gl_draw_ms"].get<double>(), 0.0);
+  EXPECT_NE(r.out.find("trail=4 draw=splat;"), std::string::npos) << r.out;
+  EXPECT_GT(guitest::read_png(dir.file("splat.png")).distinct_colors(), 50u) << "the splat drew the samples";
 }
 
 }  // namespace

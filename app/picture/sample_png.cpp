@@ -177,6 +177,14 @@ nlohmann::json run_sidecar(const SamplePng& r, const std::string& render_device,
   return build_sidecar(in);
 }
 
+// The fitted camera in the sidecar `j` when no camera was given, so that the sidecar reproduces the picture anywhere
+// (with camera_aspect): PNGs and vector figures alike.
+void record_fitted_camera(nlohmann::json& j, const SamplePng& r) {
+  if (r.camera_given) return;
+  const CameraFit c = auto_camera(r, fit_projection(*r.model, r.frames, r.B), r.width(), r.height());
+  j["view"]["cam_x"] = c.cx, j["view"]["cam_y"] = c.cy, j["view"]["cam_half_h"] = c.half_h;
+}
+
 }  // namespace
 
 SamplePngFiles render_sample_png(const SamplePng& r) {
@@ -191,10 +199,7 @@ SamplePngFiles render_sample_png(const SamplePng& r) {
   }
   nlohmann::json j = run_sidecar(r, device, "diffscope sample --png", slot);
   put_path(j, "png", std::filesystem::path(r.png).filename().string());
-  if (!r.camera_given) {  // the fitted camera, so that the sidecar reproduces it anywhere (with camera_aspect)
-    const CameraFit c = auto_camera(r, fit_projection(*r.model, r.frames, r.B), r.width(), r.height());
-    j["view"]["cam_x"] = c.cx, j["view"]["cam_y"] = c.cy, j["view"]["cam_half_h"] = c.half_h;
-  }
+  record_fitted_camera(j, r);
   SamplePngFiles out;
   out.sidecar = sidecar_text(j);
   out.png = encode_png_rgba(px, r.width(), r.height(), 3, r.png_text ? out.sidecar : "");
@@ -208,6 +213,7 @@ SampleFigureFiles render_sample_figure(const SamplePng& r, FigureFormat format, 
   const Figure f = rr.figure(slot, true);
   nlohmann::json j = run_sidecar(r, rr.device(), "diffscope sample " + arg, slot);
   put_path(j, format == FigureFormat::Svg ? "svg" : "pdf", std::filesystem::path(path).filename().string());
+  record_fitted_camera(j, r);
   SampleFigureFiles out;
   out.sidecar = sidecar_text(j);
   out.figure = render_figure_vector(f, format, arg, format == FigureFormat::Svg ? out.sidecar : r.command_line);

@@ -116,6 +116,20 @@ TEST_F(FigureRun, VectorFigureSidecarRunsAsConfig) {
   EXPECT_EQ(sidecar(file("a.svg.json"))["svg"], "a.svg");
 }
 
+// A vector figure's sidecar records the camera the figure was fitted with, as the PNG's does: its --config draws the
+// figure PNG of the same run byte for byte (it drew a zoomed plot when it kept the camera before the fit).
+TEST_F(FigureRun, VectorFigureSidecarKeepsTheFittedCamera) {
+  ASSERT_EQ(sample("--no-png-text --figure 1 --png '" + file("a.png") + "'").code, 0);
+  ASSERT_EQ(sample("--pdf '" + file("a.pdf") + "'").code, 0);
+  const nlohmann::json png = sidecar(file("a.json")), pdf = sidecar(file("a.pdf.json"));
+  for (const char* key : {"cam_x", "cam_y", "cam_half_h"}) EXPECT_EQ(pdf["view"][key], png["view"][key]) << key;
+  const guitest::Result r = guitest::run_cli("sample --config '" + file("a.pdf.json") + "' --out '" + file("y.npy") +
+                                                 "' --no-png-text --figure 1 --png '" + file("b.png") + "'",
+                                             logs.path());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(guitest::slurp(file("b.png")) == guitest::slurp(file("a.png"))) << "the vector sidecar's camera differs";
+}
+
 TEST_F(FigureRun, HeadlessAppExportsSvgPdfAndTheFigureSnapshot) {
   const guitest::Result r = run_gui("model " + guitest::model_2d() + "\nset n 200\nset steps 10\nwait_complete\n"
                                     "set export_size 600x450\nexport svg " + file("a.svg") + "\nexport pdf " +

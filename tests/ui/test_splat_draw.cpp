@@ -236,5 +236,27 @@ TEST(DrawModeScript, MeasureReportsTheDrawModeAndItsDrawTime) {
   EXPECT_GT(guitest::read_png(dir.file("splat.png")).distinct_colors(), 50u) << "the splat drew the samples";
 }
 
+// The splat's picture is the same in the app's snapshot and in `sample --config` of its sidecar (draw_mode is a
+// picture setting the sidecar carries), picked particles' highlights included.
+TEST(DrawModeScript, SplatSnapshotEqualsSamplePngOfItsSidecar) {
+  test::TempDir dir, logs;
+  std::ofstream(dir.file("s.txt")) << "set n 3000\nset steps 10\nset trail 4\nset draw_mode splat\n"
+                                      "set export_size 320x240\nwait_complete 5000\npin 5\n"
+                                      "export snapshot " + dir.file("g.png") + "\n";
+  guitest::Result r = guitest::run_cli("gui --headless --backend cpu --no-persist --size 640x480 --model '" +
+                                           guitest::model_2d() + "' --script '" + dir.file("s.txt") + "'",
+                                       logs.path());
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  const nlohmann::json g = nlohmann::json::parse(guitest::slurp(dir.file("g.json")));
+  EXPECT_EQ(g["view"]["draw_mode"], "splat");
+  r = guitest::run_cli("sample --config '" + dir.file("g.png") + "' --out '" + dir.file("c.npy") + "' --png '" +
+                           dir.file("c.png") + "'",
+                       logs.path());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const guitest::Png a = guitest::read_png(dir.file("g.png")), b = guitest::read_png(dir.file("c.png"));
+  EXPECT_GT(a.distinct_colors(), 50u);
+  EXPECT_TRUE(a.rgb == b.rgb) << "the snapshot and sample --config differ";
+}
+
 }  // namespace
 }  // namespace diffscope

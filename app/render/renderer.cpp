@@ -213,7 +213,7 @@ void Renderer::draw_scatter(const SceneInput& in, const Rect& r) {
 void Renderer::draw_samples(const SceneInput& in, const Rect& r, const float view[4]) {
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, in.trajectory->gl_buffer());
   const int trail = std::min(in.trail_slots, in.slot);
-  if (in.splat) {
+  if (in.splat && SplatDraw::fits(r.w, r.h)) {
     m_splat->accumulate(in, r, view, trail);
     m_splat->resolve(r);
     glBindVertexArray(m_vao_empty);

@@ -54,7 +54,8 @@ struct SceneInput {
   // the viridis tone map with its colour bar; contours of the exact density (empty: none).
   bool draw_points = true;
   // How points and trails are drawn (SEMANTICS §6 "Drawing points and trails"): one GL primitive each with
-  // alpha blending (false), or the compute splat of render/splat.h (true).
+  // alpha blending (false), or the compute splat of render/splat.h (true; a pane whose accumulation image GL
+  // cannot bind whole is drawn with the primitives).
   bool splat = false;
   bool draw_density = false;
   bool density_log = true;     // log(1 + c) / log(1 + max), else c / max

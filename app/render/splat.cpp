@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "render/gl_buffers.h"
 #include "render/renderer.h"
 
 namespace diffscope::render {
@@ -45,8 +46,12 @@ SplatDraw::~SplatDraw() {
   glDeleteVertexArrays(1, &m_vao);
 }
 
+size_t SplatDraw::image_bytes(int w, int h) { return size_t(std::max(w, 1)) * size_t(std::max(h, 1)) * 8 * sizeof(uint32_t); }
+
+bool SplatDraw::fits(int w, int h) { return image_bytes(w, h) <= max_storage_block_bytes(); }
+
 void SplatDraw::accumulate(const SceneInput& in, const Rect& r, const float view[4], int trail) {
-  const size_t bytes = size_t(std::max(r.w, 1)) * std::max(r.h, 1) * 8 * sizeof(uint32_t);
+  const size_t bytes = image_bytes(r.w, r.h);
   glBindBuffer(GL_SHADER_STORAGE_BUFFER, m_accum);
   if (bytes != m_bytes) glBufferData(GL_SHADER_STORAGE_BUFFER, GLsizeiptr(bytes), nullptr, GL_DYNAMIC_COPY);
   m_bytes = bytes;

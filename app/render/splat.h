@@ -24,6 +24,11 @@ class SplatDraw {
   SplatDraw(const SplatDraw&) = delete;
   SplatDraw& operator=(const SplatDraw&) = delete;
 
+  // The bytes of the accumulation image of a w x h pane (8 uint32 a pixel), and whether GL can bind it whole
+  // (GL_MAX_SHADER_STORAGE_BLOCK_SIZE: 128 MB on llvmpipe, about 2048 x 2048 pixels); a pane that does not fit is
+  // drawn with the GL primitives (Renderer::draw_samples).
+  static size_t image_bytes(int w, int h);
+  static bool fits(int w, int h);
   // Accumulates the trails over `trail` slots (0: none) and the points of in.slot for the pane r (view as the
   // shaders' u_view), with the trajectory (SSBO 0) and projection (SSBO 2) bound; no drawing.
   void accumulate(const SceneInput& in, const Rect& r, const float view[4], int trail);

@@ -3,7 +3,8 @@
 // they hit and what they add (GL's point square and disc, the segment's pixel per column, the fixed-point optical
 // depth), the resolve equals its formula (depth-weighted mean colour, transmittance exp(-g D), the exposure g from the
 // 99th percentile's power of two), and on a small scene the splat's picture agrees with the GL primitives' within
-// the tolerance SEMANTICS states. CPU only, Mesa GL (EGL) in CI.
+// the tolerance SEMANTICS states; a pane beyond GL's storage block limit falls back to the primitives; the bench hook
+// names the mode, and the app's snapshot equals `sample --config` of its sidecar. CPU only, Mesa GL (EGL) in CI.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -173,6 +174,18 @@ TEST(SplatDraw, ExposureScalesDepthsAboveTheKnee) {
     for (int k = 0; k < 3; ++k)
       EXPECT_NEAR(px.rgba[4 * (size_t(31 - y) * 64 + x) + k], 255.0 * c[k] * (1 - std::exp(-g * D)), 1.0)
           << x << "," << y << " channel " << k;
+}
+
+// The accumulation image's size: 8 uint32 a pixel, and a pane beyond GL's storage block limit does not fit.
+TEST(SplatDraw, ImageBytesAndTheStorageLimit) {
+  render::EglDisplay display;
+  display.set_size(16, 16);
+  EXPECT_EQ(render::SplatDraw::image_bytes(1600, 1000), size_t(1600) * 1000 * 32);
+  EXPECT_TRUE(render::SplatDraw::fits(1600, 1000));
+  const size_t limit = render::max_storage_block_bytes();
+  const int side = int(std::sqrt(double(limit) / 32.0)) + 2;  // just over the limit
+  EXPECT_FALSE(render::SplatDraw::fits(side, side)) << "limit " << limit;
+  EXPECT_TRUE(render::SplatDraw::fits(side - 4, side - 4)) << "limit " << limit;
 }
 
 // A small scene (1,000 random walks, 5 slots, trails 4, 256 x 256) in both draw modes: within SEMANTICS' tolerance.

@@ -8,6 +8,7 @@
 #include "base/errors.h"
 #include "diffusion/field_eval.h"
 #include "formats/json_path.h"
+#include "picture/colour_bar_text.h"
 #include "formats/sha256.h"
 #include "formats/video_writer.h"
 #include "picture/exporter.h"
@@ -126,7 +127,9 @@ std::vector<uint8_t> RunRenderer::render(int slot, int w, int h) {
   m->target.ensure(w, h);
   m->target.bind();
   m->renderer.draw_scene(in, w, h);
-  return m->target.read_rgba_top_down();
+  std::vector<uint8_t> px = m->target.read_rgba_top_down();
+  label_scene_colour_bar(px, w, h, in, m->renderer, r.ui_scale);
+  return px;
 }
 
 Figure RunRenderer::figure(int slot, bool vector) {

@@ -304,6 +304,16 @@ uint32_t Renderer::density_max() {
   return m_max_seen;
 }
 
+uint32_t Renderer::density_max_wait() const {
+  uint32_t top = 0;
+  if (m_counts_bytes == 0) return top;
+  glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, m_counts);
+  glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof top, &top);
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+  return top;
+}
+
 Rect Renderer::colour_bar_rect(const Rect& pane) {
   const int w = std::clamp(pane.w / 60, 8, 16), h = std::max(8, int(pane.h * 0.45));
   return {pane.x + pane.w - w - 12, pane.y + int(pane.h * 0.08), w, h};

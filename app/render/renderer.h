@@ -110,6 +110,8 @@ class Renderer {
   // The largest count of a recent histogram the GPU has finished, read without waiting for the GPU (a frame or
   // two late; 0 before the first); the colour bar's labels.
   uint32_t density_max();
+  // The latest histogram's largest count, waiting for the GPU (4 bytes read back): for exported pictures.
+  uint32_t density_max_wait() const;
   // Where the colour bar goes in a pane (GL pixels): a strip at the right edge, from 8% to 53% of its height.
   static Rect colour_bar_rect(const Rect& pane);
   // The splat pass (render/splat.h): its latest accumulation image, for tests.

@@ -16,7 +16,7 @@ set(DIFFSCOPE_E2E_SUITES
   SchedulerConfigCli StopAndOutputsCli TrainCli
   # tests/ui
   AppModel CommandLine ComputePaths DisplayEdges GuiHeadless GuiWindow HeadlessEdges LiveLoop OpenWith
-  ParticlePick ReadmeCommands SchedulePanel ScriptFailures ScriptRanges SettingsFile UiLayout
+  DrawModeScript ParticlePick ReadmeCommands SchedulePanel ScriptFailures ScriptRanges SettingsFile UiLayout
   # tests/picture
   ExportFaults ExportFramesPath FigureRun FullDisk GridPng PictureConfig PngText Restore SamplePng SampleVideo StopSignalVideo
   # tests/gpu: the cuBLAS loader runs the binary

@@ -2,9 +2,10 @@
 """join_density_shots.py — the README's density view pictures from docs/images/density_script.txt's screenshots:
 each cropped to the 2D view (the pane right of the controls, between the status strip and the timeline), the three
 modes (points, density, both) joined side by side with a gap, scaled to 1/2, written as a 256-colour PNG; and the two frames
-of docs/images/density_contours_script.txt the same way.
+of docs/images/density_contours_script.txt the same way; with --splat, the two draw modes of
+docs/images/splat_script.txt (primitives, splat) the same way.
 
-    join_density_shots.py SHOT_DIR OUT_DIR     (needs Pillow: Debian's python3-pil)
+    join_density_shots.py [--splat] SHOT_DIR OUT_DIR     (needs Pillow: Debian's python3-pil)
 """
 import sys
 
@@ -26,6 +27,11 @@ def join(paths, out):
 
 
 def main():
+    if sys.argv[1] == "--splat":
+        src, dst = sys.argv[2], sys.argv[3]
+        for tag in ("1m", "65k"):
+            join([f"{src}/{tag}_{m}.png" for m in ("primitives", "splat")], f"{dst}/splat_moons_{tag}.png")
+        return
     src, dst = sys.argv[1], sys.argv[2]
     for tag, name in (("1m", "density_moons_1m.png"), ("65k", "density_moons_65k.png")):
         join([f"{src}/{tag}_{m}.png" for m in ("points", "density", "both")], f"{dst}/{name}")

@@ -78,4 +78,20 @@ double mixture_density(const std::vector<IsoGaussian2>& c, double x, double y) {
   return p;
 }
 
+std::vector<double> colour_bar_ticks(uint32_t top, bool log_scale) {
+  if (top == 0) return {};
+  std::vector<double> ticks = {0};
+  if (log_scale)
+    for (double c = 1; c < top * 0.7; c *= 10) ticks.push_back(c);
+  else
+    ticks.push_back(top / 2.0);
+  ticks.push_back(top);
+  return ticks;
+}
+
+double colour_bar_position(double count, uint32_t top, bool log_scale) {
+  if (top == 0) return 0;
+  return log_scale ? std::log1p(count) / std::log1p(double(top)) : count / top;
+}
+
 }  // namespace diffscope

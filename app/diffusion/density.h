@@ -41,6 +41,12 @@ int histogram_bin_px(int w, int h, int bin_px);
 // ny = ceil(h / bin_px), the rectangle widened to whole bins from the bottom-left corner (square bins on screen).
 HistogramGrid pane_histogram_grid(double x0, double x1, double y0, double y1, int w, int h, int bin_px);
 
+// The density view's colour bar labels (SEMANTICS §6): counts 0, the powers of ten below 0.7 x top (log scale) or
+// top / 2 (linear), and the largest count `top`; and where a count sits on the bar, 0 at its bottom, 1 at its top:
+// log(1 + c) / log(1 + top) (log) or c / top (linear), the tone map's t. Empty for top = 0.
+std::vector<double> colour_bar_ticks(uint32_t top, bool log_scale);
+double colour_bar_position(double count, uint32_t top, bool log_scale);
+
 // A mixture of isotropic 2D gaussians: weight w_k, mean (mx_k, my_k), variance var_k per coordinate.
 struct IsoGaussian2 {
   double w = 1, mx = 0, my = 0, var = 1;

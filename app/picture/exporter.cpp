@@ -14,6 +14,7 @@
 #include "formats/npy.h"
 #include "formats/png_write.h"
 #include "formats/sha256.h"
+#include "picture/colour_bar_text.h"
 #include "picture/command_line.h"
 #include "picture/export_dir.h"
 #include "picture/picture.h"
@@ -125,6 +126,7 @@ std::vector<uint8_t> Exporter::render_scene(const ExportView& v, int slot, int w
   v.renderer->draw_scene(in, w, h);
   if (field && v.window_field) v.renderer->set_field_lines(*v.window_field);
   std::vector<uint8_t> px = m_target.read_rgba_top_down();
+  label_scene_colour_bar(px, w, h, in, *v.renderer, v.ui_scale);
   prev.restore();
   return px;
 }

@@ -9,6 +9,7 @@
 
 #include "base/errors.h"
 #include "render/axis_grid.h"
+#include "render/viridis.h"
 
 #ifdef DIFFSCOPE_HAVE_CAIRO
 #include <cairo-pdf.h>
@@ -205,6 +206,10 @@ void draw_axes(cairo_t* cr, const Figure& f, const Geometry& g) {
 std::string legend_samples(const Figure& f) {
   return f.samples_label + " (colour: angle of the start noise, -180\xc2\xb0 to 180\xc2\xb0)";
 }
+// The density view's entry; without the points it also says which samples were binned.
+std::string legend_density(const Figure& f) {
+  return f.points_drawn ? f.density_label : f.density_label + " of " + f.samples_label;
+}
 // The legend's entries after the samples, in order: trails, data, field (those drawn).
 std::vector<std::string> legend_entries(const Figure& f) {
   std::vector<std::string> e;
@@ -234,29 +239,44 @@ void draw_legend(cairo_t* cr, const Figure& f, const Geometry& g) {
   double F = g.font;
   set_font(cr, 0.85 * F);
   const double room = f.width - g.plot.x - 0.5 * g.font;
-  double need = 4 * F + 0.4 * F + text_width(cr, legend_samples(f)) + 1.2 * F;
+  double need = 0;
+  if (f.points_drawn) need += 4 * F + 0.4 * F + text_width(cr, legend_samples(f)) + 1.2 * F;
+  if (!f.density_label.empty()) need += 4 * F + 0.4 * F + text_width(cr, legend_density(f)) + 1.2 * F;
   for (const std::string& e : legend_entries(f)) need += 1.5 * F + text_width(cr, e) + 1.2 * F;
   if (need > room) F = std::max(0.5 * g.font, F * room / need);
   draw_legend_row(cr, f, g, F);
+}
+
+// A colour bar 4F wide of `colour(t)`, t in [0, 1], then its label; returns the x after it.
+double bar_entry(cairo_t* cr, double x, double y, double F, const std::string& label,
+                 const std::function<void(double, float[3])>& colour) {
+  const double bar = 4 * F;
+  for (int i = 0; i < 48; ++i) {
+    float rgb[3];
+    colour((i + 0.5) / 48, rgb);
+    cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
+    cairo_rectangle(cr, x + bar * i / 48, y - 0.8 * F, bar / 48 + 0.5, 0.8 * F);
+    cairo_fill(cr);
+  }
+  cairo_set_source_rgb(cr, kInk[0], kInk[1], kInk[2]);
+  text_at(cr, x + bar + 0.4 * F, y, label);
+  return x + bar + 0.4 * F + text_width(cr, label) + 1.2 * F;
 }
 
 void draw_legend_row(cairo_t* cr, const Figure& f, const Geometry& g, double F) {
   const double y = g.legend_y;
   double x = g.plot.x;
   set_font(cr, 0.85 * F);
-  const double bar = 4 * F;
-  for (int i = 0; i < 48; ++i) {  // the hue bar: start-noise angle -180 .. 180 degrees
-    const double a = -M_PI + 2 * M_PI * (i + 0.5) / 48;
-    float rgb[3];
-    particle_colour(float(std::cos(a)), float(std::sin(a)), rgb);
-    cairo_set_source_rgb(cr, rgb[0], rgb[1], rgb[2]);
-    cairo_rectangle(cr, x + bar * i / 48, y - 0.8 * F, bar / 48 + 0.5, 0.8 * F);
-    cairo_fill(cr);
-  }
-  cairo_set_source_rgb(cr, kInk[0], kInk[1], kInk[2]);
-  const std::string samples = legend_samples(f);
-  text_at(cr, x + bar + 0.4 * F, y, samples);
-  x += bar + 0.4 * F + text_width(cr, samples) + 1.2 * F;
+  if (f.points_drawn)  // the hue bar: start-noise angle -180 .. 180 degrees
+    x = bar_entry(cr, x, y, F, legend_samples(f), [](double t, float rgb[3]) {
+      const double a = -M_PI + 2 * M_PI * t;
+      particle_colour(float(std::cos(a)), float(std::sin(a)), rgb);
+    });
+  if (!f.density_label.empty())  // the density view's palette, empty bin to the largest count
+    x = bar_entry(cr, x, y, F, legend_density(f), [](double t, float rgb[3]) {
+      const int k = std::clamp(int(t * 255 + 0.5), 0, 255);
+      for (int c = 0; c < 3; ++c) rgb[c] = render::kViridis[3 * k + c] / 255.0f;
+    });
   auto entry = [&](const std::string& label, const std::function<void(double, double)>& mark) {
     x = swatch(cr, x, y, F, mark);
     cairo_set_source_rgb(cr, kInk[0], kInk[1], kInk[2]);
@@ -264,7 +284,7 @@ void draw_legend_row(cairo_t* cr, const Figure& f, const Geometry& g, double F) 
     x += text_width(cr, label) + 1.2 * F;
   };
   if (f.trail_frames > 0)
-    entry(legend_entries(f)[0], [&](double cx, double cy) {
+    entry("trails (" + std::to_string(f.trail_frames) + " kept frames)", [&](double cx, double cy) {
       cairo_set_source_rgba(cr, 0.55, 0.8, 1.0, 0.9);
       cairo_set_line_width(cr, std::max(1.0, F / 12));
       cairo_move_to(cr, cx - 0.5 * F, cy + 0.3 * F);

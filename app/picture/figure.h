@@ -37,6 +37,8 @@ struct Figure {
   int trail_frames = 0;               // legend: trails over this many kept frames (0: no entry)
   bool show_data = false;             // legend: the data overlay is drawn
   std::string field_label;            // legend: the field's quantity ("" when not drawn)
+  bool points_drawn = true;           // legend: the samples as points (view_mode points or both)
+  std::string density_label;          // legend: the density view's histogram ("" when not drawn)
   std::string caption;                // the caption line (wrapped to the page's width)
   // The noise level of each frame 0..N of the run (sigma = sqrt((1 - abar) / abar)) and the frame shown; empty:
   // no strip.

@@ -41,7 +41,12 @@ void describe_run(Figure& f, const DiffusionModel& model, const StepTable* table
   f.y_label = projected ? "PC 2" : "x\xe2\x82\x82";
   const int N = table ? table->steps() : ss.steps;
   f.samples_label = std::to_string(B) + " samples at step " + std::to_string(frame) + " of " + std::to_string(N);
-  f.trail_frames = trail_frames;
+  f.points_drawn = s.view.view_mode != ViewMode::Density;
+  f.trail_frames = f.points_drawn ? trail_frames : 0;  // the density view alone draws no trails
+  f.density_label = s.view.view_mode == ViewMode::Points
+                        ? ""
+                        : "samples per bin (" + std::string(s.view.density_scale == DensityScale::Log ? "log" : "linear") +
+                              " scale, " + std::to_string(s.view.density_bin_px) + " px bins)";
   f.show_data = s.view.show_data && model.n_data > 0;
   f.field_label = s.view.show_field && table ? field_quantity_label(s.view.field_quantity, table->family.family) : "";
   f.sigma.clear();

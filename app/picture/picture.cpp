@@ -30,6 +30,7 @@ render::SceneInput picture_scene(const ViewSettings& v, float ui_scale, const Tr
   in.grid_cols = v.image_grid_cols;
   in.draw_points = v.view_mode != ViewMode::Density;
   in.draw_density = v.view_mode != ViewMode::Points;
+  in.splat = v.draw_mode == DrawMode::Splat;
   in.density_log = v.density_scale == DensityScale::Log;
   in.density_bin_px = v.density_bin_px;
   in.picks = v.picks;

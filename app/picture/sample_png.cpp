@@ -8,6 +8,7 @@
 #include "base/errors.h"
 #include "diffusion/field_eval.h"
 #include "formats/json_path.h"
+#include "picture/colour_bar_text.h"
 #include "formats/sha256.h"
 #include "formats/video_writer.h"
 #include "picture/exporter.h"
@@ -126,7 +127,9 @@ std::vector<uint8_t> RunRenderer::render(int slot, int w, int h) {
   m->target.ensure(w, h);
   m->target.bind();
   m->renderer.draw_scene(in, w, h);
-  return m->target.read_rgba_top_down();
+  std::vector<uint8_t> px = m->target.read_rgba_top_down();
+  label_scene_colour_bar(px, w, h, in, m->renderer, r.ui_scale);
+  return px;
 }
 
 Figure RunRenderer::figure(int slot, bool vector) {
@@ -177,6 +180,14 @@ nlohmann::json run_sidecar(const SamplePng& r, const std::string& render_device,
   return build_sidecar(in);
 }
 
+// The fitted camera in the sidecar `j` when no camera was given, so that the sidecar reproduces the picture anywhere
+// (with camera_aspect): PNGs and vector figures alike.
+void record_fitted_camera(nlohmann::json& j, const SamplePng& r) {
+  if (r.camera_given) return;
+  const CameraFit c = auto_camera(r, fit_projection(*r.model, r.frames, r.B), r.width(), r.height());
+  j["view"]["cam_x"] = c.cx, j["view"]["cam_y"] = c.cy, j["view"]["cam_half_h"] = c.half_h;
+}
+
 }  // namespace
 
 SamplePngFiles render_sample_png(const SamplePng& r) {
@@ -191,10 +202,7 @@ SamplePngFiles render_sample_png(const SamplePng& r) {
   }
   nlohmann::json j = run_sidecar(r, device, "diffscope sample --png", slot);
   put_path(j, "png", std::filesystem::path(r.png).filename().string());
-  if (!r.camera_given) {  // the fitted camera, so that the sidecar reproduces it anywhere (with camera_aspect)
-    const CameraFit c = auto_camera(r, fit_projection(*r.model, r.frames, r.B), r.width(), r.height());
-    j["view"]["cam_x"] = c.cx, j["view"]["cam_y"] = c.cy, j["view"]["cam_half_h"] = c.half_h;
-  }
+  record_fitted_camera(j, r);
   SamplePngFiles out;
   out.sidecar = sidecar_text(j);
   out.png = encode_png_rgba(px, r.width(), r.height(), 3, r.png_text ? out.sidecar : "");
@@ -208,6 +216,7 @@ SampleFigureFiles render_sample_figure(const SamplePng& r, FigureFormat format, 
   const Figure f = rr.figure(slot, true);
   nlohmann::json j = run_sidecar(r, rr.device(), "diffscope sample " + arg, slot);
   put_path(j, format == FigureFormat::Svg ? "svg" : "pdf", std::filesystem::path(path).filename().string());
+  record_fitted_camera(j, r);
   SampleFigureFiles out;
   out.sidecar = sidecar_text(j);
   out.figure = render_figure_vector(f, format, arg, format == FigureFormat::Svg ? out.sidecar : r.command_line);

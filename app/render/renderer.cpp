@@ -7,6 +7,7 @@
 #include "render/axis_grid.h"
 #include "render/viridis.h"
 #include "render/particle_pick.h"
+#include "render/splat.h"
 
 namespace diffscope::render {
 
@@ -32,6 +33,7 @@ Renderer::Renderer()
   glGenBuffers(1, &m_proj);
   glGenBuffers(1, &m_data);
   m_pick = std::make_unique<ParticlePick>();
+  m_splat = std::make_unique<SplatDraw>();
   set_projection({0, 0}, {1, 0}, {0, 1});
   GLuint b[5];
   glGenBuffers(5, b);
@@ -204,29 +206,7 @@ void Renderer::draw_scatter(const SceneInput& in, const Rect& r) {
   }
   if (!proj_ok) return;
   if (in.draw_density) draw_density(in, r, aspect);
-  if (in.draw_points) {
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, in.trajectory->gl_buffer());
-    const int trail = std::min(in.trail_slots, in.slot);
-    if (trail > 0) {
-      m_trails.use();
-      glUniform1i(m_trails.loc("u_dim"), in.dim);
-      glUniform1i(m_trails.loc("u_B"), in.B);
-      glUniform4fv(m_trails.loc("u_view"), 1, view);
-      glUniform1i(m_trails.loc("u_slot"), in.slot);
-      glUniform1i(m_trails.loc("u_len"), trail);
-      glUniform1f(m_trails.loc("u_alpha"), std::min(1.0f, in.point_alpha * 0.8f));
-      glDrawArrays(GL_LINES, 0, 2 * trail * in.B);
-    }
-    m_points.use();
-    glUniform1i(m_points.loc("u_dim"), in.dim);
-    glUniform1i(m_points.loc("u_B"), in.B);
-    glUniform4fv(m_points.loc("u_view"), 1, view);
-    glUniform1i(m_points.loc("u_slot"), in.slot);
-    glUniform1f(m_points.loc("u_point_size"), in.point_size);
-    glUniform4f(m_points.loc("u_color"), 1, 1, 1, in.point_alpha);
-    glUniform1i(m_points.loc("u_color_mode"), 1);
-    glDrawArrays(GL_POINTS, 0, in.B);
-  }
+  if (in.draw_points) draw_samples(in, r, view);
   glBindVertexArray(0);
   if (!in.contours.empty()) draw_contours(in, r, view);
   if (in.show_field) draw_lines(m_field, view, 1.5f);
@@ -238,6 +218,36 @@ void Renderer::draw_scatter(const SceneInput& in, const Rect& r) {
     glBindVertexArray(0);
   }
   if (in.draw_density) draw_colour_bar(r);
+}
+
+void Renderer::draw_samples(const SceneInput& in, const Rect& r, const float view[4]) {
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 0, in.trajectory->gl_buffer());
+  const int trail = std::min(in.trail_slots, in.slot);
+  if (in.splat && SplatDraw::fits(r.w, r.h)) {
+    m_splat->accumulate(in, r, view, trail);
+    m_splat->resolve(r);
+    glBindVertexArray(m_vao_empty);
+    return;
+  }
+  if (trail > 0) {
+    m_trails.use();
+    glUniform1i(m_trails.loc("u_dim"), in.dim);
+    glUniform1i(m_trails.loc("u_B"), in.B);
+    glUniform4fv(m_trails.loc("u_view"), 1, view);
+    glUniform1i(m_trails.loc("u_slot"), in.slot);
+    glUniform1i(m_trails.loc("u_len"), trail);
+    glUniform1f(m_trails.loc("u_alpha"), std::min(1.0f, in.point_alpha * 0.8f));
+    glDrawArrays(GL_LINES, 0, 2 * trail * in.B);
+  }
+  m_points.use();
+  glUniform1i(m_points.loc("u_dim"), in.dim);
+  glUniform1i(m_points.loc("u_B"), in.B);
+  glUniform4fv(m_points.loc("u_view"), 1, view);
+  glUniform1i(m_points.loc("u_slot"), in.slot);
+  glUniform1f(m_points.loc("u_point_size"), in.point_size);
+  glUniform4f(m_points.loc("u_color"), 1, 1, 1, in.point_alpha);
+  glUniform1i(m_points.loc("u_color_mode"), 1);
+  glDrawArrays(GL_POINTS, 0, in.B);
 }
 
 void Renderer::bin_density(const SceneInput& in, const HistogramGrid& g) {
@@ -302,6 +312,16 @@ uint32_t Renderer::density_max() {
   glDeleteSync(m_max_fence);
   m_max_fence = nullptr;
   return m_max_seen;
+}
+
+uint32_t Renderer::density_max_wait() const {
+  uint32_t top = 0;
+  if (m_counts_bytes == 0) return top;
+  glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, m_counts);
+  glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof top, &top);
+  glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+  return top;
 }
 
 Rect Renderer::colour_bar_rect(const Rect& pane) {

@@ -14,6 +14,7 @@
 namespace diffscope::render {
 
 class ParticlePick;  // render/particle_pick.h
+class SplatDraw;     // render/splat.h
 
 struct Camera {
   double cx = 0, cy = 0;  // data units at the center of the scatter rect
@@ -52,6 +53,10 @@ struct SceneInput {
   // The density view (SEMANTICS §6): points and trails, and/or the samples' 2D histogram over the view through
   // the viridis tone map with its colour bar; contours of the exact density (empty: none).
   bool draw_points = true;
+  // How points and trails are drawn (SEMANTICS §6 "Drawing points and trails"): one GL primitive each with
+  // alpha blending (false), or the compute splat of render/splat.h (true; a pane whose accumulation image GL
+  // cannot bind whole is drawn with the primitives).
+  bool splat = false;
   bool draw_density = false;
   bool density_log = true;     // log(1 + c) / log(1 + max), else c / max
   int density_bin_px = 3;      // pixels per bin, each way
@@ -108,11 +113,17 @@ class Renderer {
   // The largest count of a recent histogram the GPU has finished, read without waiting for the GPU (a frame or
   // two late; 0 before the first); the colour bar's labels.
   uint32_t density_max();
+  // The latest histogram's largest count, waiting for the GPU (4 bytes read back): for exported pictures.
+  uint32_t density_max_wait() const;
   // Where the colour bar goes in a pane (GL pixels): a strip at the right edge, from 8% to 53% of its height.
   static Rect colour_bar_rect(const Rect& pane);
+  // The splat pass (render/splat.h): its latest accumulation image, for tests.
+  const SplatDraw& splat() const { return *m_splat; }
 
  private:
   void draw_scatter(const SceneInput& in, const Rect& r);
+  // The points of in.slot and their trails, as GL primitives or by the splat (in.splat).
+  void draw_samples(const SceneInput& in, const Rect& r, const float view[4]);
   void draw_axes(const SceneInput& in, const float view[4], double aspect);
   void draw_density(const SceneInput& in, const Rect& r, double aspect);
   void draw_colour_bar(const Rect& pane);
@@ -121,6 +132,7 @@ class Renderer {
 
   GlProgram m_points, m_trails, m_lines, m_grid, m_bin, m_max, m_density, m_contours;
   std::unique_ptr<ParticlePick> m_pick;
+  std::unique_ptr<SplatDraw> m_splat;
   GLuint m_vao_empty = 0, m_vao_lines = 0, m_vbo_lines = 0, m_proj = 0, m_data = 0;
   GLuint m_counts = 0, m_edges = 0, m_palette = 0, m_mix = 0, m_max_copy = 0;
   GLsync m_max_fence = nullptr;

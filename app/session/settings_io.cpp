@@ -24,6 +24,14 @@ ViewMode parse_view_mode(const std::string& v) {
   throw InvalidInput("view_mode = '" + v + "' is not valid; valid: points, density, both");
 }
 
+const char* draw_mode_name(DrawMode m) { return m == DrawMode::Splat ? "splat" : "primitives"; }
+
+DrawMode parse_draw_mode(const std::string& v) {
+  for (DrawMode m : {DrawMode::Primitives, DrawMode::Splat})
+    if (v == draw_mode_name(m)) return m;
+  throw InvalidInput("draw_mode = '" + v + "' is not valid; valid: primitives, splat");
+}
+
 bool SamplingSettings::operator==(const SamplingSettings& o) const { return same_sampling(*this, o); }
 
 // The settings file's form is the schema's (session/settings_schema.h): one row per setting.

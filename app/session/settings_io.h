@@ -23,6 +23,13 @@ enum class FieldQuantity { Eps, X0, Output, Score };
 // What the 2D view draws for the samples (SEMANTICS §6 "The density view"): the points (and trails), their 2D
 // histogram tone-mapped through a palette, or the histogram with the points over it.
 enum class ViewMode { Points, Density, Both };
+// How points and trails are drawn (SEMANTICS §6 "Drawing points and trails"): one GL primitive each with alpha
+// blending, or a compute splat into an accumulation image with an order-independent blend.
+enum class DrawMode { Primitives, Splat };
+// "primitives" | "splat" (the draw_mode setting's values).
+const char* draw_mode_name(DrawMode m);
+// Throws InvalidInput "draw_mode = 'V' is not valid; valid: primitives, splat".
+DrawMode parse_draw_mode(const std::string& v);
 // The density view's tone map: log(1 + count) / log(1 + max) or count / max.
 enum class DensityScale { Log, Linear };
 // "points" | "density" | "both" (the view_mode setting's values).
@@ -75,6 +82,7 @@ struct ViewSettings {
   int image_grid_cols = 12;    // image models: samples per row of the grid
   bool show_ui = true;
   ViewMode view_mode = ViewMode::Points;
+  DrawMode draw_mode = DrawMode::Primitives;
   DensityScale density_scale = DensityScale::Log;
   int density_bin_px = 3;      // pixels per histogram bin (each way)
   bool density_contours = true;  // analytic mixtures: contours of the exact noised density at the shown level

@@ -372,6 +372,8 @@ void add_view_rows(std::vector<SettingField>& t) {
                             [](AppSettings& s) -> float& { return s.view.point_alpha; }));
   t.push_back(choice<ViewMode>("view_mode", S::View, true, [](AppSettings& s) -> ViewMode& { return s.view.view_mode; },
                               [](ViewMode m) { return std::string(view_mode_name(m)); }, parse_view_mode));
+  t.push_back(choice<DrawMode>("draw_mode", S::View, true, [](AppSettings& s) -> DrawMode& { return s.view.draw_mode; },
+                              [](DrawMode m) { return std::string(draw_mode_name(m)); }, parse_draw_mode));
   t.push_back(choice<DensityScale>("density_scale", S::View, true,
                                    [](AppSettings& s) -> DensityScale& { return s.view.density_scale; },
                                    [](DensityScale d) { return std::string(d == DensityScale::Log ? "log" : "linear"); },

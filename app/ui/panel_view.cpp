@@ -40,6 +40,11 @@ void density_controls(Panel& p, ViewSettings& v) {
   p.ui.name_item("view_mode");
   tip("points: the samples and trails; density: their 2D histogram over the view (viridis, with a colour bar); "
       "both: the histogram under the points");
+  int draw = static_cast<int>(v.draw_mode);
+  if (p.edit(ImGui::Combo("draw", &draw, "primitives\0splat\0"))) v.draw_mode = static_cast<DrawMode>(draw);
+  p.ui.name_item("draw_mode");
+  tip("primitives: one GL point or line per sample and trail segment, alpha blended in order; splat: a compute "
+      "pass adds them into an image and blends it once (the same picture where samples do not overlap, in any order)");
   if (v.view_mode == ViewMode::Points) return;
   int scale = static_cast<int>(v.density_scale);
   if (p.edit(ImGui::Combo("density scale", &scale, "log\0linear\0"))) v.density_scale = static_cast<DensityScale>(scale);

@@ -83,17 +83,12 @@ void colour_bar_labels(const App& app, const render::Rect& pane) {
   if (top == 0) return;
   const UiRect b = to_ui(render::Renderer::colour_bar_rect(pane), app.fb_h());
   const bool log_scale = app.settings().view.density_scale == DensityScale::Log;
-  std::vector<double> ticks = {0};
-  if (log_scale)
-    for (double c = 1; c < top * 0.7; c *= 10) ticks.push_back(c);
-  else
-    ticks.push_back(top / 2.0);
-  ticks.push_back(top);
+  const std::vector<double> ticks = colour_bar_ticks(top, log_scale);
   ImDrawList* dl = ImGui::GetBackgroundDrawList();
   const float fh = ImGui::GetFontSize();
   float last_bottom = -1e9f;
   for (auto it = ticks.rbegin(); it != ticks.rend(); ++it) {  // top first: the largest count always shows
-    const double t = log_scale ? std::log1p(*it) / std::log1p(double(top)) : *it / top;
+    const double t = colour_bar_position(*it, top, log_scale);
     const float y = b.y1 - float(t) * (b.y1 - b.y0);
     if (y - fh / 2 < last_bottom + 2) continue;  // too close to the label above
     char buf[32];

@@ -61,6 +61,30 @@ TEST_F(FigureRun, OnDrawsAPageAroundTheViewAndTheSidecarRestoresIt) {
   EXPECT_TRUE(guitest::slurp(file("again.png")) == guitest::slurp(file("fig.png"))) << "the restored figure differs";
 }
 
+// The legend row (above the plot: the page's top 12 rows at 480x360, font 8 px) names what the view draws: the
+// samples' hue bar with the points, viridis's bar with the density view, both with both.
+TEST_F(FigureRun, LegendShowsTheDensityPaletteInTheDensityView) {
+  // A colour near `want` (within 12 levels each) among the legend row's pixels.
+  const auto has_colour = [](const guitest::Png& p, int r, int g, int b) {
+    for (int y = 0; y < 12; ++y)
+      for (int x = 0; x < p.w; ++x) {
+        const unsigned char* q = &p.rgb[3 * (size_t(y) * p.w + x)];
+        if (std::abs(q[0] - r) <= 12 && std::abs(q[1] - g) <= 12 && std::abs(q[2] - b) <= 12) return true;
+      }
+    return false;
+  };
+  for (const char* mode : {"points", "density", "both"}) {
+    const guitest::Result r = sample(std::string("--figure 1 --view-mode ") + mode + " --png '" + file("f.png") + "'");
+    ASSERT_EQ(r.code, 0) << r.err;
+    const guitest::Png p = guitest::read_png(file("f.png"));
+    const bool points = std::string(mode) != "density", density = std::string(mode) != "points";
+    // The hue bar's middle, angle 0: common.glsl palette(0.5) = (0.1, 0.767, 0.767); viridis's middle (entry 128):
+    // (33, 145, 140).
+    EXPECT_EQ(has_colour(p, 26, 196, 196), points) << mode;
+    EXPECT_EQ(has_colour(p, 33, 145, 140), density) << mode;
+  }
+}
+
 TEST_F(FigureRun, BadNamesAndTooSmallPagesWriteNothing) {
   guitest::Result r = sample("--svg '" + file("f.png") + "'");
   EXPECT_EQ(r.code, 2);
@@ -90,6 +114,20 @@ TEST_F(FigureRun, VectorFigureSidecarRunsAsConfig) {
   EXPECT_EQ(r.err.find("unknown keys"), std::string::npos) << r.err;
   EXPECT_TRUE(guitest::slurp(file("x.npy")) == guitest::slurp(file("y.npy")));
   EXPECT_EQ(sidecar(file("a.svg.json"))["svg"], "a.svg");
+}
+
+// A vector figure's sidecar records the camera the figure was fitted with, as the PNG's does: its --config draws the
+// figure PNG of the same run byte for byte (it drew a zoomed plot when it kept the camera before the fit).
+TEST_F(FigureRun, VectorFigureSidecarKeepsTheFittedCamera) {
+  ASSERT_EQ(sample("--no-png-text --figure 1 --png '" + file("a.png") + "'").code, 0);
+  ASSERT_EQ(sample("--pdf '" + file("a.pdf") + "'").code, 0);
+  const nlohmann::json png = sidecar(file("a.json")), pdf = sidecar(file("a.pdf.json"));
+  for (const char* key : {"cam_x", "cam_y", "cam_half_h"}) EXPECT_EQ(pdf["view"][key], png["view"][key]) << key;
+  const guitest::Result r = guitest::run_cli("sample --config '" + file("a.pdf.json") + "' --out '" + file("y.npy") +
+                                                 "' --no-png-text --figure 1 --png '" + file("b.png") + "'",
+                                             logs.path());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(guitest::slurp(file("b.png")) == guitest::slurp(file("a.png"))) << "the vector sidecar's camera differs";
 }
 
 TEST_F(FigureRun, HeadlessAppExportsSvgPdfAndTheFigureSnapshot) {

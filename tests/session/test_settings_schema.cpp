@@ -74,6 +74,19 @@ TEST(SettingsSchema, ASettingsFileOfTheOldNamesLoads) {
   EXPECT_FALSE(j["sampling"].contains("n_samples"));
 }
 
+// draw_mode takes primitives or splat (the default primitives); anything else names both and changes nothing.
+TEST(SettingsSchema, DrawModeRefusesOtherNames) {
+  AppSettings s;
+  EXPECT_EQ(s.view.draw_mode, DrawMode::Primitives);
+  try {
+    set_setting(s, "draw_mode", "quads");
+    FAIL() << "accepted draw_mode quads";
+  } catch (const InvalidInput& e) {
+    EXPECT_NE(std::string(e.what()).find("valid: primitives, splat"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(s.view.draw_mode, DrawMode::Primitives);
+}
+
 TEST(SettingsSchema, ValuesSetByNameRoundTripThroughTheFile) {
   AppSettings s;
   const std::pair<const char*, const char*> values[] = {
@@ -83,7 +96,8 @@ TEST(SettingsSchema, ValuesSetByNameRoundTripThroughTheFile) {
       {"trail_frames", "9"}, {"show_data", "0"},      {"show_field", "1"},    {"show_axes", "0"},
       {"field_x0", "1"},     {"field_grid", "10"},    {"point_size", "4.5"},  {"point_alpha", "0.25"},
       {"camera", "1.5,-2,0.75"}, {"export_size", "300x200"}, {"image_grid_scale", "3"},
-      {"view_mode", "both"}, {"density_scale", "linear"}, {"density_bin_px", "7"}, {"density_contours", "0"}};
+      {"view_mode", "both"}, {"density_scale", "linear"}, {"density_bin_px", "7"}, {"density_contours", "0"},
+      {"draw_mode", "splat"}};
   for (const auto& [k, v] : values) set_setting(s, k, v);
   std::string note;
   const AppSettings back = settings_from_json(nlohmann::json::parse(settings_to_json(s).dump()), &note);
@@ -98,6 +112,7 @@ TEST(SettingsSchema, ValuesSetByNameRoundTripThroughTheFile) {
   EXPECT_EQ(back.view.density_scale, DensityScale::Linear);
   EXPECT_EQ(back.view.density_bin_px, 7);
   EXPECT_FALSE(back.view.density_contours);
+  EXPECT_EQ(back.view.draw_mode, DrawMode::Splat);
   EXPECT_TRUE(same_sampling(back.sampling, s.sampling));
   SamplingSettings other = s.sampling;
   other.eta = 0.5;

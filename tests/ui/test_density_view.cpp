@@ -131,6 +131,43 @@ TEST(DensityView, ViewModePersistsInTheSidecarAndRestores) {
   EXPECT_NE((r.out + r.err).find("valid: points, density, both"), std::string::npos) << r.out << r.err;
 }
 
+// Exported density pictures carry the colour bar's numbers (picture/colour_bar_text.h): the app's snapshot and
+// `sample --config` of its sidecar are the same pixels, and with the linear scale there is label text left of the bar
+// at its top (the largest count), middle (half) and bottom (0), and none a quarter of the way up or down.
+TEST(DensityView, ExportedPicturesLabelTheColourBar) {
+  test::TempDir dir, logs;
+  std::ofstream(dir.file("s.txt")) << "set n 3000\nset steps 10\nset view_mode density\nset density_scale linear\n"
+                                      "set export_size 480x320\nwait_complete 5000\nexport snapshot " + dir.file("g.png") + "\n";
+  guitest::Result r = guitest::run_cli("gui --headless --backend cpu --no-persist --size 640x480 --model '" +
+                                           guitest::model_2d() + "' --script '" + dir.file("s.txt") + "'",
+                                       logs.path());
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  r = guitest::run_cli("sample --config '" + dir.file("g.png") + "' --out '" + dir.file("c.npy") + "' --png '" +
+                           dir.file("c.png") + "'",
+                       logs.path());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const guitest::Png g = guitest::read_png(dir.file("g.png")), c = guitest::read_png(dir.file("c.png"));
+  EXPECT_TRUE(g.rgb == c.rgb) << "the snapshot and sample --config differ";
+  const render::Rect bar = render::Renderer::colour_bar_rect(render::Renderer::layout(480, 320, false, {}).scatter);
+  // Light grey text pixels (the labels' ink, 200, 206, 220, anti-aliased) in rows [y - 3, y + 3] (top-down), within
+  // 40 px left of the bar.
+  const auto ink_near = [&](double t) {
+    const int y = int(std::lround(320 - bar.y - t * bar.h));
+    int n = 0;
+    for (int row = std::max(0, y - 3); row <= std::min(319, y + 3); ++row)
+      for (int x = std::max(0, bar.x - 40); x < bar.x - 5; ++x) {
+        const unsigned char* q = &c.rgb[3 * (size_t(row) * 480 + x)];
+        n += q[0] > 120 && q[1] > 120 && q[2] > 120;
+      }
+    return n;
+  };
+  EXPECT_GT(ink_near(1.0), 0) << "the largest count";
+  EXPECT_GT(ink_near(0.5), 0) << "half of it";
+  EXPECT_GT(ink_near(0.0), 0) << "0";
+  EXPECT_EQ(ink_near(0.25), 0);
+  EXPECT_EQ(ink_near(0.75), 0);
+}
+
 // The D key cycles points -> density -> both, but never while a text field has the keyboard.
 TEST(DensityView, DKeyCyclesTheViewModeButNotWhileTyping) {
   test::TempDir dir, logs;

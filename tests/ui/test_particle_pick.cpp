@@ -152,6 +152,22 @@ TEST_F(ParticlePick, MoveStartOnAModelOfAnotherDimensionFailsTheRun) {
   EXPECT_TRUE(has(r.err, "move_start: the model has dim 64; a start is moved on 2D models only")) << r.err;
 }
 
+// pin / move_start of a row the run does not have fail the line (exit 2), naming the index and the valid rows; the
+// picks and edited starts are left as they were.
+TEST_F(ParticlePick, PinAndMoveStartOfARowBeyondNFail) {
+  for (const char* line : {"pin 1500", "move_start 1500 0.5 0.5", "pin 99999"}) {
+    const guitest::Result r = run_gui(run_prefix() + "pin 3\n" + line + "\nexport snapshot " + file("p.png") + "\n");
+    EXPECT_EQ(r.code, 2) << line << "\n" << r.out << r.err;
+    const std::string cmd = std::string(line).substr(0, std::string(line).find(' '));
+    const std::string index = std::string(line).substr(cmd.size() + 1, std::string(line).find(' ', cmd.size() + 1) - cmd.size() - 1);
+    EXPECT_TRUE(has(r.err, cmd + ": INDEX = " + index + " is not a sample of the run: valid [0, 1499] (n = 1500)"))
+        << line << "\n" << r.err;
+    const nlohmann::json j = sidecar(file("p.json"));
+    EXPECT_EQ(j["view"]["picks"], "3") << line;
+    EXPECT_EQ(j["view"]["start_edits"], "") << line;
+  }
+}
+
 TEST_F(ParticlePick, SampleRefusesEditedStartsItDoesNotRun) {
   const guitest::Result r = guitest::run_cli("sample --backend cpu --model '" + guitest::model_2d() +
                                                  "' --n 4 --steps 2 --out '" + file("x.npy") +

@@ -77,20 +77,22 @@ ScriptAction cmd_measure(ScriptArgs& a) {  // measure FRAMES: frames/s of the lo
     const double outside_ms = median_ms - steps_ms / n;
     std::printf(
         "measure: %s in %.3f s = %.1f frames/s (%.2f ms/frame, median %.2f); B=%d steps=%d "
-        "precision=%s trail=%d; runs completed %d; steps/frame %.1f; kernel %.2f ms/frame; "
+        "precision=%s trail=%d draw=%s; runs completed %d; steps/frame %.1f; kernel %.2f ms/frame; "
         "outside the kernel %.2f ms/frame; map %.3f unmap %.3f GL draw %.3f ms/frame; read-backs %ld "
         "syncs %ld camera fits %ld; path: %s\n",
         count_noun(n, "frame").c_str(), s, n / s, 1e3 * s / n, median_ms, app.session().settings().n_samples,
         app.session().n_steps(), precision_name(app.session().settings().precision), app.settings().view.trail_frames,
-        app.session().runs_completed() - runs0, double(steps) / n, steps_ms / n, outside_ms, map / n, unmap / n,
+        draw_mode_name(app.settings().view.draw_mode), app.session().runs_completed() - runs0, double(steps) / n, steps_ms / n, outside_ms, map / n, unmap / n,
         draw / n, c.readbacks, c.syncs, c.camera_fits, app.session().path_note().c_str());
     std::printf("measure phases (ms/frame): %s\n",
                 phase_ms_json(phase_sum, frame_ms.empty() ? 0.0 : 1.0 / frame_ms.size()).c_str());
     // The same as one JSON line, for bench/gate.py.
     std::printf("measure_json: {\"frames\": %d, \"fps\": %.3f, \"mean_ms\": %.4f, \"median_ms\": %.4f, "
-                "\"kernel_ms\": %.4f, \"outside_kernel_ms\": %.4f, \"steps_per_frame\": %.2f, \"n\": %d, "
+                "\"kernel_ms\": %.4f, \"outside_kernel_ms\": %.4f, \"gl_draw_ms\": %.4f, \"draw_mode\": \"%s\", "
+                "\"steps_per_frame\": %.2f, \"n\": %d, "
                 "\"readbacks\": %ld, \"syncs\": %ld, \"camera_fits\": %ld, \"path\": %s, \"phase_ms\": %s}\n",
-                n, n / s, 1e3 * s / n, median_ms, steps_ms / n, outside_ms, double(steps) / n,
+                n, n / s, 1e3 * s / n, median_ms, steps_ms / n, outside_ms, draw / n,
+                draw_mode_name(app.settings().view.draw_mode), double(steps) / n,
                 app.session().settings().n_samples, c.readbacks, c.syncs, c.camera_fits,
                 json_string(app.session().path_note()).c_str(),
                 phase_ms_json(phase_sum, frame_ms.empty() ? 0.0 : 1.0 / frame_ms.size()).c_str());

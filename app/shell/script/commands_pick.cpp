@@ -21,6 +21,18 @@ void set_list(Script& sc, const std::string& key, const std::string& text) {
   sc.frame();
 }
 
+// True when `row` is a sample of the run (n of its settings); otherwise the line fails, naming the index and the
+// valid range (`pin` / `move_start` of a row the run does not have would be kept without effect).
+bool row_of_run(Script& sc, const char* command, int row) {
+  const int n = sc.app.session().settings().n_samples;
+  if (row < n) return true;
+  const std::string what = std::string(command) + ": INDEX = " + std::to_string(row) + " is not a sample of the run: " +
+                           "valid [0, " + std::to_string(n - 1) + "] (n = " + std::to_string(n) + ")";
+  std::printf("script:%d: %s\n", sc.line_no, what.c_str());
+  sc.failed(what, false);
+  return false;
+}
+
 }  // namespace
 
 ScriptAction cmd_pick(ScriptArgs& a) {  // pick X Y [add]: as a click (Shift+click with add) at (X, Y) data units
@@ -38,6 +50,7 @@ ScriptAction cmd_pin(ScriptArgs& a) {  // pin INDEX: add a row to the picks
   const int row = int(a.integer("INDEX", kPickRowRange));
   a.end();
   return [row](Script& sc) {
+    if (!row_of_run(sc, "pin", row)) return;
     std::vector<int> picks = sc.app.settings().view.picks;
     if (std::find(picks.begin(), picks.end(), row) == picks.end()) picks.push_back(row);
     set_list(sc, "picks", picks_text(picks));
@@ -72,6 +85,7 @@ ScriptAction cmd_move_start(ScriptArgs& a) {  // move_start INDEX X Y: row INDEX
       sc.failed("move_start: the model has dim " + std::to_string(dim) + "; a start is moved on 2D models only", false);
       return;
     }
+    if (!row_of_run(sc, "move_start", row)) return;
     set_list(sc, "start_edits",
              start_edits_text(with_start_edit(sc.app.settings().view.start_edits, row, {float(x), float(y)})));
   };

@@ -256,7 +256,7 @@ struct Model {
     const DiffusionModel& run_model = family_model(prediction_type, &with_family);
     const Precision precision = parse_precision(precision_text);
     check_backend_precision(backend_name, precision);
-    check_backend_classes(run_model, backend_name == "cuda", "backend");
+    check_backend_classes(run_model, backend_name == "cuda");
     const int64_t steps = int_arg(steps_arg, "steps", {1, INT32_MAX}, "an int >= 1");
     if (is_cuda_array(x_arg)) {
       if (trajectory) throw InvalidInput("trajectory = True: not available for a CUDA array x; pass a numpy array");
@@ -419,7 +419,7 @@ void register_model(py::module_& m) {
                "class_label (None: the null class) of a model with class_emb.weight; guidance_scale w (diffusers'):\n"
                "o_u + w (o_c - o_u), 1 the class alone; guidance_interval (lo, hi) in VE sigma, w = 1 outside;\n"
                "guidance_rescale phi in [0, 1].",
-               "docs/SEMANTICS.md §2-§3, §12").c_str())
+               "docs/SEMANTICS.md §2-§3 and §12").c_str())
       .def("denoise", &Model::denoise, py::arg("x"), py::arg("t_start"), py::arg("steps"), py::arg("backend") = "cpu",
            py::arg("precision") = "fp32", py::arg("trajectory") = false, py::arg("stream") = py::none(),
            py::arg("prediction_type") = py::none(),

@@ -821,7 +821,7 @@ namespace {
 // The comparison grid's options of `sample` (cli/grid_sample.h, SEMANTICS §10).
 void add_grid_options(CLI::App* sub, SampleOptions& o) {
   sub->add_option("--grid", o.grid, "a comparison grid: rows=AXIS:V1,V2,... cols=AXIS:V1,... (axes sampler, steps, "
-                                    "spacing, eta, precision, model, t_start; <= 8 values each) or @spec.json / "
+                                    "spacing, eta, precision, model, t_start, guidance_scale; <= 8 values each) or @spec.json / "
                                     "@grid.png; --out holds (rows, cols, n, dim) (SEMANTICS §10)");
   sub->add_option("--grid-position", o.grid_position, "with --grid: --out and --png hold each cell's state at this "
                                                        "shared timeline position, in [0, 1] (default the final samples)");

@@ -206,6 +206,7 @@ nlohmann::json grid_metrics_json(const GridPlan& plan, const GridResult& r) {
     cells.push_back({{"row", c.row}, {"col", c.col}, {"model", plan.model_names[static_cast<size_t>(c.model)]},
                      {"sampler", sampler_name(q.sampler)}, {"spacing", spacing_name(c.plan.spacing)},
                      {"steps", c.plan.steps}, {"t_start", c.plan.t_start}, {"eta", q.eta},
+                     {"guidance_scale", q.guidance.scale},
                      {"precision", precision_name(q.precision)}, {"evaluations", g.evaluations},
                      {"wall_ms", g.wall_ms}, {"energy_distance", json_num(g.energy.energy)},
                      {"energy_floor", json_num(g.energy.floor)}, {"energy_n", g.energy.m},

@@ -79,9 +79,11 @@ void check_guidance(const SampleRequest& r, const DiffusionModel& model) {
                             " yet (SEMANTICS §2, §12); valid: " + r.name(Arg::Backend) + " cpu");
 }
 
-void check_backend_classes(const DiffusionModel& model, bool gpu, const std::string& backend_arg) {
+void check_backend_classes(const DiffusionModel& model, bool gpu) {
   if (gpu && model.net.classes > 0)
-    throw InvalidInput(backend_arg + " = cuda does not run class-conditional networks yet (SEMANTICS §2); valid: cpu");
+    throw ArgumentError(Arg::Backend, "cuda", "cpu",
+                        arg_ref(Arg::Backend) + " cuda does not run class-conditional networks yet (SEMANTICS §2); "
+                                                "valid: " + arg_ref(Arg::Backend) + " cpu");
 }
 
 }  // namespace diffscope

@@ -8,7 +8,7 @@
 namespace diffscope {
 
 // A class-conditional network on the CUDA backend (gpu) is refused: the kernels do not add the class's row yet.
-// InvalidInput naming `backend_arg` as the front end spells it ("--backend", "backend") and the valid value.
-void check_backend_classes(const DiffusionModel& model, bool gpu, const std::string& backend_arg);
+// ArgumentError (Arg::Backend) with the valid value cpu.
+void check_backend_classes(const DiffusionModel& model, bool gpu);
 
 }  // namespace diffscope

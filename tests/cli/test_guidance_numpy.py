@@ -90,6 +90,26 @@ def ddim(x, timesteps, abar, eps_of):
     return np.stack(frames)
 
 
+def heun(x, timesteps, abar, eps_of):
+    """Karras et al. 2022 Algorithm 1 in the VE coordinate x / sqrt(abar), sigma = sqrt((1 - abar) / abar), the last
+    step (to sigma 0) Euler only (SEMANTICS §3 heun); the guided eps read at each stage's own level."""
+    frames = [x]
+    for i, t in enumerate(timesteps):
+        a = abar[t]
+        S, xv = np.sqrt((1 - a) / a), x / np.sqrt(a)
+        e1 = eps_of(x, t, a)
+        if i + 1 == len(timesteps):
+            x = xv - S * e1
+        else:
+            t2 = timesteps[i + 1]
+            a2 = abar[t2]
+            S2 = np.sqrt((1 - a2) / a2)
+            y = (xv + (S2 - S) * e1) * np.sqrt(a2)
+            x = (xv + (S2 - S) * (e1 + eps_of(y, t2, a2)) / 2) * np.sqrt(a2)
+        frames.append(x)
+    return np.stack(frames)
+
+
 def rel_frobenius(a, b):
     return np.linalg.norm(np.asarray(a, np.float64) - b) / np.linalg.norm(b)
 
@@ -142,6 +162,17 @@ class Guidance(unittest.TestCase):
         w = self.weights
         frames = self.run_cli("--class", "1", "--guidance-scale", "3.5")
         self.check_against(frames, lambda x, t, a: guided_eps(w, x, t, 1, 3.5, a), scale=3.5)
+
+    def test_guided_heun_guides_both_stages(self):
+        """heun evaluates the guided eps at its Euler point too (with the class alone there the last frames are off
+        by 100%; float32 rounding here is ~4e-6)."""
+        w = self.weights
+        frames = self.run_cli("--sampler", "heun", "--class", "1", "--guidance-scale", "4")
+        want = heun(self.x_T.astype(np.float64), self.timesteps(), linear_abar(),
+                    lambda x, t, a: guided_eps(w, x, t, 1, 4.0, a))
+        self.assertEqual(frames.shape, want.shape)
+        for k in range(1, len(want)):
+            self.assertLess(rel_frobenius(frames[k], want[k]), 4e-5, f"frame {k}")
 
     def test_guidance_interval(self):
         w, iv = self.weights, (0.5, 4.0)  # the VE sigmas of the run span ~0.01 .. 157: some steps inside
@@ -202,6 +233,22 @@ class Guidance(unittest.TestCase):
             self.assertIn(needle, p.stderr, args)
             self.assertEqual(p.stderr.count("\n"), 1, (args, p.stderr))
 
+    def test_grid_guidance_scale_axis(self):
+        """Each cell of a guidance_scale grid equals `sample` with its w bit for bit (SEMANTICS §10)."""
+        d, scales = self.tmp.name, ("0", "1", "3")
+        common = ["--model", self.model, "--n", "64", "--steps", "6", "--seed", "4", "--class", "1"]
+        p = subprocess.run([BIN, "sample", *common, "--grid", "cols=guidance_scale:" + ",".join(scales), "--out",
+                            os.path.join(d, "cells.npy")], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        cells = np.load(os.path.join(d, "cells.npy"))
+        self.assertEqual(cells.shape, (1, 3, 64, DIM))
+        for i, w in enumerate(scales):
+            out = os.path.join(d, "one.npy")
+            p = subprocess.run([BIN, "sample", *common, "--guidance-scale", w, "--out", out], capture_output=True,
+                               text=True)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            np.testing.assert_array_equal(cells[0, i], np.load(out), w)
+
     def test_cuda_backend_refuses_classes(self):
         """The kernels do not add the class's row yet: refused before any work, never run without it."""
         for args in (["--class", "1"], []):
@@ -212,7 +259,7 @@ class Guidance(unittest.TestCase):
                             "--backend", "cuda", "--out", os.path.join(self.tmp.name, "d.npy")],
                            capture_output=True, text=True)
         self.assertEqual(p.returncode, 2, p.stderr)
-        self.assertIn("--backend = cuda does not run class-conditional networks", p.stderr)
+        self.assertIn("--backend cuda does not run class-conditional networks", p.stderr)
 
     def test_sidecar_records_and_restores_guidance(self):
         if "--png" not in subprocess.run([BIN, "sample", "--help"], capture_output=True, text=True).stdout:

@@ -130,7 +130,7 @@ void eps_rows(const EpsModelT<Real>& model, Scratch<Real>& s) {
   s.E.resize(n, dim);
   s.logg.resize(model.mixture->K);
   for (Eigen::Index i = 0; i < n; ++i)
-    mixture_eps_row<Real>(*model.mixture, s.U.row(i).data(), s.abar[i], s.E.row(i).data(), s.logg.data());
+    mixture_eps_row<Real>(*model.mixture, s.U.row(i).data(), s.abar[i], s.E.row(i).data(), s.logg.data(), s.cls);
 }
 
 // Guidance rescale (SEMANTICS §12) of the guided rows s.E against the conditional rows cond: per row, o_r = o_w

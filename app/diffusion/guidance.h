@@ -17,9 +17,10 @@ struct Guidance {
   // w at an evaluation whose VP-equivalent level is abar (S = sqrt((1 - abar) / abar); abar = 0 is S = inf):
   // `scale` inside the interval, 1 outside it.
   double weight_at(double abar) const {
-    const double S = abar > 0.0 ? std::sqrt((1.0 - abar) / abar) : std::numeric_limits<double>::infinity();
-    return S >= sigma_lo && S <= sigma_hi ? scale : 1.0;
+    return weight_at_sigma(abar > 0.0 ? std::sqrt((1.0 - abar) / abar) : std::numeric_limits<double>::infinity());
   }
+  // w at VE level S.
+  double weight_at_sigma(double S) const { return S >= sigma_lo && S <= sigma_hi ? scale : 1.0; }
   bool operator==(const Guidance& o) const {
     return class_label == o.class_label && scale == o.scale && sigma_lo == o.sigma_lo && sigma_hi == o.sigma_hi &&
            rescale == o.rescale;

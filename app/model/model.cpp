@@ -214,7 +214,7 @@ DiffusionModel build_diffusion_model(const SafetensorsFile& f, std::vector<std::
       m.mixture = read_gaussian_mixture(f);
       m.net.dim = m.mixture->dim;
     });
-    used.insert({"means", "stds", "weights"});
+    used.insert({"means", "stds", "weights", "classes"});
   } else {
     attempt([&] { read_eps_net(f, m.net); });
     used.insert({"eps_net.0.weight", "eps_net.0.bias", "eps_net.2.weight", "eps_net.2.bias", "eps_net.4.weight",

@@ -47,6 +47,9 @@ struct DiffusionModel {
   // prediction_type override then applies, with a note).
   FamilyParams family;
   bool family_in_file = false;
+  // The classes C of a class-conditional network (class_emb.weight) or a mixture with classes (SEMANTICS §2, §6);
+  // 0: none.
+  int classes() const { return mixture ? mixture->n_classes : net.classes; }
 };
 
 // Loads and validates a model file (SEMANTICS §6, §1). Throws InvalidInput with a message naming the file,

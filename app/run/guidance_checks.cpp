@@ -18,12 +18,12 @@ std::string number(double v) {
 }
 
 void check_class(const SampleRequest& r, const DiffusionModel& model) {
-  const int c = r.guidance.class_label, C = model.net.classes;
+  const int c = r.guidance.class_label, C = model.classes();
   if (c < 0) return;
   if (C == 0)
     throw ArgumentError(Arg::ClassLabel, std::to_string(c), "none",
                         r.name(Arg::ClassLabel) + " = " + std::to_string(c) + ": the model '" + r.model_name +
-                            "' has no class input (no class_emb.weight; SEMANTICS §2); valid: none");
+                            "' has no classes (no class_emb.weight, no mixture classes; SEMANTICS §2, §6); valid: none");
   if (c >= C)
     throw ArgumentError(Arg::ClassLabel, std::to_string(c), "[0, " + std::to_string(C - 1) + "]",
                         r.name(Arg::ClassLabel) + " = " + std::to_string(c) + " is out of range; valid: [0, " +
@@ -72,17 +72,17 @@ void check_guidance(const SampleRequest& r, const DiffusionModel& model) {
   check_class(r, model);
   check_scale(r.guidance, r);
   check_interval_and_rescale(r.guidance, r);
-  if (r.gpu && (model.net.classes > 0 || r.guidance.scale != 1.0))
+  if (r.gpu && (model.classes() > 0 || r.guidance.scale != 1.0))
     throw ArgumentError(Arg::Backend, "cuda", "cpu",
                         r.name(Arg::Backend) + " cuda does not run " +
-                            (model.net.classes > 0 ? "class-conditional networks" : "guidance") +
+                            (model.classes() > 0 ? "class-conditional models" : "guidance") +
                             " yet (SEMANTICS §2, §12); valid: " + r.name(Arg::Backend) + " cpu");
 }
 
 void check_backend_classes(const DiffusionModel& model, bool gpu) {
-  if (gpu && model.net.classes > 0)
+  if (gpu && model.classes() > 0)
     throw ArgumentError(Arg::Backend, "cuda", "cpu",
-                        arg_ref(Arg::Backend) + " cuda does not run class-conditional networks yet (SEMANTICS §2); "
+                        arg_ref(Arg::Backend) + " cuda does not run class-conditional models yet (SEMANTICS §2); "
                                                 "valid: " + arg_ref(Arg::Backend) + " cpu");
 }
 

@@ -254,12 +254,12 @@ class Guidance(unittest.TestCase):
         for args in (["--class", "1"], []):
             p = self.run_cli("--backend", "cuda", *args, ok=False)
             self.assertEqual(p.returncode, 2, p.stderr)
-            self.assertIn("--backend cuda does not run class-conditional networks", p.stderr)
+            self.assertIn("--backend cuda does not run class-conditional models", p.stderr)
         p = subprocess.run([BIN, "denoise", "--model", self.model, "--x", self.noise, "--t-start", "5", "--steps", "2",
                             "--backend", "cuda", "--out", os.path.join(self.tmp.name, "d.npy")],
                            capture_output=True, text=True)
         self.assertEqual(p.returncode, 2, p.stderr)
-        self.assertIn("--backend cuda does not run class-conditional networks", p.stderr)
+        self.assertIn("--backend cuda does not run class-conditional models", p.stderr)
 
     def test_sidecar_records_and_restores_guidance(self):
         if "--png" not in subprocess.run([BIN, "sample", "--help"], capture_output=True, text=True).stdout:

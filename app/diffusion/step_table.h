@@ -88,7 +88,7 @@ struct StepTable {
   int steps() const { return static_cast<int>(t.size()); }
   bool uses_prev() const { return !P.empty(); }
   bool uses_second_eval() const { return !H.empty(); }
-  // Network evaluations of steps [k_begin, k_end) (heun: 2 per step but 1 for its last, Euler, step).
+  // Network evaluations of steps [k_begin, k_end) (heun: 2 per step but 1 for its last; guided points: 2 each).
   int64_t evaluations(int k_begin, int k_end) const;
 
   // Every per-step coefficient array, as (name, float64 truth, float32 copy the kernels read). A solver that

@@ -234,12 +234,16 @@ class Guidance(unittest.TestCase):
             self.assertEqual(p.stderr.count("\n"), 1, (args, p.stderr))
 
     def test_grid_guidance_scale_axis(self):
-        """Each cell of a guidance_scale grid equals `sample` with its w bit for bit (SEMANTICS §10)."""
+        """Each cell of a guidance_scale grid equals `sample` with its w bit for bit (SEMANTICS §10), and counts its
+        network evaluations (SEMANTICS §12)."""
         d, scales = self.tmp.name, ("0", "1", "3")
         common = ["--model", self.model, "--n", "64", "--steps", "6", "--seed", "4", "--class", "1"]
         p = subprocess.run([BIN, "sample", *common, "--grid", "cols=guidance_scale:" + ",".join(scales), "--out",
-                            os.path.join(d, "cells.npy")], capture_output=True, text=True)
+                            os.path.join(d, "cells.npy"), "--metrics-json", os.path.join(d, "m.json")],
+                           capture_output=True, text=True)
         self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(d, "m.json")) as f:  # w = 0 and 1 evaluate one network per step, w = 3 two
+            self.assertEqual([c["evaluations"] for c in json.load(f)["cells"]], [6, 6, 12])
         cells = np.load(os.path.join(d, "cells.npy"))
         self.assertEqual(cells.shape, (1, 3, 64, DIM))
         for i, w in enumerate(scales):

@@ -125,7 +125,7 @@ void register_grid(py::module_& m) {
         py::arg("eta") = 0.0, py::arg("seed") = 0, py::arg("backend") = "cpu", py::arg("precision") = "fp32",
         py::arg("position") = py::none(), py::arg("align") = "noise", py::arg("trajectories") = false,
         "The comparison grid, as `diffscope sample --grid`: spec 'rows=AXIS:V1,V2,... cols=AXIS:V1,...' (axes\n"
-        "sampler, steps, spacing, eta, precision, model, t_start; at most 8 values each), '@spec.json' or a dict\n"
+        "sampler, steps, spacing, eta, precision, model, t_start, guidance_scale; at most 8 values each), '@spec.json' or a dict\n"
         "{'rows': {'axis': ..., 'values': [...]}, 'cols': {...}}; the other arguments are every cell's settings,\n"
         "as in Model.sample (model: a bundled name or a path, unless the spec has a model axis). Every cell starts\n"
         "from the same noise (seed) and equals Model.sample with its settings. Returns a dict: 'x' float32\n"

@@ -35,6 +35,7 @@
 #include "python/train_binding.h"
 #include "run/backend.h"
 #include "run/finite_checks.h"
+#include "run/guidance_checks.h"
 #include "run/run_plan.h"
 
 namespace py = pybind11;
@@ -132,8 +133,11 @@ struct Model {
                     const std::string& backend_name, const std::string& precision_text, bool trajectory,
                     const py::object& stride_arg, const std::string& out, const py::object& stream,
                     const py::object& scheduler_config, const py::object& prediction_type,
-                    const py::object& sigmas, const py::object& flow_shift, const py::object& flow_mu) {
+                    const py::object& sigmas, const py::object& flow_shift, const py::object& flow_mu,
+                    const py::object& class_label, const py::object& guidance_scale,
+                    const py::object& guidance_interval, const py::object& guidance_rescale) {
     SampleArgs a;
+    a.guidance = guidance_arg(class_label, guidance_scale, guidance_interval, guidance_rescale);
     a.prediction_type = prediction_type_arg(prediction_type);
     a.sigmas = sigmas_arg(sigmas);
     a.flow_shift = real_arg(flow_shift, "flow_shift");
@@ -252,6 +256,7 @@ struct Model {
     const DiffusionModel& run_model = family_model(prediction_type, &with_family);
     const Precision precision = parse_precision(precision_text);
     check_backend_precision(backend_name, precision);
+    check_backend_classes(run_model, backend_name == "cuda");
     const int64_t steps = int_arg(steps_arg, "steps", {1, INT32_MAX}, "an int >= 1");
     if (is_cuda_array(x_arg)) {
       if (trajectory) throw InvalidInput("trajectory = True: not available for a CUDA array x; pass a numpy array");
@@ -388,7 +393,8 @@ void register_model(py::module_& m) {
            py::arg("trajectory") = false, py::arg("trajectory_stride") = 1, py::arg("out") = "numpy",
            py::arg("stream") = py::none(), py::arg("scheduler_config") = py::none(),
            py::arg("prediction_type") = py::none(), py::arg("sigmas") = py::none(), py::arg("flow_shift") = py::none(),
-           py::arg("flow_mu") = py::none(),
+           py::arg("flow_mu") = py::none(), py::arg("class_label") = py::none(), py::arg("guidance_scale") = 1.0,
+           py::arg("guidance_interval") = py::none(), py::arg("guidance_rescale") = 0.0,
            doc("Samples n points, as `diffscope sample`: float32 (n, dim). With trajectory=True, (x, trajectory):\n"
                "the frames 0, s, 2s, ... and the last (s = trajectory_stride), (frames, n, dim).\n"
                "sampler: 'ddim', 'ddpm', 'dpmpp-2m', ... (the solvers of `diffscope sample --sampler`); spacing:\n"
@@ -408,8 +414,12 @@ void register_model(py::module_& m) {
                "ValueError); sigmas: a typed list of noise levels in the family's own level (VE sigma for the VP\n"
                "families and edm, s for flow), strictly decreasing, > 0 but the last; flow_shift (> 0) and flow_mu\n"
                "(diffusers' dynamic shifting) for flow lists. t_start on a flow, edm or sigmas list is the index of\n"
-               "the first step.",
-               "docs/SEMANTICS.md §2-§3").c_str())
+               "the first step.\n"
+               "Classes and guidance (as --class, --guidance-scale, --guidance-interval, --guidance-rescale; CPU only):\n"
+               "class_label (None: the null class) of a model with class_emb.weight; guidance_scale w (diffusers'):\n"
+               "o_u + w (o_c - o_u), 1 the class alone; guidance_interval (lo, hi) in VE sigma, w = 1 outside;\n"
+               "guidance_rescale phi in [0, 1].",
+               "docs/SEMANTICS.md §2-§3 and §12").c_str())
       .def("denoise", &Model::denoise, py::arg("x"), py::arg("t_start"), py::arg("steps"), py::arg("backend") = "cpu",
            py::arg("precision") = "fp32", py::arg("trajectory") = false, py::arg("stream") = py::none(),
            py::arg("prediction_type") = py::none(),

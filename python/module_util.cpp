@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <climits>
 
 #include "base/errors.h"
 #include "python/cuda_arrays.h"
@@ -227,6 +228,27 @@ std::optional<double> real_arg(const py::handle& v, const char* arg) {
   const bool real = !py::isinstance<py::bool_>(v) && PyObject_IsInstance(v.ptr(), real_type.ptr()) == 1;
   if (!real) throw InvalidInput(std::string(arg) + " = " + repr_text(v) + " is not a real number; valid: None or a number");
   return v.cast<double>();
+}
+
+Guidance guidance_arg(const py::handle& class_label, const py::handle& scale, const py::handle& interval,
+                      const py::handle& rescale) {
+  Guidance g;
+  if (!class_label.is_none())
+    g.class_label = static_cast<int>(int_arg(class_label, "class_label", {0, INT_MAX}, "None or an int in [0, C-1]"));
+  g.scale = real_arg(scale, "guidance_scale").value_or(1.0);
+  g.rescale = real_arg(rescale, "guidance_rescale").value_or(0.0);
+  if (interval.is_none()) return g;
+  const bool pair = py::isinstance<py::sequence>(interval) && !py::isinstance<py::str>(interval) && py::len(interval) == 2;
+  if (!pair)
+    throw InvalidInput("guidance_interval = " + repr_text(interval) +
+                       " is not a pair; valid: None or (lo, hi) with 0 <= lo < hi (hi may be math.inf)");
+  const py::sequence seq = py::reinterpret_borrow<py::sequence>(interval);
+  const auto lo = real_arg(seq[0], "guidance_interval[0]"), hi = real_arg(seq[1], "guidance_interval[1]");
+  if (!lo || !hi)
+    throw InvalidInput("guidance_interval = " + repr_text(interval) + " holds None; valid: (lo, hi), two numbers");
+  g.sigma_lo = *lo;
+  g.sigma_hi = *hi;
+  return g;
 }
 
 // A path argument: a str or an os.PathLike (pathlib.Path), as text.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "base/ranges.h"
+#include "diffusion/guidance.h"
 #include "model/family.h"
 #include "run/backend.h"
 
@@ -83,6 +84,11 @@ std::vector<int64_t> int_vector(const pybind11::handle& v, const char* arg, int6
 std::optional<Family> prediction_type_arg(const pybind11::handle& v);
 std::vector<double> sigmas_arg(const pybind11::handle& v);
 std::optional<double> real_arg(const pybind11::handle& v, const char* arg);
+// Guidance (SEMANTICS §12): class_label None (the null class) or an int >= 0; guidance_scale and guidance_rescale
+// real numbers (real_arg); guidance_interval None or a pair (lo, hi) of real numbers (hi may be math.inf).
+// ValueError naming the keyword; the ranges against the model are plan_run's (check_guidance).
+Guidance guidance_arg(const pybind11::handle& class_label, const pybind11::handle& scale,
+                      const pybind11::handle& interval, const pybind11::handle& rescale);
 // A path argument: a str or an os.PathLike (pathlib.Path), as text; InvalidInput naming `arg` otherwise.
 std::string path_text(const pybind11::handle& v, const char* arg);
 

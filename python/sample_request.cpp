@@ -25,6 +25,7 @@ SampleRequest sample_request(const SampleArgs& a) {
   r.sigmas = a.sigmas;
   r.flow_shift = a.flow_shift;
   r.flow_mu = a.flow_mu;
+  r.guidance = a.guidance;
   return r;
 }
 

@@ -30,6 +30,7 @@ struct SampleArgs {
   std::optional<Family> prediction_type;
   std::vector<double> sigmas;
   std::optional<double> flow_shift, flow_mu;
+  Guidance guidance;  // class_label and the guidance keywords (SEMANTICS §12)
 };
 
 // The request of a Model.sample call: the arguments by Python's names (snake_case_name), every trajectory

@@ -9,6 +9,9 @@
   network's output o is, `time_input` what its time column holds (t/T or t for the VP families; T*s, s or 1-s
   for flow); data_and_eps maps (x, o) to the data prediction and eps (tools/objectives.py, §2's table).
   load_reference builds one from a model file.
+  Class-conditional (§2, `classes = C >= 1`): `class_emb` = nn.Embedding(C + 1, H) beside eps_net, its row c added
+  to the first Linear's output before the SiLU, row C the null class; eps, output and forward take `class_labels`
+  ((B,) int64, or None: the null class).
 - Mlp3 (§5): fc1, fc2, fc3 (nn.Linear, bias=False), y = fc3(relu(fc2(relu(fc1(x))))).
 - Samplers (§3): ddim (eta), ddpm, ddpm-mean over the step lists of §3, in every VP family (the output mapped
   to x0 and eps); flow-euler (diffusers' FlowMatchEulerDiscreteScheduler.step on its list,
@@ -68,8 +71,9 @@ class ReferenceDenoiser(nn.Module):
     """The reference module: eps-network + fused multi-step ddpm-mean denoise (SEMANTICS §2, §4)."""
 
     def __init__(self, dim, hidden, steps=16, T=1000, beta_start=1e-4, beta_end=0.02, prediction_type="epsilon",
-                 time_input=None):
+                 time_input=None, classes=0):
         super().__init__()
+        self.classes = classes
         self.dim, self.hidden, self.steps, self.T = dim, hidden, steps, T
         self.prediction_type = objectives.check_objective(prediction_type)
         self.time_input = time_input or TIME_INPUTS[prediction_type][0]
@@ -78,6 +82,8 @@ class ReferenceDenoiser(nn.Module):
                 self.time_input, prediction_type, ", ".join(TIME_INPUTS[prediction_type])))
         self.eps_net = nn.Sequential(
             nn.Linear(dim + 1, hidden), nn.SiLU(), nn.Linear(hidden, hidden), nn.SiLU(), nn.Linear(hidden, dim))
+        if classes > 0:
+            self.class_emb = nn.Embedding(classes + 1, hidden)
         sched = schedule_from_betas(linear_betas(T, beta_start, beta_end))
         for k in SCHEDULE_KEYS:
             self.register_buffer(k, sched[k].to(torch.get_default_dtype()))
@@ -90,10 +96,22 @@ class ReferenceDenoiser(nn.Module):
         for k in SCHEDULE_KEYS:
             setattr(self, k, sched[k].to(dtype=dtype, device=self.betas.device))
 
-    def eps(self, x, t):
+    def net(self, u, class_labels=None):
+        """The network on input rows u (B, dim+1) (SEMANTICS §2): eps_net, with a class input the row
+        class_emb[c] added to the first layer's pre-activation (class_labels (B,) int64; None: the null class)."""
+        if self.classes == 0:
+            if class_labels is not None:
+                raise ValueError("this network has no class input (SEMANTICS §2)")
+            return self.eps_net(u)
+        if class_labels is None:
+            class_labels = torch.full((u.shape[0],), self.classes, dtype=torch.int64, device=u.device)
+        h = self.eps_net[1](self.eps_net[0](u) + self.class_emb(class_labels))
+        return self.eps_net[4](self.eps_net[3](self.eps_net[2](h)))
+
+    def eps(self, x, t, class_labels=None):
         """eps-network (SEMANTICS §2). x: (B, dim); t: (B,) int64 timesteps. Input row [x, t/T]."""
         u = torch.cat([x, (t.to(x.dtype) / self.T).unsqueeze(1)], dim=1)
-        return self.eps_net(u)
+        return self.net(u, class_labels)
 
     def time_value(self, level, dtype):
         """The network's time column (n,) for a level (n,): VP timesteps t (int64) or flow levels s (float)."""
@@ -104,24 +122,24 @@ class ReferenceDenoiser(nn.Module):
             return v * self.T
         return 1 - v if self.time_input == "1-s" else v  # "t", "s"
 
-    def output(self, x, level):
+    def output(self, x, level, class_labels=None):
         """The network's raw output o (n, dim) at x (n, dim) and the level (n,) (SEMANTICS §2 "Network input").
         For the VP families with time input t/T this is eps(x, t)'s arithmetic exactly."""
-        return self.eps_net(torch.cat([x, self.time_value(level, x.dtype).unsqueeze(1)], dim=1))
+        return self.net(torch.cat([x, self.time_value(level, x.dtype).unsqueeze(1)], dim=1), class_labels)
 
     def data_and_eps(self, x, o, alpha, sigma):
         """(D, eps): the data prediction and the noise from the state x and the output o at the level
         (alpha, sigma) in the model's family (SEMANTICS §2's output maps)."""
         return objectives.output_to_data_and_eps(self.prediction_type, x, o, alpha, sigma)
 
-    def forward(self, x, t_start):
+    def forward(self, x, t_start, class_labels=None):
         """S = self.steps ddpm-mean steps, row b at t = t_start[b] - k; rows past t = 0 frozen (§4)."""
         t_start = t_start.to(torch.int64)
         for k in range(self.steps):
             t = t_start - k
             active = (t >= 0).unsqueeze(1)
             tc = t.clamp(min=0)
-            eps = self.eps(x, tc)
+            eps = self.eps(x, tc, class_labels)
             c1 = self.sqrt_recip_alphas[tc].unsqueeze(1)
             c2 = self.coef_eps[tc].unsqueeze(1)
             x = torch.where(active, c1 * (x - c2 * eps), x)
@@ -258,7 +276,8 @@ def sample_family(model, x, sampler, n_steps, noise, sched=None):
 
 def load_reference(path, device="cpu"):
     """A ReferenceDenoiser from a model file (SEMANTICS §6 layout): eps_net weights, the family and time input
-    from __metadata__ prediction_type / time_input (defaults: epsilon, the family's first), the file's betas when
+    from __metadata__ prediction_type / time_input (defaults: epsilon, the family's first), class_emb.weight (a
+    class-conditional network, §2) when present, the file's betas when
     it has them (else the linear schedule of T = metadata T), `data_samples` as .data_samples. Returns
     (model, metadata)."""
     import safetensors_io
@@ -266,8 +285,11 @@ def load_reference(path, device="cpu"):
     family = meta.get("prediction_type", "epsilon")
     family = "flow" if family == "flow_prediction" else family
     w1 = tensors["eps_net.0.weight"]
+    emb = tensors.get("class_emb.weight")
     model = ReferenceDenoiser(w1.shape[1] - 1, w1.shape[0], T=int(meta.get("T", "1000")), prediction_type=family,
-                              time_input=meta.get("time_input"))
+                              time_input=meta.get("time_input"), classes=0 if emb is None else emb.shape[0] - 1)
+    if emb is not None:
+        model.class_emb.load_state_dict({"weight": emb.float()})
     model.eps_net.load_state_dict({k[len("eps_net."):]: v.float() for k, v in tensors.items()
                                    if k.startswith("eps_net.")})
     if "betas" in tensors:

@@ -7,7 +7,8 @@ namespace {
 constexpr Arg kArgs[] = {Arg::N, Arg::Sampler, Arg::Spacing, Arg::StepsOffset, Arg::Eta, Arg::Steps, Arg::TStart,
                          Arg::FromData, Arg::TrajectoryStride, Arg::Frame, Arg::SchedulerConfig, Arg::Config,
                          Arg::Precision, Arg::Backend, Arg::X, Arg::Threads, Arg::PredictionType, Arg::Sigmas,
-                         Arg::FlowShift, Arg::FlowMu};
+                         Arg::FlowShift, Arg::FlowMu, Arg::ClassLabel, Arg::GuidanceScale,
+                         Arg::GuidanceInterval, Arg::GuidanceRescale};
 }  // namespace
 
 const char* arg_id(Arg a) {
@@ -32,6 +33,10 @@ const char* arg_id(Arg a) {
     case Arg::Sigmas: return "sigmas";
     case Arg::FlowShift: return "flow_shift";
     case Arg::FlowMu: return "flow_mu";
+    case Arg::ClassLabel: return "class_label";
+    case Arg::GuidanceScale: return "guidance_scale";
+    case Arg::GuidanceInterval: return "guidance_interval";
+    case Arg::GuidanceRescale: return "guidance_rescale";
   }
   return "?";
 }

@@ -12,7 +12,8 @@ namespace diffscope {
 
 // The arguments the core's checks name.
 enum class Arg { N, Sampler, Spacing, StepsOffset, Eta, Steps, TStart, FromData, TrajectoryStride, Frame,
-                 SchedulerConfig, Config, Precision, Backend, X, Threads, PredictionType, Sigmas, FlowShift, FlowMu };
+                 SchedulerConfig, Config, Precision, Backend, X, Threads, PredictionType, Sigmas, FlowShift, FlowMu,
+                 ClassLabel, GuidanceScale, GuidanceInterval, GuidanceRescale };
 
 // The id of an argument in snake_case ("t_start", "steps_offset"): Python's keyword and the script's setting key.
 const char* arg_id(Arg a);

@@ -21,6 +21,7 @@
 #include "platform/model_paths.h"
 #include "platform/output_files.h"
 #include "run/finite_checks.h"
+#include "run/guidance_checks.h"
 
 namespace diffscope::cli {
 namespace {
@@ -40,6 +41,7 @@ void run_denoise(const DenoiseOptions& o) {
   if (!o.trajectory.empty()) check_output_path("--trajectory", o.trajectory);
   const std::optional<Family> prediction_type = parse_prediction_type_flag(o.family.prediction_type);
   DiffusionModel model = load_diffusion_model(resolve_model_arg("--model", o.model));
+  check_backend_classes(model, o.backend == "cuda");
   if (prediction_type) {  // the family of a file that names none (SEMANTICS §2): x is that family's state
     std::string note;
     try {

@@ -24,6 +24,7 @@
 #include "cli/cli.h"
 #include "cli/cli_util.h"
 #include "cli/family_options.h"
+#include "cli/guidance_options.h"
 #include "cli/grid_sample.h"
 #include "diffusion/input_checks.h"
 #include "diffusion/sampling.h"
@@ -76,6 +77,7 @@ struct SampleOptions {
   // Model families (cli/family_options.h); the sidecar's values of --config where no flag was given.
   FamilyOptions family;
   bool prediction_type_from_config = false, flow_shift_from_config = false, flow_mu_from_config = false;
+  GuidanceOptions guidance;  // --class and the guidance options (cli/guidance_options.h), or --config's values
   std::string png, size = "1024x1024";  // GUI builds: headless picture of the run
   std::string video, video_frames;      // GUI builds: headless video of the run (sample_png.h)
   std::string svg, pdf;                 // GUI builds with cairo: the run as a vector figure (picture/figure.h)
@@ -116,7 +118,8 @@ bool is_sidecar_record(const std::string& k) {
                                       "frames", "shape", "grid", "render_device", "frames_drawn", "evaluations",
                                       "frame", "camera_aspect", "ui_scale", "trajectory_stride", "noise", "steps_offset",
                                       "scheduler_config", "backend", "cam_auto", "camera_auto", "time_input",
-                                      "levels", "prediction_type", "sigmas", "flow_shift", "flow_mu"};
+                                      "levels", "prediction_type", "sigmas", "flow_shift", "flow_mu", "class_label",
+                                      "guidance_scale", "guidance_interval", "guidance_rescale"};
   return std::find(std::begin(kKeys), std::end(kKeys), k) != std::end(kKeys);
 }
 
@@ -150,6 +153,36 @@ void apply_config_family(SampleOptions& o, const nlohmann::json& flat) {
     if (!ok) throw bad(key, shift ? "a finite number > 0" : "a finite number");
     (shift ? o.family.flow_shift : o.family.flow_mu) = flat[key].get<double>();
     (shift ? o.flow_shift_from_config : o.flow_mu_from_config) = true;
+  }
+}
+
+// The run's class and guidance of a --config sidecar (SEMANTICS §12) where no flag was given: class_label,
+// guidance_scale, guidance_interval ([lo, hi], hi a number or "inf"), guidance_rescale. A value of the wrong type
+// is refused naming the sidecar's key; the ranges are the run plan's.
+void apply_config_guidance(SampleOptions& o, const nlohmann::json& flat) {
+  const std::string at = "--config " + o.config + ": ";
+  auto bad = [&](const char* key, const std::string& valid) {
+    return InvalidInput(at + key + " = " + flat[key].dump() + " is not valid; valid: " + valid);
+  };
+  auto wanted = [&](const char* key, const char* flag) { return flat.contains(key) && !o.given(flag); };
+  if (wanted("class_label", "--class")) {
+    if (!flat["class_label"].is_number_integer()) throw bad("class_label", "an integer in [0, C-1]");
+    o.guidance.class_label = flat["class_label"].get<int64_t>();
+  }
+  if (wanted("guidance_scale", "--guidance-scale")) {
+    if (!flat["guidance_scale"].is_number()) throw bad("guidance_scale", "a number");
+    o.guidance.scale = flat["guidance_scale"].get<double>();
+  }
+  if (wanted("guidance_rescale", "--guidance-rescale")) {
+    if (!flat["guidance_rescale"].is_number()) throw bad("guidance_rescale", "a number in [0, 1]");
+    o.guidance.rescale = flat["guidance_rescale"].get<double>();
+  }
+  if (wanted("guidance_interval", "--guidance-interval")) {
+    const nlohmann::json& a = flat["guidance_interval"];
+    const bool hi_inf = a.is_array() && a.size() == 2 && a[1].is_string() && a[1].get<std::string>() == "inf";
+    if (!a.is_array() || a.size() != 2 || !a[0].is_number() || !(a[1].is_number() || hi_inf))
+      throw bad("guidance_interval", "[LO, HI], HI a number or \"inf\"");
+    o.guidance.interval = guidance_interval_text(a[0].get<double>(), hi_inf ? INFINITY : a[1].get<double>());
   }
 }
 
@@ -203,6 +236,7 @@ void apply_config(SampleOptions& o, AppSettings* pic, bool* camera_given, bool* 
   if (flat.contains("scheduler_config") && !o.given("--scheduler-config"))
     get_path(flat, "scheduler_config", &o.scheduler_config);
   apply_config_family(o, flat);
+  apply_config_guidance(o, flat);
   if (flat.contains("backend") && flat["backend"].is_string() && !o.given("--backend")) {
     const std::string b = flat["backend"].get<std::string>();  // "cpu", or "cuda ..." from the GUI
     if (b.rfind("cuda", 0) == 0) o.backend = "cuda";
@@ -374,6 +408,11 @@ std::string run_options(const SampleOptions& o, const AppSettings& pic, bool cam
   if (!o.family.sigmas.empty()) add("--sigmas", sigmas_text(parse_sigmas_flag(o.family.sigmas)));
   if (o.given("--flow-shift") || o.flow_shift_from_config) add("--flow-shift", num(o.family.flow_shift));
   if (o.given("--flow-mu") || o.flow_mu_from_config) add("--flow-mu", num(o.family.flow_mu));
+  const Guidance g = parse_guidance_options(o.guidance);
+  if (g.class_label >= 0) add("--class", std::to_string(g.class_label));
+  if (g.scale != 1.0) add("--guidance-scale", num(g.scale));
+  if (g.has_interval()) add("--guidance-interval", guidance_interval_text(g.sigma_lo, g.sigma_hi));
+  if (g.rescale != 0.0) add("--guidance-rescale", num(g.rescale));
   if (!o.trajectory.empty()) add("--trajectory", o.trajectory);
   if (o.given("--trajectory-stride") || o.stride_from_config) add("--trajectory-stride", std::to_string(stride));
   if (!o.write_scheduler_config.empty()) add("--write-scheduler-config", o.write_scheduler_config);
@@ -403,6 +442,7 @@ std::string cli_arg_name(const SampleOptions& o, Arg a) {
     return "--config " + o.config + ": " + arg_id(a);
   if (a == Arg::SchedulerConfig) return "--scheduler-config " + o.scheduler_config;
   if (a == Arg::Config) return "--config " + o.config;
+  if (a == Arg::ClassLabel) return "--class";
   return cli_flag(a);
 }
 
@@ -435,6 +475,7 @@ SampleRequest sample_request(const SampleOptions& o, int budget_mb) {
   r.sigmas = parse_sigmas_flag(o.family.sigmas);
   if (o.given("--flow-shift") || o.flow_shift_from_config) r.flow_shift = o.family.flow_shift;
   if (o.given("--flow-mu") || o.flow_mu_from_config) r.flow_mu = o.family.flow_mu;
+  r.guidance = parse_guidance_options(o.guidance);
   r.model_name = o.model;
   const SampleOptions* opts = &o;
   r.arg_name = [opts](Arg a) { return cli_arg_name(*opts, a); };
@@ -781,7 +822,7 @@ namespace {
 // The comparison grid's options of `sample` (cli/grid_sample.h, SEMANTICS §10).
 void add_grid_options(CLI::App* sub, SampleOptions& o) {
   sub->add_option("--grid", o.grid, "a comparison grid: rows=AXIS:V1,V2,... cols=AXIS:V1,... (axes sampler, steps, "
-                                    "spacing, eta, precision, model, t_start; <= 8 values each) or @spec.json / "
+                                    "spacing, eta, precision, model, t_start, guidance_scale; <= 8 values each) or @spec.json / "
                                     "@grid.png; --out holds (rows, cols, n, dim) (SEMANTICS §10)");
   sub->add_option("--grid-position", o.grid_position, "with --grid: --out and --png hold each cell's state at this "
                                                        "shared timeline position, in [0, 1] (default the final samples)");
@@ -824,6 +865,7 @@ std::shared_ptr<SampleOptions> add_sample_command(CLI::App& app) {
       ->capture_default_str();
   sub->add_flag("--from-data", o->from_data, "start from the model's data_samples noised to t_start");
   add_family_options(sub, o->family, true);
+  add_guidance_options(sub, o->guidance);
   sub->add_option("--noise", o->noise, "start from this (n, dim) .npy instead of the seed's noise (frame 0 of a "
                                        "--trajectory is one); step noise still comes from --seed");
   sub->add_option("--out", o->out, "output samples: (n, dim) float32 .npy")->required();

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "base/philox_normal.h"
+#include "diffusion/guidance.h"
 #include "diffusion/step_table.h"
 #include "model/gaussian_mixture.h"
 #include "model/model.h"
@@ -38,11 +39,12 @@ constexpr int kBlockRows = 256;
 // The eps-network (SEMANTICS §2) with weights converted to Real. Shapes as nn.Linear stores them (out, in).
 template <class Real>
 struct NetT {
-  int dim = 0, hidden = 0;
+  int dim = 0, hidden = 0, classes = 0;
   Matrix<Real> W1, W2, W3;   // (hidden, dim+1), (hidden, hidden), (dim, hidden)
   RowVector<Real> b1, b2, b3;  // (hidden), (hidden), (dim)
+  Matrix<Real> class_emb;      // (classes + 1, hidden), row classes the null class; empty without classes
 
-  explicit NetT(const EpsNet& net) : dim(net.dim), hidden(net.hidden) {
+  explicit NetT(const EpsNet& net) : dim(net.dim), hidden(net.hidden), classes(net.classes) {
     auto mat = [](const std::vector<float>& v, int rows, int cols) {
       return Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(v.data(), rows, cols)
           .template cast<Real>()
@@ -59,14 +61,17 @@ struct NetT {
     b1 = vec(net.b1);
     b2 = vec(net.b2);
     b3 = vec(net.b3);
+    if (classes > 0) class_emb = mat(net.class_emb, classes + 1, hidden);
   }
 };
 
 // Scratch matrices for one block of rows (one per thread). abar: per-row noise level of U's rows (read by
-// analytic models only; the network reads t/T from U's last column).
+// analytic models only; the network reads t/T from U's last column). cls: the class a class-conditional network
+// reads (SEMANTICS §2), -1 the null class.
 template <class Real>
 struct Scratch {
-  Matrix<Real> U, H1, H2, E;
+  int cls = -1;
+  Matrix<Real> U, H1, H2, E, Eu;
   std::vector<double> abar;
   std::vector<Real> logg;
 };
@@ -81,6 +86,7 @@ template <class Real>
 void eps_rows(const NetT<Real>& net, Scratch<Real>& s) {
   s.H1.noalias() = s.U * net.W1.transpose();
   s.H1.rowwise() += net.b1;
+  if (net.classes > 0) s.H1.rowwise() += net.class_emb.row(s.cls < 0 ? net.classes : s.cls);
   s.H1 = s.H1.unaryExpr([](Real z) { return silu(z); });
   s.H2.noalias() = s.H1 * net.W2.transpose();
   s.H2.rowwise() += net.b2;
@@ -124,7 +130,46 @@ void eps_rows(const EpsModelT<Real>& model, Scratch<Real>& s) {
   s.E.resize(n, dim);
   s.logg.resize(model.mixture->K);
   for (Eigen::Index i = 0; i < n; ++i)
-    mixture_eps_row<Real>(*model.mixture, s.U.row(i).data(), s.abar[i], s.E.row(i).data(), s.logg.data());
+    mixture_eps_row<Real>(*model.mixture, s.U.row(i).data(), s.abar[i], s.E.row(i).data(), s.logg.data(), s.cls);
+}
+
+// Guidance rescale (SEMANTICS §12) of the guided rows s.E against the conditional rows cond: per row, o_r = o_w
+// std(o_c) / std(o_w), then phi o_r + (1 - phi) o_w; a row with std(o_w) = 0 is kept.
+template <class Real>
+void rescale_guided(const Matrix<Real>& cond, Real phi, Scratch<Real>& s) {
+  auto std_of = [](const auto& row) {
+    const Real mean = row.mean();
+    return std::sqrt((row.array() - mean).square().sum());  // the common 1 / dim cancels in the ratio
+  };
+  for (Eigen::Index i = 0; i < s.E.rows(); ++i) {
+    const Real sw = std_of(s.E.row(i));
+    if (sw == Real(0)) continue;
+    const Real ratio = std_of(cond.row(i)) / sw;
+    s.E.row(i) = phi * (s.E.row(i) * ratio) + (Real(1) - phi) * s.E.row(i);
+  }
+}
+
+// The output the solver reads at one evaluation whose rows all sit at VP level abar (SEMANTICS §12): w = 1 the
+// class c alone, w = 0 the null class alone (one evaluation each, used as is), else o_u + w (o_c - o_u) and the
+// rescale. Result in s.E; a model without classes and no guidance is eps_rows itself.
+template <class Real>
+void guided_rows(const EpsModelT<Real>& model, const Guidance& g, double abar, Scratch<Real>& s) {
+  const double w = g.weight_at(abar);
+  s.cls = w == 0.0 ? -1 : g.class_label;
+  eps_rows(model, s);
+  if (w == 0.0 || w == 1.0) return;
+  std::swap(s.E, s.Eu);  // Eu: the conditional rows for now
+  s.cls = -1;
+  eps_rows(model, s);
+  std::swap(s.E, s.Eu);  // E: conditional, Eu: unconditional
+  const Real wr = static_cast<Real>(w);
+  if (g.rescale == 0.0) {
+    s.E = s.Eu + wr * (s.E - s.Eu);
+    return;
+  }
+  const Matrix<Real> cond = s.E;
+  s.E = s.Eu + wr * (cond - s.Eu);
+  rescale_guided(cond, static_cast<Real>(g.rescale), s);
 }
 
 // eps for n rows x (n, dim) at timestep t (an integer in [0, T-1]): out (n, dim), in blocks of kBlockRows rows
@@ -265,7 +310,7 @@ void run_steps_block(const EpsModelT<Real>& net, const StepTable& tab, const Tab
   const bool heun_map = !c.Gx.empty();
   for (int k = k_begin; k < k_end; ++k) {
     set_inputs(s, X, tab, c, k, false);
-    eps_rows(net, s);
+    guided_rows(net, tab.guidance, tab.abar[k], s);
     if (prev) X0 = c.Dx[k] * X + c.De[k] * s.E;
     const bool second = !c.H.empty() && c.H[k] != Real(0);
     if (second) E1 = heun_map ? (c.Gx[k] * X + c.Go[k] * s.E).eval() : s.E;
@@ -279,7 +324,7 @@ void run_steps_block(const EpsModelT<Real>& net, const StepTable& tab, const Tab
     }
     if (second) {  // Heun's correction at the Euler point y (Karras et al. 2022 Alg. 1)
       set_inputs(s, X, tab, c, k, true);
-      eps_rows(net, s);
+      guided_rows(net, tab.guidance, tab.abar2[k], s);
       if (heun_map) s.E = c.Gx2[k] * X + c.Go2[k] * s.E;
       X += c.H[k] * (s.E - E1);
     }

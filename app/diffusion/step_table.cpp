@@ -198,9 +198,14 @@ bool is_new_solver(Sampler s) {
   return s == Sampler::Dpmpp2m || s == Sampler::Dpmpp2mSde || s == Sampler::EulerAncestral || s == Sampler::Heun;
 }
 
+// An evaluation point whose guidance weight is neither 0 nor 1 evaluates two models (SEMANTICS §12).
 int64_t StepTable::evaluations(int k_begin, int k_end) const {
+  auto at = [this](double abar) {
+    const double w = guidance.weight_at(abar);
+    return w == 0.0 || w == 1.0 ? 1 : 2;
+  };
   int64_t n = 0;
-  for (int k = k_begin; k < k_end; ++k) n += (!H.empty() && H[k] != 0.0) ? 2 : 1;
+  for (int k = k_begin; k < k_end; ++k) n += at(abar[k]) + ((!H.empty() && H[k] != 0.0) ? at(abar2[k]) : 0);
   return n;
 }
 

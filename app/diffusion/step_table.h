@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "diffusion/guidance.h"
 #include "model/family.h"
 #include "model/schedule.h"
 
@@ -80,11 +81,14 @@ struct StepTable {
   std::vector<double> c_in2, time2;  // heun's second evaluation
   std::vector<double> Gx, Go, Gx2, Go2;  // heun: the differenced quantity's map (see above)
   std::vector<float> c_in32, time32, c_in2_32, time2_32, Gx32, Go32, Gx2_32, Go2_32;
+  // Guidance (SEMANTICS §12): the class and classifier-free guidance at every evaluation, the interval read at
+  // abar[k] (and heun's abar2[k]). The default is the model alone (a class-conditional network's null class).
+  Guidance guidance;
   bool has_family_rows() const { return !time.empty(); }
   int steps() const { return static_cast<int>(t.size()); }
   bool uses_prev() const { return !P.empty(); }
   bool uses_second_eval() const { return !H.empty(); }
-  // Network evaluations of steps [k_begin, k_end) (heun: 2 per step but 1 for its last, Euler, step).
+  // Network evaluations of steps [k_begin, k_end) (heun: 2 per step but 1 for its last; guided points: 2 each).
   int64_t evaluations(int k_begin, int k_end) const;
 
   // Every per-step coefficient array, as (name, float64 truth, float32 copy the kernels read). A solver that

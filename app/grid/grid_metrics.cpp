@@ -88,7 +88,8 @@ PathFigure path_figure(const float* frames, int n_frames, int n, int dim, const 
 
 double exact_ode_rms(const DiffusionModel& model, const StepTable& table, const float* start, const float* x, int n,
                      ExactOdeCache* cache) {
-  if (!model.mixture || !follows_the_ode(table)) return NAN;
+  // Guidance rescale acts on the family's output, not on eps: no exact ODE in eps (SEMANTICS §12).
+  if (!model.mixture || !follows_the_ode(table) || table.guidance.rescale != 0.0) return NAN;
   const int rows = std::min(n, kGridExactRows), dim = model.net.dim, N = table.steps();
   const double k0 = level_scale(table, 0), kN = level_scale(table, N);
   std::vector<double> x0(static_cast<size_t>(rows) * dim);
@@ -98,10 +99,11 @@ double exact_ode_rms(const DiffusionModel& model, const StepTable& table, const 
   const ExactOdeCache::Entry* hit = nullptr;
   for (size_t k = 0; cache && k < cache->entries.size(); ++k) {
     const ExactOdeCache::Entry& e = cache->entries[k];
-    if (e.model == &model && e.sigma0 == sigma0 && e.x0 == x0) hit = &e;
+    if (e.model == &model && e.sigma0 == sigma0 && e.guidance == table.guidance && e.x0 == x0) hit = &e;
   }
-  const std::vector<double> exact = hit ? hit->exact : mixture_ode_solve(*model.mixture, x0.data(), rows, sigma0, 0.0);
-  if (cache && !hit) cache->entries.push_back({&model, sigma0, x0, exact});
+  const std::vector<double> exact =
+      hit ? hit->exact : mixture_ode_solve(*model.mixture, x0.data(), rows, sigma0, 0.0, 1e-10, table.guidance);
+  if (cache && !hit) cache->entries.push_back({&model, sigma0, table.guidance, x0, exact});
   double se = 0;
   for (size_t i = 0; i < exact.size(); ++i) se += (kN * x[i] - exact[i]) * (kN * x[i] - exact[i]);
   return std::sqrt(se / rows);
@@ -206,6 +208,7 @@ nlohmann::json grid_metrics_json(const GridPlan& plan, const GridResult& r) {
     cells.push_back({{"row", c.row}, {"col", c.col}, {"model", plan.model_names[static_cast<size_t>(c.model)]},
                      {"sampler", sampler_name(q.sampler)}, {"spacing", spacing_name(c.plan.spacing)},
                      {"steps", c.plan.steps}, {"t_start", c.plan.t_start}, {"eta", q.eta},
+                     {"guidance_scale", q.guidance.scale},
                      {"precision", precision_name(q.precision)}, {"evaluations", g.evaluations},
                      {"wall_ms", g.wall_ms}, {"energy_distance", json_num(g.energy.energy)},
                      {"energy_floor", json_num(g.energy.floor)}, {"energy_n", g.energy.m},

@@ -46,6 +46,7 @@ struct ExactOdeCache {
   struct Entry {
     const DiffusionModel* model;
     double sigma0;
+    Guidance guidance;  // the run's (SEMANTICS §12): the guided exact ODE
     std::vector<double> x0, exact;
   };
   std::vector<Entry> entries;

@@ -25,12 +25,20 @@ struct AxisInfo {
 constexpr AxisInfo kAxes[] = {{GridAxis::Sampler, "sampler", false}, {GridAxis::Steps, "steps", true},
                               {GridAxis::Spacing, "spacing", false}, {GridAxis::Eta, "eta", true},
                               {GridAxis::Precision, "precision", false}, {GridAxis::Model, "model", false},
-                              {GridAxis::TStart, "t_start", true}};
+                              {GridAxis::TStart, "t_start", true}, {GridAxis::GuidanceScale, "guidance_scale", true}};
 
 bool parse_int(const std::string& v, long long lo, long long* out) {
   if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 12) return false;
   *out = std::stoll(v);
   return *out >= lo;
+}
+
+// The shortest of %.15g and %.17g that reads back as v (0.0 -> "0", 0.1 -> "0.1").
+std::string real_text(double v) {
+  char b[40];
+  std::snprintf(b, sizeof b, "%.15g", v);
+  if (std::strtod(b, nullptr) != v) std::snprintf(b, sizeof b, "%.17g", v);
+  return b;
 }
 
 // InvalidInput naming the dimension, axis and value, with what is valid.
@@ -65,19 +73,19 @@ void check_value(const std::string& arg, const char* dim, GridAxis a, const std:
       if (end && *end == 0 && errno == 0 && e >= 0.0 && e <= 1.0) return;
       throw bad_value(arg, dim, a, v, "a real in [0, 1]");
     }
+    case GridAxis::GuidanceScale: {
+      char* end = nullptr;
+      errno = 0;
+      const double w = v.empty() ? NAN : std::strtod(v.c_str(), &end);
+      if (end && *end == 0 && errno == 0 && w >= kMinGuidanceScale && w <= kMaxGuidanceScale) return;
+      throw bad_value(arg, dim, a, v, "a real in [" + real_text(kMinGuidanceScale) + ", " +
+                                          real_text(kMaxGuidanceScale) + "]");
+    }
     case GridAxis::Model:
       if (!v.empty()) return;
       throw bad_value(arg, dim, a, v, "a bundled model name or a .safetensors path");
     case GridAxis::None: break;
   }
-}
-
-// The shortest of %.15g and %.17g that reads back as v (0.0 -> "0", 0.1 -> "0.1").
-std::string real_text(double v) {
-  char b[40];
-  std::snprintf(b, sizeof b, "%.15g", v);
-  if (std::strtod(b, nullptr) != v) std::snprintf(b, sizeof b, "%.17g", v);
-  return b;
 }
 
 GridAxis parse_axis(const std::string& arg, const char* dim, const std::string& name) {
@@ -179,7 +187,7 @@ const char* grid_axis_name(GridAxis a) {
   return "none";
 }
 
-const char* grid_axis_choices() { return "sampler, steps, spacing, eta, precision, model, t_start"; }
+const char* grid_axis_choices() { return "sampler, steps, spacing, eta, precision, model, t_start, guidance_scale"; }
 
 GridSpec parse_grid_spec(const std::string& text, const std::string& arg) {
   if (!text.empty() && text[0] == '@') return parse_file(text.substr(1), arg);
@@ -214,10 +222,11 @@ nlohmann::json grid_spec_json(const GridSpec& spec) {
   for (const auto& [dim, line] : {std::pair<const char*, const GridLine*>{"rows", &spec.rows}, {"cols", &spec.cols}}) {
     if (line->axis == GridAxis::None) continue;
     nlohmann::json values = nlohmann::json::array();
-    const bool numeric = line->axis == GridAxis::Steps || line->axis == GridAxis::TStart || line->axis == GridAxis::Eta;
+    const bool real = line->axis == GridAxis::Eta || line->axis == GridAxis::GuidanceScale;
+    const bool numeric = real || line->axis == GridAxis::Steps || line->axis == GridAxis::TStart;
     for (const std::string& v : line->values) {
       if (!numeric) values.push_back(v);
-      else if (line->axis == GridAxis::Eta) values.push_back(std::strtod(v.c_str(), nullptr));
+      else if (real) values.push_back(std::strtod(v.c_str(), nullptr));
       else values.push_back(std::stoll(v));
     }
     j[dim] = {{"axis", grid_axis_name(line->axis)}, {"values", values}};
@@ -249,6 +258,7 @@ void apply_grid_value(SampleRequest& r, std::string& model, GridAxis axis, const
     case GridAxis::Precision: r.precision = parse_precision(v); break;
     case GridAxis::Model: model = v; break;
     case GridAxis::TStart: r.t_start = std::stoll(v); break;
+    case GridAxis::GuidanceScale: r.guidance.scale = std::strtod(v.c_str(), nullptr); break;
     case GridAxis::None: break;
   }
 }

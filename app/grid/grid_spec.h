@@ -1,5 +1,5 @@
 // grid_spec.h — the comparison grid's spec (SEMANTICS §10 "The comparison grid"): rows and columns each sweep one
-// axis of a sampling run (sampler, steps, spacing, eta, precision, model, t_start) over at most 8 values, parsed
+// axis of a sampling run (sampler, steps, spacing, eta, precision, model, t_start, guidance_scale) over at most 8 values, parsed
 // from the text "rows=sampler:ddim,heun cols=steps:5,10,20" or from JSON {"rows": {"axis": "sampler",
 // "values": [...]}, "cols": {...}} (a .json file, or the `grid` key of a grid PNG's sidecar). No CUDA, no GL.
 #pragma once
@@ -13,11 +13,12 @@
 namespace diffscope {
 
 // One sweepable setting of a run. None: the dimension has one cell with the base run's setting.
-enum class GridAxis { None, Sampler, Steps, Spacing, Eta, Precision, Model, TStart };
+enum class GridAxis { None, Sampler, Steps, Spacing, Eta, Precision, Model, TStart, GuidanceScale };
 
 constexpr int kMaxGridValues = 8;  // values per axis (8 x 8 cells at most)
 
-const char* grid_axis_name(GridAxis a);  // "sampler", "steps", "spacing", "eta", "precision", "model", "t_start"
+// "sampler", "steps", "spacing", "eta", "precision", "model", "t_start", "guidance_scale"
+const char* grid_axis_name(GridAxis a);
 const char* grid_axis_choices();         // "sampler, steps, ..." for messages
 
 // One dimension of the grid: its axis and the values as typed (numbers as their text).
@@ -40,7 +41,8 @@ struct GridSpec {
 // Refuses with InvalidInput naming `arg` (the front end's spelling: the CLI's flag), the dimension, the axis and the
 // value, and what is valid: an unknown axis or dimension, the same axis twice, more than 8 values, an empty
 // list, or a value that is not of its axis's kind (a sampler name, an integer >= 1 for steps, an integer >= 0
-// for t_start, a real in [0, 1] for eta, a spacing or precision name, a non-empty model name). Whether a value
+// for t_start, a real in [0, 1] for eta, a real in
+// [kMinGuidanceScale, kMaxGuidanceScale] for guidance_scale (SEMANTICS §12; the class is the base run's), a spacing or precision name, a non-empty model name). Whether a value
 // suits the model (steps <= t_start + 1, ...) is the run plan's check (grid_run.h plan_grid).
 GridSpec parse_grid_spec(const std::string& text, const std::string& arg);
 GridSpec grid_spec_from_json(const nlohmann::json& j, const std::string& where);

@@ -170,6 +170,9 @@ void EpsNet::validate() const {
   check("b2", b2.size(), h, "hidden");
   check("W3", W3.size(), d * h, "dim*hidden");
   check("b3", b3.size(), d, "dim");
+  if (classes < 0) throw InvalidInput("eps-network: classes = " + std::to_string(classes) + " (valid: >= 0)");
+  check("class_emb", class_emb.size(), classes > 0 ? (static_cast<size_t>(classes) + 1) * h : 0,
+        "(classes+1)*hidden");
 }
 
 void read_eps_net(const SafetensorsFile& f, EpsNet& n);
@@ -211,11 +214,11 @@ DiffusionModel build_diffusion_model(const SafetensorsFile& f, std::vector<std::
       m.mixture = read_gaussian_mixture(f);
       m.net.dim = m.mixture->dim;
     });
-    used.insert({"means", "stds", "weights"});
+    used.insert({"means", "stds", "weights", "classes"});
   } else {
     attempt([&] { read_eps_net(f, m.net); });
     used.insert({"eps_net.0.weight", "eps_net.0.bias", "eps_net.2.weight", "eps_net.2.bias", "eps_net.4.weight",
-                 "eps_net.4.bias"});
+                 "eps_net.4.bias", "class_emb.weight"});
   }
   const int64_t d = m.net.dim;
   if (attempt([&] { m.schedule = schedule_from(f, m.warnings); }))
@@ -270,6 +273,13 @@ void read_eps_net(const SafetensorsFile& f, EpsNet& n) {
   n.b2 = read_finite(f, "eps_net.2.bias");
   n.W3 = read_finite(f, "eps_net.4.weight");
   n.b3 = read_finite(f, "eps_net.4.bias");
+  if (const TensorInfo* e = f.find("class_emb.weight")) {  // SEMANTICS §2: a class-conditional network
+    if (e->shape.size() != 2 || e->shape[0] < 2 || e->shape[0] > INT_MAX || e->shape[1] != h)
+      fail(L, "tensor 'class_emb.weight' has shape " + format_shape(e->shape) + ", expected (C + 1, " +
+                  std::to_string(h) + ") = (classes + 1 with the null class last, hidden), C >= 1");
+    n.classes = static_cast<int>(e->shape[0]) - 1;
+    n.class_emb = read_finite(f, "class_emb.weight");
+  }
   n.validate();
 }
 

@@ -16,12 +16,15 @@ namespace diffscope {
 
 // The reference eps-network (SEMANTICS §2). Matrices are row-major (out, in) as nn.Linear stores them:
 //   W1: (hidden, dim+1)  b1: (hidden)   W2: (hidden, hidden)  b2: (hidden)   W3: (dim, hidden)  b3: (dim)
-// Input row u = [x_0 .. x_{dim-1}, t/T].
+// Input row u = [x_0 .. x_{dim-1}, t/T]. A class-conditional network (classes = C >= 1) adds row c of
+// class_emb ((C + 1, hidden), row C the null class) to the first layer's pre-activation (SEMANTICS §2).
 struct EpsNet {
   int dim = 0;
   int hidden = 0;
   std::vector<float> W1, b1, W2, b2, W3, b3;
-  // Throws InvalidInput if any vector's size disagrees with dim/hidden.
+  int classes = 0;               // C; 0: no class input
+  std::vector<float> class_emb;  // (C + 1, hidden), empty when classes == 0
+  // Throws InvalidInput if any vector's size disagrees with dim/hidden/classes.
   void validate() const;
 };
 
@@ -44,6 +47,9 @@ struct DiffusionModel {
   // prediction_type override then applies, with a note).
   FamilyParams family;
   bool family_in_file = false;
+  // The classes C of a class-conditional network (class_emb.weight) or a mixture with classes (SEMANTICS §2, §6);
+  // 0: none.
+  int classes() const { return mixture ? mixture->n_classes : net.classes; }
 };
 
 // Loads and validates a model file (SEMANTICS §6, §1). Throws InvalidInput with a message naming the file,

@@ -116,6 +116,12 @@ nlohmann::json family_sidecar_keys(const StepTable& table, const std::vector<int
   nlohmann::json j;
   j["prediction_type"] = family_name(table.family.family);
   j["time_input"] = time_input_name(table.family.time_input);
+  const Guidance& g = table.guidance;  // SEMANTICS §12: written when the run names a class or guidance
+  if (g.class_label >= 0) j["class_label"] = g.class_label;
+  if (g.scale != 1.0) j["guidance_scale"] = g.scale;
+  if (g.has_interval())
+    j["guidance_interval"] = {g.sigma_lo, std::isinf(g.sigma_hi) ? nlohmann::json("inf") : nlohmann::json(g.sigma_hi)};
+  if (g.rescale != 0.0) j["guidance_rescale"] = g.rescale;
   if (table.levels.empty()) return j;
   std::vector<int> frames = kept_frames;
   if (frames.empty())

@@ -68,7 +68,8 @@ struct SidecarInput {
 // The family keys of a sidecar (format 3, SEMANTICS §6): prediction_type and time_input of the run (table.family:
 // the model's family or the front end's override), and "levels": {"frames": the kept frames, "time": the family's
 // own noise level of each (VP timestep t, flow s, EDM sigma), "vp_abar": its VP-equivalent abar
-// (NoiseLevel::vp_abar)} when the table has its levels. The request's own family values (sigmas, flow_shift,
+// (NoiseLevel::vp_abar)} when the table has its levels, and the guidance keys the run names (SEMANTICS §12: class_label,
+// guidance_scale, guidance_interval [lo, hi] with "inf", guidance_rescale). The request's own family values (sigmas, flow_shift,
 // flow_mu) are the caller's to add (SidecarInput::extra).
 nlohmann::json family_sidecar_keys(const StepTable& table, const std::vector<int>& kept_frames);
 

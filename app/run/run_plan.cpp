@@ -28,7 +28,7 @@ bool SampleRequest::operator==(const SampleRequest& o) const {
          trajectory_stride == o.trajectory_stride && memory_budget_mb == o.memory_budget_mb && frame == o.frame &&
          frame_past_end_is_last == o.frame_past_end_is_last && model_name == o.model_name &&
          prediction_type == o.prediction_type && sigmas == o.sigmas && flow_shift == o.flow_shift &&
-         flow_mu == o.flow_mu;
+         flow_mu == o.flow_mu && guidance == o.guidance;
 }
 
 std::vector<int> kept_frames(int N, int s) {
@@ -304,6 +304,8 @@ RunPlan plan_run(const SampleRequest& request, const DiffusionModel& model, cons
     plan_family_table(p, model, on_note);
   }
   note_unused(p, on_note);
+  check_guidance(request, model);
+  p.table.guidance = request.guidance;
   if (request.from_data && model.n_data <= 0)
     throw InvalidInput(request.name(Arg::FromData) + ": the model '" + request.model_name +
                        "' has no data_samples tensor");

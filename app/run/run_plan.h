@@ -13,6 +13,7 @@
 
 #include "base/arg_error.h"
 #include "base/precision.h"
+#include "diffusion/guidance.h"
 #include "diffusion/input_checks.h"
 #include "diffusion/scheduler_config.h"
 #include "diffusion/step_table.h"
@@ -53,6 +54,9 @@ struct SampleRequest {
   std::vector<double> sigmas;
   std::optional<double> flow_shift;
   std::optional<double> flow_mu;
+  // Guidance (SEMANTICS §12): the class of a class-conditional network, the guidance scale w, the interval and the
+  // rescale, checked against the model by check_guidance and carried to the table (StepTable::guidance).
+  Guidance guidance;
   std::string model_name;                    // how the caller named the model, for messages
   // The front end's name of an argument in messages and notes, as the CLI's --t-start or Python's t_start
   // (base/arg_error.h; snake_case_name when unset).
@@ -116,6 +120,14 @@ RunPlan plan_run(const SampleRequest& request, const DiffusionModel& model, cons
 // (Arg::PredictionType) naming the value and the file's family.
 FamilyParams run_family(const DiffusionModel& model, std::optional<Family> requested, const std::string& who,
                         std::string* note = nullptr);
+
+// The guidance checks (SEMANTICS §2, §12): class in [0, C-1] of a class-conditional network (a model without
+// classes takes none); guidance scale finite in [kMinGuidanceScale, kMaxGuidanceScale], other than 1 only with a
+// class; the interval 0 <= lo < hi and the rescale in [0, 1] only with a scale other than 1; on the GPU (gpu) neither
+// a class-conditional network nor guidance (the kernels do not run them yet). ArgumentError naming the argument
+// (request.name), the value and the range.
+void check_guidance(const SampleRequest& request, const DiffusionModel& model);
+inline constexpr double kMinGuidanceScale = -20.0, kMaxGuidanceScale = 100.0;
 
 // Frames kept with stride s over N steps: 0, s, 2s, ... and always N (SEMANTICS §3).
 std::vector<int> kept_frames(int N, int s);

@@ -61,7 +61,9 @@ state, the network's time input and T."""
                out: Literal["numpy"] = "numpy", stream: int | None = None,
                scheduler_config: _Path | None = None,
                prediction_type: str | None = None, sigmas: _Sigmas | None = None,
-               flow_shift: float | None = None, flow_mu: float | None = None) -> _Float32: ...
+               flow_shift: float | None = None, flow_mu: float | None = None,
+               class_label: _Int | None = None, guidance_scale: float = 1.0,
+               guidance_interval: tuple[float, float] | None = None, guidance_rescale: float = 0.0) -> _Float32: ...
     @overload
     def sample(self, n: _Int = 4096, sampler: str = "ddim", spacing: str | None = None,
                steps_offset: _Int | None = None, eta: float = 0.0, steps: _Int | None = None,
@@ -70,7 +72,9 @@ state, the network's time input and T."""
                out: Literal["numpy"] = "numpy", stream: int | None = None,
                scheduler_config: _Path | None = None,
                prediction_type: str | None = None, sigmas: _Sigmas | None = None,
-               flow_shift: float | None = None, flow_mu: float | None = None) -> tuple[_Float32, _Float32]: ...
+               flow_shift: float | None = None, flow_mu: float | None = None,
+               class_label: _Int | None = None, guidance_scale: float = 1.0,
+               guidance_interval: tuple[float, float] | None = None, guidance_rescale: float = 0.0) -> tuple[_Float32, _Float32]: ...
     @overload
     def sample(self, n: _Int = 4096, sampler: str = "ddim", spacing: str | None = None,
                steps_offset: _Int | None = None, eta: float = 0.0, steps: _Int | None = None,
@@ -79,7 +83,9 @@ state, the network's time input and T."""
                out: Literal["cuda"], stream: int | None = None,
                scheduler_config: _Path | None = None,
                prediction_type: str | None = None, sigmas: _Sigmas | None = None,
-               flow_shift: float | None = None, flow_mu: float | None = None) -> CudaArray: ...
+               flow_shift: float | None = None, flow_mu: float | None = None,
+               class_label: _Int | None = None, guidance_scale: float = 1.0,
+               guidance_interval: tuple[float, float] | None = None, guidance_rescale: float = 0.0) -> CudaArray: ...
     @overload
     def sample(self, n: _Int = 4096, sampler: str = "ddim", spacing: str | None = None,
                steps_offset: _Int | None = None, eta: float = 0.0, steps: _Int | None = None,
@@ -88,7 +94,9 @@ state, the network's time input and T."""
                out: Literal["cuda"], stream: int | None = None,
                scheduler_config: _Path | None = None,
                prediction_type: str | None = None, sigmas: _Sigmas | None = None,
-               flow_shift: float | None = None, flow_mu: float | None = None) -> tuple[CudaArray, CudaArray]: ...
+               flow_shift: float | None = None, flow_mu: float | None = None,
+               class_label: _Int | None = None, guidance_scale: float = 1.0,
+               guidance_interval: tuple[float, float] | None = None, guidance_rescale: float = 0.0) -> tuple[CudaArray, CudaArray]: ...
     @overload
     def sample(self, n: _Int = 4096, sampler: str = "ddim", spacing: str | None = None,
                steps_offset: _Int | None = None, eta: float = 0.0, steps: _Int | None = None,
@@ -96,7 +104,9 @@ state, the network's time input and T."""
                precision: str = "fp32", trajectory: bool = False, trajectory_stride: _Int = 1,
                out: str = "numpy", stream: int | None = None, scheduler_config: _Path | None = None,
                prediction_type: str | None = None, sigmas: _Sigmas | None = None,
-               flow_shift: float | None = None, flow_mu: float | None = None
+               flow_shift: float | None = None, flow_mu: float | None = None,
+               class_label: _Int | None = None, guidance_scale: float = 1.0,
+               guidance_interval: tuple[float, float] | None = None, guidance_rescale: float = 0.0
                ) -> _Float32 | tuple[_Float32, _Float32] | CudaArray | tuple[CudaArray, CudaArray]:
         """Samples n points, as `diffscope sample`: float32 (n, dim). With trajectory=True, (x, trajectory):
 the frames 0, s, 2s, ... and the last (s = trajectory_stride), (frames, n, dim).
@@ -118,7 +128,11 @@ ValueError); sigmas: a typed list of noise levels in the family's own level (VE 
 families and edm, s for flow), strictly decreasing, > 0 but the last; flow_shift (> 0) and flow_mu
 (diffusers' dynamic shifting) for flow lists. t_start on a flow, edm or sigmas list is the index of
 the first step.
-See README.md "Python" and docs/SEMANTICS.md §2-§3 (installed with the package: help(diffscope))."""
+Classes and guidance (as --class, --guidance-scale, --guidance-interval, --guidance-rescale; CPU only):
+class_label (None: the null class) of a model with class_emb.weight; guidance_scale w (diffusers'):
+o_u + w (o_c - o_u), 1 the class alone; guidance_interval (lo, hi) in VE sigma, w = 1 outside;
+guidance_rescale phi in [0, 1].
+See README.md "Python" and docs/SEMANTICS.md §2-§3 and §12 (installed with the package: help(diffscope))."""
     # denoise: a host x gives new arrays; a CUDA array x (any type: torch, CuPy, Numba) is updated and returned.
     @overload
     def denoise(self, x: _HostMatrix, t_start: _Int | Sequence[_Int] | npt.NDArray[np.integer[Any]],
@@ -173,7 +187,7 @@ def grid(spec: str | dict[str, Any], model: str = "", n: _Int = 4096, sampler: s
          backend: str = "cpu", precision: str = "fp32", position: float | None = None,
          align: str = "noise", trajectories: bool = False) -> dict[str, Any]:
     """The comparison grid, as `diffscope sample --grid`: spec 'rows=AXIS:V1,V2,... cols=AXIS:V1,...' (axes
-sampler, steps, spacing, eta, precision, model, t_start; at most 8 values each), '@spec.json' or a dict
+sampler, steps, spacing, eta, precision, model, t_start, guidance_scale; at most 8 values each), '@spec.json' or a dict
 {'rows': {'axis': ..., 'values': [...]}, 'cols': {...}}; the other arguments are every cell's settings,
 as in Model.sample (model: a bundled name or a path, unless the spec has a model axis). Every cell starts
 from the same noise (seed) and equals Model.sample with its settings. Returns a dict: 'x' float32

@@ -73,6 +73,18 @@ TEST(GridSpec, ReadsAJsonFile) {
   EXPECT_NE(refusal("@" + dir.file("deep.json")), "");
 }
 
+// The guidance_scale axis (SEMANTICS §10, §12): reals, JSON numbers, and each cell's request takes its w.
+TEST(GridSpec, GuidanceScaleAxis) {
+  const GridSpec s = parse_grid_spec("cols=guidance_scale:0,1,2.5,-1", "--grid");
+  EXPECT_EQ(s.cols.axis, GridAxis::GuidanceScale);
+  EXPECT_EQ(grid_spec_json(s)["cols"]["values"], nlohmann::json({0.0, 1.0, 2.5, -1.0}));
+  EXPECT_EQ(grid_spec_from_json(grid_spec_json(s), "spec"), s);
+  SampleRequest r;
+  std::string model;
+  apply_grid_value(r, model, GridAxis::GuidanceScale, "2.5");
+  EXPECT_EQ(r.guidance.scale, 2.5);
+}
+
 TEST(GridSpec, RefusesNamingAxisAndValue) {
   expect_refused("rows=colour:red,blue", {"rows axis 'colour'", "valid: sampler, steps, spacing, eta, precision, model, t_start"});
   expect_refused("rows=sampler:ddim cols=sampler:heun", {"'sampler'", "both rows and cols"});
@@ -82,6 +94,8 @@ TEST(GridSpec, RefusesNamingAxisAndValue) {
   expect_refused("cols=steps:ten", {"cols=steps", "'ten'"});
   expect_refused("cols=eta:0.5,1.5", {"cols=eta", "'1.5'", "[0, 1]"});
   expect_refused("cols=t_start:-1", {"cols=t_start", "'-1'", "[0, T - 1]"});
+  expect_refused("cols=guidance_scale:0,101", {"cols=guidance_scale", "'101'", "[-20, 100]"});
+  expect_refused("cols=guidance_scale:nan", {"cols=guidance_scale", "'nan'"});
   expect_refused("cols=spacing:linear", {"cols=spacing", "'linear'", "leading"});
   expect_refused("cols=precision:fp64", {"cols=precision", "'fp64'", "fp32, tf32, bf16"});
   expect_refused("cols=model:", {"cols=model", "no values"});

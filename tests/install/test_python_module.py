@@ -319,6 +319,53 @@ def overflowing_model(path):
     open(path, "wb").write(raw)
 
 
+class GuidanceKeywords(unittest.TestCase):
+    """class_label, guidance_scale, guidance_interval, guidance_rescale (SEMANTICS §12) as the CLI's --class and
+    guidance options: the same samples bit for bit on the CPU, and bad values raise ValueError naming the keyword."""
+
+    @classmethod
+    def setUpClass(cls):
+        sys.path.insert(0, os.path.join(ROOT, "tests", "cli"))
+        import test_guidance_numpy  # the class-conditional file writer (reference module layout)
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.path = os.path.join(cls.tmp.name, "classes.safetensors")
+        test_guidance_numpy.write_safetensors(cls.path, test_guidance_numpy.class_network())
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_same_as_the_cli(self):
+        m = diffscope.load(self.path)
+        x = m.sample(64, steps=8, seed=3, sampler="heun", class_label=2, guidance_scale=3.0,
+                     guidance_interval=(0.2, 20.0), guidance_rescale=0.5)
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "x.npy")
+            code, err = cli("sample", "--model", self.path, "--n", 64, "--steps", 8, "--seed", 3, "--sampler", "heun",
+                            "--class", 2, "--guidance-scale", 3, "--guidance-interval", "0.2,20",
+                            "--guidance-rescale", 0.5, "--out", out)
+            self.assertEqual(code, 0, err)
+            np.testing.assert_array_equal(x, np.load(out))
+        np.testing.assert_array_equal(m.sample(64, steps=8, class_label=1, guidance_scale=0), m.sample(64, steps=8))
+
+    def test_bad_values_name_the_keyword(self):
+        m = diffscope.load(self.path)
+        cases = [
+            (dict(class_label=3), "class_label = 3 is out of range; valid: [0, 2]"),
+            (dict(class_label=-1), "class_label = -1 is out of range"),
+            (dict(guidance_scale=2.0), "guidance_scale = 2 needs class_label"),
+            (dict(class_label=0, guidance_scale=200), "guidance_scale = 200 is out of range; valid: [-20, 100]"),
+            (dict(class_label=0, guidance_scale=2, guidance_interval=(3, 1)), "guidance_interval = 3,1 is not valid"),
+            (dict(class_label=0, guidance_scale=2, guidance_interval=3), "guidance_interval = 3 is not a pair"),
+            (dict(class_label=0, guidance_scale=2, guidance_rescale=2), "guidance_rescale = 2 is out of range"),
+            (dict(class_label=0, guidance_scale=2, backend="cuda"), "backend cuda does not run"),
+        ]
+        for kwargs, message in cases:
+            with self.subTest(kwargs), self.assertRaises(ValueError) as e:
+                m.sample(16, **{"steps": 4, **kwargs})
+            self.assertIn(message, str(e.exception))
+
+
 class FamilyKeywords(unittest.TestCase):
     """The model-family keywords (prediction_type, sigmas, flow_shift, flow_mu) and Model's family properties: bad
     values raise ValueError naming the keyword, the value and the valid values, as the CLI's options do."""

@@ -2,6 +2,8 @@
 #include "base/words.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 namespace diffscope {
 
@@ -44,6 +46,19 @@ std::vector<std::string> split(const std::string& s, char sep) {
   for (size_t b; (b = s.find(sep, a)) != std::string::npos; a = b + 1) out.push_back(s.substr(a, b - a));
   out.push_back(s.substr(a));
   return out;
+}
+
+std::string short_number(double v) {
+  char b[40];
+  std::snprintf(b, sizeof b, "%.6g", v);
+  return b;
+}
+
+std::string round_trip_number(double v) {
+  char b[40];
+  std::snprintf(b, sizeof b, "%.15g", v);
+  if (std::strtod(b, nullptr) != v) std::snprintf(b, sizeof b, "%.17g", v);
+  return b;
 }
 
 }  // namespace diffscope

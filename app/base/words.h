@@ -1,6 +1,7 @@
 // words.h — the words of messages: a count with its noun in the right number ("1 step", "3 steps"), the
-// known name nearest to a mistyped one (the CLI's options and commands, the headless script's commands), and a
-// message put after a label that it already starts with, and a list split at its separators.
+// known name nearest to a mistyped one (the CLI's options and commands, the headless script's commands), numbers
+// as messages and files show them, a message put after a label that it already starts with, and a list split at
+// its separators.
 #pragma once
 #include <string>
 #include <vector>
@@ -20,6 +21,12 @@ std::string nearest_name(const std::string& word, const std::vector<std::string>
 
 // The parts of `s` between the separators `sep`, empty ones included: "a,,b" -> {"a", "", "b"}, "" -> {""}.
 std::vector<std::string> split(const std::string& s, char sep);
+
+// v as messages show a measured or derived value: 6 significant digits (%.6g: 0.000123457, 1e+06, inf).
+std::string short_number(double v);
+// v as settings and files write a value given by the user: the shortest of %.15g and %.17g that reads back as v
+// (0.1 -> "0.1", 0.0 -> "0", 1/3 -> "0.333333333333333").
+std::string round_trip_number(double v);
 
 // `message` without a leading "label: " (a loader's error names its file first; a caller that names the file
 // itself puts the rest after it: "model a.safetensors: __metadata__ ...", not "... a.safetensors: a.safetensors: ...").

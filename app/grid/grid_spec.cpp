@@ -33,14 +33,6 @@ bool parse_int(const std::string& v, long long lo, long long* out) {
   return *out >= lo;
 }
 
-// The shortest of %.15g and %.17g that reads back as v (0.0 -> "0", 0.1 -> "0.1").
-std::string real_text(double v) {
-  char b[40];
-  std::snprintf(b, sizeof b, "%.15g", v);
-  if (std::strtod(b, nullptr) != v) std::snprintf(b, sizeof b, "%.17g", v);
-  return b;
-}
-
 // InvalidInput naming the dimension, axis and value, with what is valid.
 InvalidInput bad_value(const std::string& arg, const char* dim, GridAxis a, const std::string& v, const std::string& valid) {
   return InvalidInput(arg + ": " + dim + "=" + grid_axis_name(a) + " value '" + v + "' is not valid; valid: " + valid);
@@ -78,8 +70,8 @@ void check_value(const std::string& arg, const char* dim, GridAxis a, const std:
       errno = 0;
       const double w = v.empty() ? NAN : std::strtod(v.c_str(), &end);
       if (end && *end == 0 && errno == 0 && w >= kMinGuidanceScale && w <= kMaxGuidanceScale) return;
-      throw bad_value(arg, dim, a, v, "a real in [" + real_text(kMinGuidanceScale) + ", " +
-                                          real_text(kMaxGuidanceScale) + "]");
+      throw bad_value(arg, dim, a, v, "a real in [" + round_trip_number(kMinGuidanceScale) + ", " +
+                                          round_trip_number(kMaxGuidanceScale) + "]");
     }
     case GridAxis::Model:
       if (!v.empty()) return;
@@ -208,7 +200,7 @@ GridSpec grid_spec_from_json(const nlohmann::json& j, const std::string& where) 
     for (const nlohmann::json& v : d["values"]) {
       if (v.is_string()) values.push_back(v.get<std::string>());
       else if (v.is_number_integer() || v.is_number_unsigned()) values.push_back(std::to_string(v.get<long long>()));
-      else if (v.is_number()) values.push_back(real_text(v.get<double>()));
+      else if (v.is_number()) values.push_back(round_trip_number(v.get<double>()));
       else throw bad_value(where, dim.c_str(), axis, v.dump(), "a string or a number");
     }
     (dim == "rows" ? s.rows : s.cols) = make_line(where, dim.c_str(), axis, std::move(values));

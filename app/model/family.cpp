@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "base/errors.h"
+#include "base/words.h"
 
 namespace diffscope {
 namespace {
@@ -46,12 +47,6 @@ std::string time_inputs_of(Family f) {
   for (const TimeInputName& t : kTimeInputs)
     if (reads(t, f)) s += (s.empty() ? "" : ", ") + std::string(t.name);
   return s;
-}
-
-std::string short_number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
 }
 
 // The whole string must be one finite number (std::from_chars: no locale, no leading space or '+').

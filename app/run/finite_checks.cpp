@@ -9,17 +9,12 @@
 #include <vector>
 
 #include "base/errors.h"
+#include "base/words.h"
 #include "diffusion/sampling.h"
 #include "platform/cpu_threads.h"
 
 namespace diffscope {
 namespace {
-
-std::string g(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
 
 }  // namespace
 
@@ -70,7 +65,7 @@ void check_run_coefficients(const Schedule& sched, const StepTable& table, int k
   if (bad >= 0 && t_max >= bad) {
     const double abar = sched.alphas_cumprod[bad];
     const int zero = first_zero_alphas_cumprod(sched);
-    std::string why = abar > 0.0 ? "alphas_cumprod[" + std::to_string(bad) + "] = " + g(abar) +
+    std::string why = abar > 0.0 ? "alphas_cumprod[" + std::to_string(bad) + "] = " + short_number(abar) +
                                        " makes sigma = sqrt((1 - abar) / abar) (and the x0 prediction's 1 / sqrt(abar)) "
                                        "overflow float32 from t = " + std::to_string(bad)
                                  : std::string();
@@ -87,18 +82,18 @@ void check_run_coefficients(const Schedule& sched, const StepTable& table, int k
       const int t = table.t[k];
       const double abar = t >= 0 && t < static_cast<int>(sched.alphas_cumprod.size()) ? sched.alphas_cumprod[t] : NAN;
       const std::string what = who + ", step " + std::to_string(k) + " (t = " + std::to_string(t) + "): coefficient " +
-                               name + " = " + g(f64[k]) +
+                               name + " = " + short_number(f64[k]) +
                                (std::isfinite(f64[k]) ? " overflows float32 (largest " +
-                                                            g(std::numeric_limits<float>::max()) + ")"
+                                                            short_number(std::numeric_limits<float>::max()) + ")"
                                                       : " is not finite");
       if (family && k < static_cast<int>(table.levels.size()))
         throw InvalidInput(what + " at the " + family_name(table.family.family) + " level alpha = " +
-                           g(table.levels[k].alpha) + ", sigma = " + g(table.levels[k].sigma) +
+                           short_number(table.levels[k].alpha) + ", sigma = " + short_number(table.levels[k].sigma) +
                            (table.family.family == Family::Epsilon
                                 ? " (an epsilon model's data prediction divides by alpha)"
                                 : "") +
                            "; valid: a later start (t_start) or another list (SEMANTICS §3)");
-      throw InvalidInput(what + "; alphas_cumprod[" + std::to_string(t) + "] = " + g(abar) +
+      throw InvalidInput(what + "; alphas_cumprod[" + std::to_string(t) + "] = " + short_number(abar) +
                          " is too small for this run; valid: a smaller t_start (or more steps for ddim) "
                          "(SEMANTICS §3)");
     }
@@ -109,7 +104,7 @@ void check_run_coefficients(const Schedule& sched, const StepTable& table, int k
                                   : start_from_data_scales(sched, from_data_t_start);
     if (!std::isfinite(sc.data) || !std::isfinite(sc.noise))
       throw InvalidInput(who + ": --from-data at t_start = " + std::to_string(from_data_t_start) +
-                         ": the start scales sqrt(abar) = " + g(sc.data) + ", sqrt(1 - abar) = " + g(sc.noise) +
+                         ": the start scales sqrt(abar) = " + short_number(sc.data) + ", sqrt(1 - abar) = " + short_number(sc.noise) +
                          " are not finite in float32 (SEMANTICS §3)");
   }
 }

@@ -4,18 +4,12 @@
 #include <string>
 
 #include "base/arg_error.h"
+#include "base/words.h"
 #include "run/guidance_checks.h"
 #include "run/run_plan.h"
 
 namespace diffscope {
 namespace {
-
-// A value as messages show it: 15 significant digits, "inf".
-std::string number(double v) {
-  char b[40];
-  std::snprintf(b, sizeof b, "%.15g", v);
-  return b;
-}
 
 void check_class(const SampleRequest& r, const DiffusionModel& model) {
   const int c = r.guidance.class_label, C = model.classes();
@@ -31,13 +25,13 @@ void check_class(const SampleRequest& r, const DiffusionModel& model) {
 }
 
 void check_scale(const Guidance& g, const SampleRequest& r) {
-  const std::string range = "[" + number(kMinGuidanceScale) + ", " + number(kMaxGuidanceScale) + "]";
+  const std::string range = "[" + round_trip_number(kMinGuidanceScale) + ", " + round_trip_number(kMaxGuidanceScale) + "]";
   if (!(g.scale >= kMinGuidanceScale && g.scale <= kMaxGuidanceScale))
-    throw ArgumentError(Arg::GuidanceScale, number(g.scale), range,
-                        r.name(Arg::GuidanceScale) + " = " + number(g.scale) + " is out of range; valid: " + range);
+    throw ArgumentError(Arg::GuidanceScale, round_trip_number(g.scale), range,
+                        r.name(Arg::GuidanceScale) + " = " + round_trip_number(g.scale) + " is out of range; valid: " + range);
   if (g.scale != 1.0 && g.class_label < 0)
-    throw ArgumentError(Arg::GuidanceScale, number(g.scale), "1 without a class",
-                        r.name(Arg::GuidanceScale) + " = " + number(g.scale) + " needs " + r.name(Arg::ClassLabel) +
+    throw ArgumentError(Arg::GuidanceScale, round_trip_number(g.scale), "1 without a class",
+                        r.name(Arg::GuidanceScale) + " = " + round_trip_number(g.scale) + " needs " + r.name(Arg::ClassLabel) +
                             " (classifier-free guidance mixes the class's output with the null class's; SEMANTICS "
                             "§12); valid: 1 without a class");
 }
@@ -45,7 +39,7 @@ void check_scale(const Guidance& g, const SampleRequest& r) {
 void check_interval_and_rescale(const Guidance& g, const SampleRequest& r) {
   const bool unguided = g.scale == 1.0;
   if (g.has_interval()) {
-    const std::string value = number(g.sigma_lo) + "," + number(g.sigma_hi);
+    const std::string value = round_trip_number(g.sigma_lo) + "," + round_trip_number(g.sigma_hi);
     const std::string range = "LO,HI with 0 <= LO < HI (HI may be inf)";
     if (!(g.sigma_lo >= 0.0 && g.sigma_lo < g.sigma_hi) || std::isnan(g.sigma_hi))
       throw ArgumentError(Arg::GuidanceInterval, value, range,
@@ -57,11 +51,11 @@ void check_interval_and_rescale(const Guidance& g, const SampleRequest& r) {
   }
   if (g.rescale != 0.0) {
     if (!(g.rescale >= 0.0 && g.rescale <= 1.0))
-      throw ArgumentError(Arg::GuidanceRescale, number(g.rescale), "[0, 1]",
-                          r.name(Arg::GuidanceRescale) + " = " + number(g.rescale) + " is out of range; valid: [0, 1]");
+      throw ArgumentError(Arg::GuidanceRescale, round_trip_number(g.rescale), "[0, 1]",
+                          r.name(Arg::GuidanceRescale) + " = " + round_trip_number(g.rescale) + " is out of range; valid: [0, 1]");
     if (unguided)
-      throw ArgumentError(Arg::GuidanceRescale, number(g.rescale), "0 at guidance scale 1",
-                          r.name(Arg::GuidanceRescale) + " = " + number(g.rescale) + " changes nothing at " +
+      throw ArgumentError(Arg::GuidanceRescale, round_trip_number(g.rescale), "0 at guidance scale 1",
+                          r.name(Arg::GuidanceRescale) + " = " + round_trip_number(g.rescale) + " changes nothing at " +
                               r.name(Arg::GuidanceScale) + " 1 (SEMANTICS §12); valid: 0 at guidance scale 1");
   }
 }

@@ -40,12 +40,6 @@ std::vector<int> kept_frames(int N, int s) {
 
 namespace {
 
-std::string short_number(double v) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.6g", v);
-  return b;
-}
-
 std::string format_number(double v) {
   std::ostringstream o;
   o.precision(17);

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "base/errors.h"
+#include "base/words.h"
 
 namespace diffscope::train {
 namespace {
@@ -37,14 +38,6 @@ const char* name_of(const Names<E> (&table)[N], E v) {
   return "?";
 }
 
-// The shortest of %.15g / %.17g that reads back as v.
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.15g", v);
-  if (std::strtod(buf, nullptr) != v) std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
-
 void range(bool ok, const std::string& arg, const std::string& value, const std::string& valid) {
   if (!ok) throw InvalidInput(arg + " = " + value + " is out of range; valid: " + valid);
 }
@@ -68,34 +61,34 @@ void check_train_config(const TrainConfig& c, const std::function<std::string(co
   range(c.hidden >= 64 && c.hidden <= 512, arg("hidden"), std::to_string(c.hidden), "[64, 512]");
   range(c.steps >= 1 && c.steps <= 10000000, arg("steps"), std::to_string(c.steps), "[1, 10000000]");
   range(c.batch >= 1 && c.batch <= 65536, arg("batch"), std::to_string(c.batch), "[1, 65536]");
-  range(std::isfinite(c.lr) && c.lr > 0 && c.lr <= 1, arg("lr"), num(c.lr), "(0, 1]");
+  range(std::isfinite(c.lr) && c.lr > 0 && c.lr <= 1, arg("lr"), round_trip_number(c.lr), "(0, 1]");
   range(c.warmup >= -1 && c.warmup <= c.steps, arg("warmup"), std::to_string(c.warmup),
         "[-1, " + std::to_string(c.steps) + "] (at most the steps; -1: min(500, steps / 10))");
-  range(c.final_lr_frac >= 0 && c.final_lr_frac <= 1, arg("final_lr_frac"), num(c.final_lr_frac), "[0, 1]");
-  range(c.ema >= 0 && c.ema < 1, arg("ema"), num(c.ema), "[0, 1)");
-  range(c.beta1 >= 0 && c.beta1 < 1, arg("beta1"), num(c.beta1), "[0, 1)");
-  range(c.beta2 >= 0 && c.beta2 < 1, arg("beta2"), num(c.beta2), "[0, 1)");
-  range(c.adam_eps > 0 && c.adam_eps <= 1, arg("adam_eps"), num(c.adam_eps), "(0, 1]");
-  range(std::isfinite(c.logit_mean) && std::fabs(c.logit_mean) <= 10, arg("logit_mean"), num(c.logit_mean),
+  range(c.final_lr_frac >= 0 && c.final_lr_frac <= 1, arg("final_lr_frac"), round_trip_number(c.final_lr_frac), "[0, 1]");
+  range(c.ema >= 0 && c.ema < 1, arg("ema"), round_trip_number(c.ema), "[0, 1)");
+  range(c.beta1 >= 0 && c.beta1 < 1, arg("beta1"), round_trip_number(c.beta1), "[0, 1)");
+  range(c.beta2 >= 0 && c.beta2 < 1, arg("beta2"), round_trip_number(c.beta2), "[0, 1)");
+  range(c.adam_eps > 0 && c.adam_eps <= 1, arg("adam_eps"), round_trip_number(c.adam_eps), "(0, 1]");
+  range(std::isfinite(c.logit_mean) && std::fabs(c.logit_mean) <= 10, arg("logit_mean"), round_trip_number(c.logit_mean),
         "[-10, 10]");
-  range(c.logit_std > 0 && c.logit_std <= 10, arg("logit_std"), num(c.logit_std), "(0, 10]");
-  range(c.snr_gamma > 0 && c.snr_gamma <= 1e6, arg("snr_gamma"), num(c.snr_gamma), "(0, 1e6]");
+  range(c.logit_std > 0 && c.logit_std <= 10, arg("logit_std"), round_trip_number(c.logit_std), "(0, 10]");
+  range(c.snr_gamma > 0 && c.snr_gamma <= 1e6, arg("snr_gamma"), round_trip_number(c.snr_gamma), "(0, 1e6]");
   range(c.schedule == "linear" || c.schedule == "cosine", arg("schedule"), "'" + c.schedule + "'", "linear, cosine");
   range(c.T >= 2 && c.T <= 100000, arg("T"), std::to_string(c.T), "[2, 100000]");
-  range(c.beta_start > 0 && c.beta_start < 1, arg("beta_start"), num(c.beta_start), "(0, 1)");
-  range(c.beta_end > 0 && c.beta_end < 1, arg("beta_end"), num(c.beta_end), "(0, 1)");
+  range(c.beta_start > 0 && c.beta_start < 1, arg("beta_start"), round_trip_number(c.beta_start), "(0, 1)");
+  range(c.beta_end > 0 && c.beta_end < 1, arg("beta_end"), round_trip_number(c.beta_end), "(0, 1)");
 }
 
 std::map<std::string, std::string> config_metadata(const TrainConfig& c) {
   return {{"train_objective", objective_name(c.objective)}, {"hidden", std::to_string(c.hidden)},
-          {"steps_planned", std::to_string(c.steps)}, {"batch", std::to_string(c.batch)}, {"lr", num(c.lr)},
-          {"warmup", std::to_string(c.warmup_steps())}, {"final_lr_frac", num(c.final_lr_frac)},
-          {"adam_beta1", num(c.beta1)}, {"adam_beta2", num(c.beta2)}, {"adam_eps", num(c.adam_eps)},
-          {"ema", num(c.ema)}, {"seed", std::to_string(c.seed)},
-          {"time_sampling", time_sampling_name(c.time_sampling)}, {"logit_mean", num(c.logit_mean)},
-          {"logit_std", num(c.logit_std)}, {"loss_weighting", loss_weighting_name(c.weighting)},
-          {"snr_gamma", num(c.snr_gamma)}, {"train_schedule", c.schedule}, {"T", std::to_string(c.T)},
-          {"train_beta_start", num(c.beta_start)}, {"train_beta_end", num(c.beta_end)}};
+          {"steps_planned", std::to_string(c.steps)}, {"batch", std::to_string(c.batch)}, {"lr", round_trip_number(c.lr)},
+          {"warmup", std::to_string(c.warmup_steps())}, {"final_lr_frac", round_trip_number(c.final_lr_frac)},
+          {"adam_beta1", round_trip_number(c.beta1)}, {"adam_beta2", round_trip_number(c.beta2)}, {"adam_eps", round_trip_number(c.adam_eps)},
+          {"ema", round_trip_number(c.ema)}, {"seed", std::to_string(c.seed)},
+          {"time_sampling", time_sampling_name(c.time_sampling)}, {"logit_mean", round_trip_number(c.logit_mean)},
+          {"logit_std", round_trip_number(c.logit_std)}, {"loss_weighting", loss_weighting_name(c.weighting)},
+          {"snr_gamma", round_trip_number(c.snr_gamma)}, {"train_schedule", c.schedule}, {"T", std::to_string(c.T)},
+          {"train_beta_start", round_trip_number(c.beta_start)}, {"train_beta_end", round_trip_number(c.beta_end)}};
 }
 
 TrainConfig config_from_metadata(const std::map<std::string, std::string>& meta, const std::string& label) {

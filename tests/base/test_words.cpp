@@ -2,6 +2,8 @@
 // distance and the nearest known name to a typo. Expected values worked out by hand.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "base/words.h"
 
 namespace diffscope {
@@ -43,6 +45,18 @@ TEST(Words, AfterLabelDropsTheLabelTheMessageStartsWith) {
   EXPECT_EQ(after_label("/m/a.safetensors: __metadata__ x", "/m/b.safetensors"), "/m/a.safetensors: __metadata__ x");
   EXPECT_EQ(after_label("/m/a.safetensors__metadata__", "/m/a.safetensors"), "/m/a.safetensors__metadata__");
   EXPECT_EQ(after_label("anything", ""), "anything");
+}
+
+TEST(Words, NumbersAsMessagesAndFilesShowThem) {
+  EXPECT_EQ(short_number(0.000123456789), "0.000123457");  // %.6g
+  EXPECT_EQ(short_number(1e6), "1e+06");
+  EXPECT_EQ(short_number(2.5), "2.5");
+  EXPECT_EQ(round_trip_number(0.1), "0.1");
+  EXPECT_EQ(round_trip_number(0.0), "0");
+  EXPECT_EQ(round_trip_number(1.0 / 3.0), "0.33333333333333331");  // %.15g does not read back: %.17g
+  EXPECT_EQ(round_trip_number(2.5e-7), "2.5e-07");
+  for (double v : {0.1, 1.0 / 3.0, 6.02214076e23, -1e-300, 123456789.123})
+    EXPECT_EQ(std::strtod(round_trip_number(v).c_str(), nullptr), v) << v;
 }
 
 }  // namespace

@@ -228,6 +228,13 @@ void CudaBackend::set_model(const DiffusionModel& model) {
     return;
   }
   m->mixture_mode = false;
+  // The kernels evaluate the network of SEMANTICS §2 without its class rows: a class-conditional network (even as
+  // its null class) runs on the CPU only, for every call (steps, denoise, the eps field, the bench).
+  if (model.net.classes > 0)
+    throw ArgumentError(Arg::Backend, "cuda", "cpu",
+                        "model '" + model.path + "': a class-conditional network (class_emb.weight, " +
+                            std::to_string(model.net.classes) + " classes; SEMANTICS §2) runs on the CPU only: use " +
+                            arg_ref(Arg::Backend) + " cpu");
   const cudaStream_t s = m->stream.get();
   const bool same_net = !m->net.upload(model.net, s);
   m->have_model = true;

@@ -9,6 +9,7 @@
 #include <random>
 #include <string>
 
+#include "base/arg_error.h"
 #include "diffusion/cpu_reference.h"
 #include "diffusion/sampling.h"
 #include "diffusion/step_table.h"
@@ -398,6 +399,28 @@ TEST(CudaPaths, UniformTf32DenoiseRunsTheSolverKernel) {
     EXPECT_LT(err_frames, 2 * tolerance(T32, S));
     for (float v : traj) ASSERT_TRUE(std::isfinite(v)) << "unwritten trajectory element";
   }
+}
+
+// A class-conditional network is refused by the CUDA backend for every call (its kernels have no class rows), with
+// the CPU named; the same network without classes runs.
+TEST(CudaPaths, ClassConditionalNetworkIsRefused) {
+  SKIP_WITHOUT_CUDA();
+  DiffusionModel m = test::random_model(2, 256, 14);
+  m.net.classes = 2;
+  m.net.class_emb.assign(size_t(3) * 256, 0.25f);
+  std::vector<float> x = test::random_x(2 * 16, 15);
+  std::vector<int64_t> t(16, 10);
+  CudaBackend be;
+  try {
+    be.denoise(m, x.data(), t.data(), 16, 2, nullptr, F);
+    ADD_FAILURE() << "a class-conditional network ran on the CUDA backend";
+  } catch (const ArgumentError& e) {
+    EXPECT_NE(std::string(e.what()).find("cpu"), std::string::npos) << e.what();
+  }
+  m.net.classes = 0;
+  m.net.class_emb.clear();
+  be.denoise(m, x.data(), t.data(), 16, 2, nullptr, F);
+  for (float v : x) EXPECT_TRUE(std::isfinite(v));
 }
 
 // Runs the wgmma kernel with kernel option `key` = `value` on a random dim-`dim` model, B rows (every 5th freezing

@@ -15,7 +15,7 @@
 #include "session/field_view.h"
 #include "session/settings_keys.h"
 #include "ui/app.h"
-#include "ui/mini_plot.h"
+#include "ui/widgets/mini_plot.h"
 #include "ui/panels.h"
 
 namespace diffscope::ui {

@@ -17,7 +17,7 @@
 #include "platform/model_paths.h"
 #include "session/training/level_loss.h"
 #include "ui/app.h"
-#include "ui/mini_plot.h"
+#include "ui/widgets/mini_plot.h"
 #include "ui/panels.h"
 
 namespace diffscope::ui {

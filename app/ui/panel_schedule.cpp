@@ -17,7 +17,7 @@
 #include "session/field_view.h"
 #include "session/sampling_session.h"
 #include "ui/app.h"
-#include "ui/mini_plot.h"
+#include "ui/widgets/mini_plot.h"
 #include "ui/panels.h"
 
 namespace diffscope::ui {

@@ -11,7 +11,7 @@
 #include "render/window_fit.h"
 #include "run/trajectory_store.h"
 #include "session/settings_io.h"
-#include "ui/mini_plot.h"
+#include "ui/widgets/mini_plot.h"
 
 namespace diffscope {
 namespace {

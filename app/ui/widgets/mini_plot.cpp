@@ -1,5 +1,5 @@
 // mini_plot.cpp — the small ImDrawList line plot of mini_plot.h.
-#include "ui/mini_plot.h"
+#include "ui/widgets/mini_plot.h"
 
 #include <algorithm>
 #include <cmath>

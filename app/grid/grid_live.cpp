@@ -29,18 +29,6 @@ class RecordingExecutor : public GridExecutor {
 
 }  // namespace
 
-const std::vector<std::string>& grid_metric_names() {
-  static const std::vector<std::string> names{"energy",       "exact_rms",   "displacement", "path_length",
-                                              "straightness", "evaluations", "wall_ms"};
-  return names;
-}
-
-std::string grid_metric_choices() {
-  std::string s;
-  for (const std::string& n : grid_metric_names()) s += (s.empty() ? "" : ", ") + n;
-  return s;
-}
-
 double grid_metric_value(const GridCellMetrics& m, const std::string& name) {
   if (name == "energy") return m.energy.energy;
   if (name == "exact_rms") return m.exact_rms;

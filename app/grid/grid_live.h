@@ -12,11 +12,6 @@
 
 namespace diffscope {
 
-// The metrics a cell can show, by the name the settings key grid_metric takes: energy (energy distance to the
-// held-out data), exact_rms (RMS error against the exact ODE, analytic models), displacement (against the row's
-// reference cell), path_length, straightness, evaluations (network evaluations), wall_ms (the cell's run time).
-const std::vector<std::string>& grid_metric_names();
-std::string grid_metric_choices();  // "energy, exact_rms, ..." for messages
 // The value of metric `name` (one of grid_metric_names()) of a cell; NaN where it has none.
 double grid_metric_value(const GridCellMetrics& m, const std::string& name);
 // "0.0031", "12", "-" (NaN): the metric as a cell's caption shows it.

@@ -255,4 +255,16 @@ void apply_grid_value(SampleRequest& r, std::string& model, GridAxis axis, const
   }
 }
 
+const std::vector<std::string>& grid_metric_names() {
+  static const std::vector<std::string> names{"energy",       "exact_rms",   "displacement", "path_length",
+                                              "straightness", "evaluations", "wall_ms"};
+  return names;
+}
+
+std::string grid_metric_choices() {
+  std::string s;
+  for (const std::string& n : grid_metric_names()) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
 }  // namespace diffscope

@@ -59,4 +59,11 @@ std::string grid_label(const GridLine& line, int i);
 // value is one that parse_grid_spec accepted.
 void apply_grid_value(SampleRequest& request, std::string& model, GridAxis axis, const std::string& value);
 
+// The metrics a grid's cell can show (grid_metrics.h computes them, grid_live.h reads one by name), by the name the
+// settings key grid_metric takes: energy (energy distance to the held-out data), exact_rms (RMS error against the
+// exact ODE, analytic models), displacement (against the row's reference cell), path_length, straightness,
+// evaluations (network evaluations), wall_ms (the cell's run time).
+const std::vector<std::string>& grid_metric_names();
+std::string grid_metric_choices();  // "energy, exact_rms, ..." for messages
+
 }  // namespace diffscope

@@ -20,10 +20,10 @@ echo "== ASan + UBSan build of the CPU tests and of the headless app"
 scripts/build.sh asan
 export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 # `sample --png` opens a Mesa EGL context; Mesa's dlclose()d driver leaves 112 bytes whose stack LeakSanitizer can
-# no longer name (<unknown module>), so the tests that draw with --png (SamplePng, the family sidecar run) run with
-# ASan/UBSan but without the leak check.
-ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -j 2 -LE 'gpu|gui' -E 'SamplePng|FamilyCli.SidecarWithAFamily'
-ASAN_OPTIONS=detect_leaks=0 ctest --test-dir build-asan --output-on-failure -LE 'gpu|gui' -R 'SamplePng|FamilyCli.SidecarWithAFamily'
+# no longer name (<unknown module>), so the tests that draw with --png (SamplePng, the family sidecar run, the
+# guidance sidecar run) run with ASan/UBSan but without the leak check.
+ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -j 2 -LE 'gpu|gui' -E 'SamplePng|FamilyCli.SidecarWithAFamily|Guidance.SampleMatchesNumpy'
+ASAN_OPTIONS=detect_leaks=0 ctest --test-dir build-asan --output-on-failure -LE 'gpu|gui' -R 'SamplePng|FamilyCli.SidecarWithAFamily|Guidance.SampleMatchesNumpy'
 rm -rf /tmp/diffscope-sanitize
 # The headless app with the leak check. Mesa's EGL driver is dlclose()d at eglTerminate: the memory its globals
 # still point to then looks leaked, with a stack LeakSanitizer cannot name. A dlclose() that keeps libraries loaded
